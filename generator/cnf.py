@@ -1,0 +1,212 @@
+"""CNF formulas held as numpy blocks.
+
+A :class:`Formula` owns
+
+* a variable pool of **named blocks**: ``x = f.new_vars("x", n_pieces, n_squares)``
+  returns an int32 array of that shape whose entries are consecutive DIMACS variable
+  numbers, allocated in C order after every earlier block;
+* an ordered list of **clause blocks**: 2-D int32 arrays, one clause per row. Rows may be
+  shorter than the block is wide: a row ends at its first 0 (zeros are padding, never a
+  literal). This lets a family interleave clauses of different widths in exactly the order a
+  published file uses while still building them with vectorised index arithmetic.
+
+The clause order of the formula is block order, then row order.
+
+>>> f = Formula()
+>>> x = f.new_vars("x", 2, 2)
+>>> x
+array([[1, 2],
+       [3, 4]], dtype=int32)
+>>> f.add("row_at_least_one", x)
+>>> f.add("ragged", [[-1, -2, 0], [1, 3, 4]])
+>>> f.num_vars, f.num_clauses
+(4, 4)
+>>> f.clauses()
+[[1, 2], [3, 4], [-1, -2], [1, 3, 4]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+LITERAL_DTYPE = np.int32
+
+
+@dataclass(frozen=True)
+class VariableBlock:
+    """A named, shaped range of consecutive variables ``first .. first+size-1``."""
+
+    name: str
+    first: int
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ids(self) -> np.ndarray:
+        return np.arange(self.first, self.first + self.size, dtype=LITERAL_DTYPE).reshape(self.shape)
+
+    def index_of(self, var: int) -> tuple[int, ...] | None:
+        """The block index of DIMACS variable ``var``, or None if it is not in this block."""
+        offset = var - self.first
+        if 0 <= offset < self.size:
+            return tuple(int(i) for i in np.unravel_index(offset, self.shape))
+        return None
+
+
+@dataclass(frozen=True)
+class ClauseBlock:
+    name: str
+    literals: np.ndarray  # 2-D int32, rows are clauses, trailing zeros are padding
+
+    @property
+    def num_clauses(self) -> int:
+        return int(self.literals.shape[0])
+
+
+def pad_rows(rows: Iterable[Sequence[int]]) -> np.ndarray:
+    """Stack clauses of any widths into one zero-padded int32 block (for small, ragged groups)."""
+    rows = [list(r) for r in rows]
+    width = max((len(r) for r in rows), default=0)
+    out = np.zeros((len(rows), width), dtype=LITERAL_DTYPE)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def interleave(*blocks: np.ndarray) -> np.ndarray:
+    """Rows ``a[0], b[0], ..., a[1], b[1], ...`` of equal-length blocks, padded to one width.
+
+    Published encodings often emit, per variable, a few clauses of different shapes; building
+    each shape as its own block and interleaving keeps the file's order without Python loops.
+    """
+    blocks = [np.atleast_2d(np.asarray(b, dtype=LITERAL_DTYPE)) for b in blocks]
+    n = blocks[0].shape[0]
+    if any(b.shape[0] != n for b in blocks):
+        raise ValueError("interleave needs blocks with the same number of rows")
+    width = max(b.shape[1] for b in blocks)
+    out = np.zeros((n, len(blocks), width), dtype=LITERAL_DTYPE)
+    for j, b in enumerate(blocks):
+        out[:, j, : b.shape[1]] = b
+    return out.reshape(n * len(blocks), width)
+
+
+def pairwise_at_most_one(groups: np.ndarray) -> np.ndarray:
+    """Binary clauses (-a -b) for every pair a < b (by position) in each row of ``groups``.
+
+    Pair order is lexicographic by position: (0,1), (0,2), ..., (1,2), ... per row, rows in
+    order. Zeros in a row are treated as absent members.
+    """
+    groups = np.atleast_2d(np.asarray(groups, dtype=LITERAL_DTYPE))
+    k = groups.shape[1]
+    i, j = np.triu_indices(k, 1)
+    pairs = np.stack([-groups[:, i], -groups[:, j]], axis=-1).reshape(-1, 2)
+    return pairs[(pairs != 0).all(axis=1)]
+
+
+class Formula:
+    """Variables in named blocks, clauses in ordered numpy blocks (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.num_vars = 0
+        self.variables: dict[str, VariableBlock] = {}
+        self.blocks: list[ClauseBlock] = []
+
+    # -- variables -------------------------------------------------------------------------
+    def new_vars(self, name: str, *shape: int) -> np.ndarray:
+        if name in self.variables:
+            raise ValueError(f"variable block {name!r} already exists")
+        block = VariableBlock(name, self.num_vars + 1, tuple(int(s) for s in shape))
+        self.variables[name] = block
+        self.num_vars += block.size
+        return block.ids
+
+    def var(self, name: str) -> np.ndarray:
+        return self.variables[name].ids
+
+    def describe_var(self, var: int) -> str:
+        """``x[3, 7]`` for a DIMACS variable number (for error messages and debugging)."""
+        for block in self.variables.values():
+            index = block.index_of(abs(var))
+            if index is not None:
+                return f"{block.name}[{', '.join(map(str, index))}]"
+        return f"v{abs(var)}"
+
+    # -- clauses ---------------------------------------------------------------------------
+    def add(self, name: str, clauses) -> None:
+        lits = np.asarray(clauses, dtype=LITERAL_DTYPE)
+        if lits.ndim == 1:
+            lits = lits.reshape(1, -1)
+        if lits.ndim != 2:
+            raise ValueError(f"clause block {name!r} must be 2-D, got shape {lits.shape}")
+        if lits.shape[0]:
+            self.blocks.append(ClauseBlock(name, np.ascontiguousarray(lits)))
+
+    @property
+    def num_clauses(self) -> int:
+        return sum(b.num_clauses for b in self.blocks)
+
+    def counts_by_block(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for b in self.blocks:
+            out[b.name] = out.get(b.name, 0) + b.num_clauses
+        return out
+
+    def iter_clauses(self) -> Iterator[list[int]]:
+        """Clauses as Python lists (reference path: tests, solvers, small formulas)."""
+        for b in self.blocks:
+            for row in b.literals.tolist():
+                end = row.index(0) if 0 in row else len(row)
+                yield row[:end]
+
+    def clauses(self) -> list[list[int]]:
+        return list(self.iter_clauses())
+
+    def flat_literals(self) -> np.ndarray:
+        """All clauses as one int32 array, each clause followed by its terminating 0."""
+        parts = []
+        for b in self.blocks:
+            lits = b.literals
+            body = np.concatenate([lits, np.zeros((lits.shape[0], 1), LITERAL_DTYPE)], axis=1)
+            # keep each row up to and including its first zero
+            keep = np.cumsum(body == 0, axis=1) - (body == 0) == 0
+            parts.append(body[keep])
+        return np.concatenate(parts) if parts else np.zeros(0, LITERAL_DTYPE)
+
+    def problems(self) -> list[str]:
+        """Violations of clean DIMACS (empty clause, literal out of range, duplicate literal,
+        tautology, zero inside a clause); empty when clean. Vectorised over each block."""
+        found: list[str] = []
+        for b in self.blocks:
+            lits = b.literals
+            if lits.shape[1] == 0:
+                found.append(f"{b.name}: empty clause")
+                continue
+            nonzero = lits != 0
+            if not nonzero[:, 0].all():
+                found.append(f"{b.name}: empty clause")
+            # padding must be trailing: once a zero appears, the rest of the row is zero
+            if (np.diff(nonzero.astype(np.int8), axis=1) > 0).any():
+                found.append(f"{b.name}: zero inside a clause")
+            if np.abs(lits).max() > self.num_vars:
+                found.append(f"{b.name}: literal beyond variable {self.num_vars}")
+            # Per row, adjacent equal values after sorting count repeated variables (by |lit|)
+            # and repeated literals (by lit); the first exceeds the second exactly when some
+            # variable occurs with both signs.
+            repeated_vars = _adjacent_equal(np.abs(lits)).sum(axis=1)
+            repeated_lits = _adjacent_equal(lits).sum(axis=1)
+            if repeated_lits.any():
+                found.append(f"{b.name}: duplicate literal in a clause")
+            if (repeated_vars > repeated_lits).any():
+                found.append(f"{b.name}: tautology (x and -x in one clause)")
+        return found
+
+
+def _adjacent_equal(rows: np.ndarray) -> np.ndarray:
+    s = np.sort(rows, axis=1)
+    return (s[:, 1:] == s[:, :-1]) & (s[:, 1:] != 0)

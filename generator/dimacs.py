@@ -1,0 +1,384 @@
+"""DIMACS text: the metadata header, a fast writer, compression, atomic files, GBD hash, reader.
+
+Writer. Every literal ``l`` in ``[-V, V]`` has a fixed-width row in a byte table holding its
+text and a space, padded with NUL bytes; indexing the table with a whole clause block gives
+the block's text in one numpy operation, and deleting the NUL bytes (``bytes.translate``)
+leaves clean DIMACS: one clause per line, single spaces, ``0`` at the end. Padding zeros of a
+ragged block index an all-NUL row and vanish the same way.
+
+Header. Ordered ``c key: value`` lines before the ``p`` line; values of the keys in
+:data:`JSON_KEYS` are canonical one-line JSON, the others plain text.
+
+GBD hash (gbdc / gbd-tools): md5 of all literal tokens, clause-ending zeros included, joined
+by single spaces, ignoring ``c`` and ``p`` lines — so layout, comments and compression do not
+change it.
+
+>>> from generator.cnf import Formula
+>>> f = Formula(); x = f.new_vars("x", 3); f.add("c", [[1, -2, 0], [2, 3, 0]])
+>>> print(dimacs_bytes(f, {"family": "demo"}).decode(), end="")
+c family: demo
+p cnf 3 2
+1 -2 0
+2 3 0
+>>> gbd_hash_of_body(clause_bytes(f))
+'5c199826eee734c6484e691f3c129214'
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from generator.cnf import Formula
+from generator.errors import UserError
+
+FORMAT_VERSION = 1
+
+#: Header keys in the order they are written; other keys follow in the order given.
+HEADER_ORDER = (
+    "puzzlesat-format", "generator", "family", "instance", "encoding", "params", "seed",
+    "expected", "expected-from", "puzzle", "reproduce",
+)
+#: Keys whose values are JSON (everything else is a plain string).
+JSON_KEYS = frozenset({"puzzlesat-format", "params", "seed", "puzzle"})
+
+COMPRESSIONS = {".xz": "xz", ".gz": "gz", ".bz2": "bz2"}
+_CHUNK_ROWS = 1 << 20
+
+
+# -- header ---------------------------------------------------------------------------------
+def canonical_json(value) -> str:
+    """Sorted keys, no spaces, ASCII: the same value always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def header_lines(header: dict) -> list[str]:
+    keys = [k for k in HEADER_ORDER if k in header] + [k for k in header if k not in HEADER_ORDER]
+    lines = []
+    for key in keys:
+        value = header[key]
+        text = canonical_json(value) if key in JSON_KEYS else str(value)
+        if "\n" in text or "\r" in text:
+            raise ValueError(f"header value for {key!r} spans lines")
+        lines.append(f"c {key}: {text}")
+    return lines
+
+
+def parse_header(comment_lines: Iterable[str]) -> dict:
+    """The ``c key: value`` lines of a header as a dict (other comment lines are ignored)."""
+    header: dict = {}
+    for line in comment_lines:
+        m = re.match(r"^c ([A-Za-z][\w-]*): (.*)$", line.rstrip("\r\n"))
+        if not m:
+            continue
+        key, text = m.groups()
+        if key in JSON_KEYS:
+            try:
+                header[key] = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"header line 'c {key}:' is not valid JSON ({exc.msg})") from None
+        else:
+            header[key] = text
+    return header
+
+
+# -- writer ---------------------------------------------------------------------------------
+def _literal_table(num_vars: int) -> np.ndarray:
+    """Row ``l + V`` holds the text of literal ``l`` and a space, NUL-padded; row ``V`` (the
+    padding literal 0) is all NUL."""
+    width = len(str(num_vars)) + 2  # sign, digits, space
+    values = np.arange(-num_vars, num_vars + 1, dtype=np.int64)
+    mags = np.abs(values)
+    digits = np.maximum(1, np.floor(np.log10(np.maximum(mags, 1))).astype(np.int64) + 1)
+    # correct float rounding at powers of ten
+    digits += mags >= 10 ** np.minimum(digits, 18)
+    table = np.zeros((values.size, width), dtype=np.uint8)
+    neg = values < 0
+    length = digits + neg + 1  # text + trailing space
+    rows = np.arange(values.size)
+    table[rows, length - 1] = ord(" ")
+    table[neg, 0] = ord("-")
+    rest = mags.copy()
+    for pos in range(int(digits.max()) if values.size else 0):
+        col = length - 2 - pos
+        live = pos < digits
+        table[rows[live], col[live]] = ord("0") + (rest[live] % 10)
+        rest //= 10
+    table[num_vars] = 0
+    return table
+
+
+_DELETE_NUL = bytes(range(1))
+
+
+def clause_bytes(formula: Formula) -> bytes:
+    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line)."""
+    num_vars = formula.num_vars
+    table = _literal_table(num_vars)
+    out = []
+    for block in formula.blocks:
+        lits = block.literals
+        for start in range(0, lits.shape[0], _CHUNK_ROWS):
+            chunk = lits[start : start + _CHUNK_ROWS]
+            if chunk.size and np.abs(chunk).max() > num_vars:
+                raise ValueError(f"clause block {block.name!r} has a literal beyond {num_vars}")
+            text = table[chunk.astype(np.int64) + num_vars].reshape(chunk.shape[0], -1)
+            ends = np.broadcast_to(np.frombuffer(b"0\n", np.uint8), (chunk.shape[0], 2))
+            out.append(np.concatenate([text, ends], axis=1).tobytes().translate(None, _DELETE_NUL))
+    return b"".join(out)
+
+
+def dimacs_bytes(formula: Formula, header: dict | None = None, body: bytes | None = None) -> bytes:
+    """Header, ``p cnf`` line and clauses. Pass ``body`` if :func:`clause_bytes` was already
+    computed (publishing hashes the body too)."""
+    if body is None:
+        body = clause_bytes(formula)
+    head = "".join(line + "\n" for line in header_lines(header or {}))
+    head += f"p cnf {formula.num_vars} {formula.num_clauses}\n"
+    return head.encode("ascii") + body
+
+
+# -- hashing ----------------------------------------------------------------------------------
+_NEWLINE_TO_SPACE = bytes.maketrans(b"\n", b" ")
+
+
+def gbd_hash_of_body(body: bytes) -> str:
+    """GBD hash of clause text in this module's layout (one clause per line, single spaces)."""
+    return hashlib.md5(body.translate(_NEWLINE_TO_SPACE).rstrip(b" ")).hexdigest()
+
+
+def gbd_hash_of_literals(flat: np.ndarray) -> str:
+    """GBD hash of a flat literal array (each clause followed by its 0), as the reader gives."""
+    num_vars = int(np.abs(flat).max()) if flat.size else 0
+    table = _literal_table(num_vars)
+    table[num_vars, 0] = ord("0")  # here 0 is a token (clause end), not padding
+    table[num_vars, 1] = ord(" ")
+    text = table[flat.astype(np.int64) + num_vars].tobytes().translate(None, _DELETE_NUL)
+    return hashlib.md5(text.rstrip(b" ")).hexdigest()
+
+
+# -- files ----------------------------------------------------------------------------------
+def compression_of(path: str | os.PathLike) -> str | None:
+    """``"xz"``, ``"gz"``, ``"bz2"`` or None, by file extension."""
+    return COMPRESSIONS.get(Path(path).suffix.lower())
+
+
+def compress(data: bytes, kind: str | None) -> bytes:
+    """Deterministic compression: xz = lzma preset 6 (byte-identical to ``xz -6 -T1``),
+    gzip level 9 with mtime 0 and no file name, bzip2 level 9."""
+    if kind is None:
+        return data
+    if kind == "xz":
+        return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=6)
+    if kind == "gz":
+        return gzip.compress(data, compresslevel=9, mtime=0)
+    if kind == "bz2":
+        return bz2.compress(data, compresslevel=9)
+    raise ValueError(f"unknown compression {kind!r}")
+
+
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename, so a
+    reader (or an interrupted run) never sees a partial file."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def write_instance(path: str, formula: Formula, header: dict | None = None) -> bytes:
+    """Write DIMACS to ``path`` (compressed by extension; ``-`` = plain text to stdout).
+    Returns the uncompressed bytes."""
+    data = dimacs_bytes(formula, header)
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        atomic_write(path, compress(data, compression_of(path)))
+    return data
+
+
+# -- reader ---------------------------------------------------------------------------------
+_MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
+
+
+def decompress(raw: bytes, name: str = "input") -> bytes:
+    """Decompress by magic bytes (not by name): xz, gzip, bzip2, or plain."""
+    for magic, kind in _MAGIC:
+        if raw.startswith(magic):
+            try:
+                if kind == "xz":
+                    return lzma.decompress(raw)
+                if kind == "gz":
+                    return gzip.decompress(raw)
+                return bz2.decompress(raw)
+            except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
+                raise UserError(f"{name}: damaged or truncated {kind} archive ({exc})") from None
+    return raw
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    try:
+        raw = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return decompress(raw, str(path))
+
+
+@dataclass
+class Dimacs:
+    """A parsed instance: header, declared counts and the clauses as one flat literal array
+    (each clause followed by 0)."""
+
+    header: dict
+    num_vars: int
+    num_clauses: int
+    literals: np.ndarray
+    comments: list[str] = field(default_factory=list)
+
+    @property
+    def clause_ends(self) -> np.ndarray:
+        return np.flatnonzero(self.literals == 0)
+
+    def clauses(self) -> list[list[int]]:
+        """Clauses as lists (reference path)."""
+        out, cur = [], []
+        for lit in self.literals.tolist():
+            if lit == 0:
+                out.append(cur)
+                cur = []
+            else:
+                cur.append(lit)
+        return out
+
+    def formula(self) -> Formula:
+        """The clauses as a Formula with one ragged block (for writing or hashing)."""
+        ends = self.clause_ends
+        lengths = np.diff(np.concatenate([[-1], ends])) - 1
+        block = np.zeros((ends.size, int(lengths.max()) if lengths.size else 0), dtype=np.int32)
+        row = np.repeat(np.arange(ends.size), lengths)
+        col = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        block[row, col] = self.literals[self.literals != 0]
+        f = Formula()
+        f.num_vars = self.num_vars
+        f.add("clauses", block)
+        return f
+
+    @property
+    def gbd_hash(self) -> str:
+        return gbd_hash_of_literals(self.literals)
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*c[^\n]*\n?", re.M)
+_P_LINE = re.compile(rb"^[ \t]*p[ \t]+cnf[ \t]+(\S+)[ \t]+(\S+)[ \t]*\r?$", re.M)
+_ALLOWED = b"0123456789- \t\r\n"
+
+
+def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
+    """Parse DIMACS CNF text, tolerant of every legal layout (several clauses on a line, a
+    clause over several lines, comments anywhere, a ``%`` end marker) and strict about errors
+    (missing or bad ``p`` line, counts that do not match, literal beyond V, missing final 0,
+    stray characters). Errors are :class:`UserError` naming the file and what is wrong."""
+    # Clause text holds only digits, '-' and white space, so a scan for 'c', '%' or 'p' (all
+    # in C) tells whether the slower line-wise regular expressions are needed at all.
+    comments: list[str] = []
+    body = text
+    if b"c" in text:
+        comments = [m.group(0).decode("utf-8", "replace").strip() for m in _COMMENT_LINE.finditer(text)]
+        body = _COMMENT_LINE.sub(b"", text)
+    if b"%" in body:
+        end_marker = re.search(rb"^[ \t]*%", body, re.M)
+        if end_marker:
+            body = body[: end_marker.start()]
+    p = _P_LINE.search(body)
+    if not p:
+        if re.search(rb"^[ \t]*p", body, re.M):
+            raise UserError(f"{name}: malformed 'p cnf' line")
+        raise UserError(f"{name}: no 'p cnf' line")
+    if body[: p.start()].strip():
+        raise UserError(f"{name}: clauses before the 'p cnf' line")
+    try:
+        num_vars, num_clauses = int(p.group(1)), int(p.group(2))
+    except ValueError:
+        raise UserError(f"{name}: malformed 'p cnf' line") from None
+    if num_vars < 0 or num_clauses < 0:
+        raise UserError(f"{name}: negative count in 'p cnf' line")
+    clauses = body[p.end():]
+    if b"p" in clauses:
+        raise UserError(f"{name}: more than one 'p cnf' line")
+    stray = clauses.translate(None, _ALLOWED)
+    if stray:
+        ch = chr(stray[0]) if 32 <= stray[0] < 127 else f"\\x{stray[0]:02x}"
+        raise UserError(f"{name}: unexpected character {ch!r} in the clauses")
+    if b"-" in clauses and not _minus_signs_ok(clauses):
+        raise UserError(f"{name}: malformed literal (a '-' must start a number 1-9...)")
+    literals = _parse_integers(clauses, name)
+    if literals.size and literals[-1] != 0:
+        raise UserError(f"{name}: the last clause does not end with 0")
+    found = int(np.count_nonzero(literals == 0))
+    if found != num_clauses:
+        raise UserError(f"{name}: the p line declares {num_clauses} clauses, found {found}")
+    if literals.size:
+        worst = int(np.abs(literals).max())
+        if worst > num_vars:
+            raise UserError(f"{name}: literal {worst} is beyond the declared {num_vars} variables")
+    return Dimacs(parse_header(comments), num_vars, num_clauses, literals.astype(np.int32), comments)
+
+
+def _minus_signs_ok(text: bytes) -> bool:
+    """Every '-' stands after white space (or at the start) and before a digit 1-9."""
+    a = np.frombuffer(text, np.uint8)
+    at = np.flatnonzero(a == ord("-"))
+    after = a[np.minimum(at + 1, a.size - 1)]
+    before = a[np.maximum(at - 1, 0)]
+    ok_after = (at + 1 < a.size) & (after >= ord("1")) & (after <= ord("9"))
+    ok_before = (at == 0) | np.isin(before, np.frombuffer(b" \t\r\n", np.uint8))
+    return bool((ok_after & ok_before).all())
+
+
+def _parse_integers(text: bytes, name: str) -> np.ndarray:
+    """Whitespace-separated integers (already checked for stray characters)."""
+    if not text.strip():
+        return np.zeros(0, dtype=np.int64)
+    values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=" ")
+    digit = np.frombuffer(text, np.uint8)
+    digit = (digit >= ord("0")) & (digit <= ord("9"))
+    tokens = int(digit[0]) + int(np.count_nonzero(digit[1:] & ~digit[:-1]))
+    if values.size != tokens:  # numpy stops quietly at what it cannot read
+        raise UserError(f"{name}: could not read every literal (number too large?)")
+    if values.size and np.abs(values).max() >= 2**31:
+        raise UserError(f"{name}: literal too large for DIMACS (|l| >= 2^31)")
+    return values
+
+
+def read_dimacs(path: str | os.PathLike) -> Dimacs:
+    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes)."""
+    return parse_dimacs(read_bytes(path), str(path))

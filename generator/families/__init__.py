@@ -1,0 +1,143 @@
+"""The family registry and the contract every family module keeps.
+
+A family module (``edgematch``, ``sliding``, ``flow``) defines these names and nothing else
+is family-specific anywhere: the CLI, the suite builder and the validator reach a family only
+through :func:`get_family`.
+
+``NAME``           the family's public name (``"edge-matching"``)
+``SUMMARY``        one line for ``puzzlesat families``
+``PARAMS``         tuple of :class:`Param`: the generator's parameters (CLI options and suite
+                   keys are derived from them)
+``ENCODINGS``      dict name -> one-line description; the first is the default
+``generate(params, rng) -> Puzzle``            params are normalised (see
+                   :func:`normalize_params`); ``rng`` is a :class:`generator.seeds.Rng`
+``uses_seed(params) -> bool``                  False when params fix the puzzle (a file)
+``instance_name(params, seed, encoding) -> str``   canonical, filesystem-safe
+``expected(puzzle, params) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why)
+``encode(puzzle, encoding) -> Formula``
+``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by
+                   variable (index 0 unused)
+``check(puzzle, solution) -> list[str]``        the puzzle's own rules; [] = valid
+``witness(puzzle) -> Solution | None``         the known solution, if any
+``assignment(puzzle, encoding, solution) -> np.ndarray``   a bool model (index 0 unused) that
+                   the encoding's clauses accept for this solution (used to test witnesses)
+``puzzle_to_json / puzzle_from_json / solution_to_json / solution_from_json``
+``render(puzzle, solution=None) -> str``        text picture; ``render_svg`` where it helps
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from generator.errors import UserError
+
+#: public family name -> module under generator.families
+FAMILY_MODULES = {
+    "edge-matching": "edgematch",
+    "sliding": "sliding",
+    "flow": "flow",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One generator parameter. ``kind`` is ``int``, ``float``, ``str``, ``bool`` (a flag) or
+    ``"ints"`` (a comma-separated list of integers on the command line, a list in TOML)."""
+
+    name: str
+    kind: Any
+    default: Any = None
+    help: str = ""
+    choices: tuple | None = None
+    minimum: int | None = None
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def family_names() -> list[str]:
+    return list(FAMILY_MODULES)
+
+
+def get_family(name: str) -> ModuleType:
+    try:
+        module = FAMILY_MODULES[name]
+    except KeyError:
+        raise UserError(f"unknown family {name!r} (known: {', '.join(FAMILY_MODULES)})") from None
+    return importlib.import_module(f"generator.families.{module}")
+
+
+def coerce(param: Param, value: Any, where: str = "") -> Any:
+    """``value`` converted to ``param.kind``, or a UserError naming the parameter."""
+    label = f"{where}{param.option}"
+    if value is None:
+        return None
+    try:
+        if param.kind == "ints":
+            if isinstance(value, str):
+                value = [v for v in value.replace(" ", "").split(",") if v != ""]
+            if not isinstance(value, (list, tuple)):
+                raise TypeError
+            out: Any = [_strict_int(v) for v in value]
+        elif param.kind is bool:
+            if not isinstance(value, bool):
+                raise TypeError
+            out = value
+        elif param.kind is int:
+            out = _strict_int(value)
+        elif param.kind is float:
+            if isinstance(value, bool):
+                raise TypeError
+            out = float(value)
+        else:
+            if not isinstance(value, str):
+                raise TypeError
+            out = value
+    except (TypeError, ValueError):
+        kind = param.kind if isinstance(param.kind, str) else param.kind.__name__
+        raise UserError(f"{label}: expected {kind}, got {value!r}") from None
+    if param.choices is not None and out not in param.choices:
+        raise UserError(f"{label}: {out!r} is not one of {', '.join(map(str, param.choices))}")
+    if param.minimum is not None and param.kind is int and out < param.minimum:
+        raise UserError(f"{label}: must be at least {param.minimum}, got {out}")
+    return out
+
+
+def _strict_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise TypeError
+    if isinstance(value, str):
+        return int(value.strip())
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError
+    return int(value)
+
+
+def normalize_params(family: ModuleType, raw: dict, where: str = "") -> dict:
+    """Defaults filled, types checked, unknown keys rejected; key order = ``PARAMS`` order.
+    Parameters left at None are dropped, so they do not clutter headers and names."""
+    known = {p.name: p for p in family.PARAMS}
+    unknown = [k for k in raw if k.replace("-", "_") not in known]
+    if unknown:
+        raise UserError(f"{where}unknown parameter {unknown[0]!r} for family {family.NAME} "
+                        f"(known: {', '.join(known)})")
+    given = {k.replace("-", "_"): v for k, v in raw.items()}
+    out = {}
+    for name, param in known.items():
+        value = coerce(param, given.get(name, param.default), where)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def check_encoding(family: ModuleType, encoding: str | None) -> str:
+    if encoding is None:
+        return next(iter(family.ENCODINGS))
+    if encoding not in family.ENCODINGS:
+        raise UserError(f"unknown encoding {encoding!r} for family {family.NAME} "
+                        f"(known: {', '.join(family.ENCODINGS)})")
+    return encoding

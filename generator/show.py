@@ -1,0 +1,25 @@
+"""``puzzlesat show``: what an instance file says about itself."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.dimacs import atomic_write, header_lines, read_dimacs
+from generator.instance import puzzle_from_header
+
+
+def show_instance(path: str, svg_path: str | None = None) -> str:
+    dimacs = read_dimacs(path)
+    lines = header_lines(dimacs.header) if dimacs.header else ["(no puzzlesat header)"]
+    ends = dimacs.clause_ends
+    lengths = np.diff(np.concatenate([[-1], ends])) - 1
+    hist = np.bincount(lengths) if lengths.size else np.zeros(0, np.int64)
+    widths = ", ".join(f"{n}×{w}" for w, n in enumerate(hist.tolist()) if n)
+    lines += ["", f"variables: {dimacs.num_vars}", f"clauses: {dimacs.num_clauses} ({widths or 'none'})",
+              f"literals: {int(lengths.sum())}", f"gbd-hash: {dimacs.gbd_hash}"]
+    if "puzzle" in dimacs.header:
+        family, puzzle, _ = puzzle_from_header(dimacs.header)
+        lines += ["", family.render(puzzle)]
+        if svg_path:
+            atomic_write(svg_path, family.render_svg(puzzle).encode())
+    return "\n".join(lines)
