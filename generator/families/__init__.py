@@ -6,6 +6,10 @@ through :func:`get_family`.
 
 ``NAME``           the family's public name (``"edge-matching"``)
 ``SUMMARY``        one line for ``puzzlesat families``
+``STORY``          a paragraph for a suite's description.md/.tex: the puzzle, the encodings,
+                   where the known answers come from
+``REFERENCES``     tuple of dicts (CFF ``references`` entries) for the papers reproduced
+``HARDNESS_PARAM`` the parameter that drives hardness (for calibration plots)
 ``PARAMS``         tuple of :class:`Param`: the generator's parameters (CLI options and suite
                    keys are derived from them)
 ``ENCODINGS``      dict name -> one-line description; the first is the default
