@@ -314,31 +314,32 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     clause over several lines, comments anywhere, a ``%`` end marker) and strict about errors
     (missing or bad ``p`` line, counts that do not match, literal beyond V, missing final 0,
     stray characters). Errors are :class:`UserError` naming the file and what is wrong."""
-    # Clause text holds only digits, '-' and white space, so a scan for 'c', '%' or 'p' (all
-    # in C) tells whether the slower line-wise regular expressions are needed at all.
-    comments: list[str] = []
-    body = text
-    if b"c" in text:
-        comments = [m.group(0).decode("utf-8", "replace").strip() for m in _COMMENT_LINE.finditer(text)]
-        body = _COMMENT_LINE.sub(b"", text)
-    if b"%" in body:
-        end_marker = re.search(rb"^[ \t]*%", body, re.M)
-        if end_marker:
-            body = body[: end_marker.start()]
-    p = _P_LINE.search(body)
+    p = _P_LINE.search(text)  # found near the top, so this scans only the header
     if not p:
-        if re.search(rb"^[ \t]*p", body, re.M):
+        if re.search(rb"^[ \t]*p", text, re.M):
             raise UserError(f"{name}: malformed 'p cnf' line")
         raise UserError(f"{name}: no 'p cnf' line")
-    if body[: p.start()].strip():
+    head, clauses = text[: p.start()], text[p.end():]
+    comments = [line.strip().decode("utf-8", "replace") for line in head.splitlines()]
+    if any(line and not line.startswith("c") for line in comments):
         raise UserError(f"{name}: clauses before the 'p cnf' line")
+    comments = [line for line in comments if line]
+    # Clause text holds only digits, '-' and white space, so a scan for 'c' or '%' (in C)
+    # tells whether the slower line-wise regular expressions are needed at all.
+    if b"c" in clauses:
+        comments += [m.group(0).decode("utf-8", "replace").strip()
+                     for m in _COMMENT_LINE.finditer(clauses)]
+        clauses = _COMMENT_LINE.sub(b"", clauses)
+    if b"%" in clauses:
+        end_marker = re.search(rb"^[ \t]*%", clauses, re.M)
+        if end_marker:
+            clauses = clauses[: end_marker.start()]
     try:
         num_vars, num_clauses = int(p.group(1)), int(p.group(2))
     except ValueError:
         raise UserError(f"{name}: malformed 'p cnf' line") from None
     if num_vars < 0 or num_clauses < 0:
         raise UserError(f"{name}: negative count in 'p cnf' line")
-    clauses = body[p.end():]
     if b"p" in clauses:
         raise UserError(f"{name}: more than one 'p cnf' line")
     stray = clauses.translate(None, _ALLOWED)
