@@ -76,7 +76,7 @@ def header_lines(header: dict) -> list[str]:
     return lines
 
 
-def parse_header(comment_lines: Iterable[str]) -> dict:
+def parse_header(comment_lines: Iterable[str], name: str = "header") -> dict:
     """The ``c key: value`` lines of a header as a dict (other comment lines are ignored)."""
     header: dict = {}
     for line in comment_lines:
@@ -88,7 +88,7 @@ def parse_header(comment_lines: Iterable[str]) -> dict:
             try:
                 header[key] = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise UserError(f"header line 'c {key}:' is not valid JSON ({exc.msg})") from None
+                raise UserError(f"{name}: header line 'c {key}:' is not valid JSON ({exc.msg})") from None
         else:
             header[key] = text
     return header
@@ -243,13 +243,30 @@ def decompress(raw: bytes, name: str = "input") -> bytes:
         if raw.startswith(magic):
             try:
                 if kind == "xz":
-                    return lzma.decompress(raw)
+                    return _xz_decompress_exactly(raw)
                 if kind == "gz":
                     return gzip.decompress(raw)
                 return bz2.decompress(raw)
             except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
                 raise UserError(f"{name}: damaged or truncated {kind} archive ({exc})") from None
     return raw
+
+
+def _xz_decompress_exactly(raw: bytes) -> bytes:
+    """One or more xz streams and nothing after them (``lzma.decompress`` ignores trailing
+    garbage, which hides a damaged download)."""
+    out, rest = [], raw
+    while True:
+        decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        out.append(decoder.decompress(rest))
+        if not decoder.eof:
+            raise EOFError("the stream ends early")
+        rest = decoder.unused_data
+        if not rest.strip(b"\0"):  # xz allows zero padding between and after streams
+            break
+        if not rest.startswith(_MAGIC[0][0]):
+            raise ValueError("trailing data after the xz stream")
+    return b"".join(out)
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
@@ -316,7 +333,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     stray characters). Errors are :class:`UserError` naming the file and what is wrong."""
     p = _P_LINE.search(text)  # found near the top, so this scans only the header
     if not p:
-        if re.search(rb"^[ \t]*p", text, re.M):
+        if re.search(rb"^[ \t]*[pP]", text, re.M):
             raise UserError(f"{name}: malformed 'p cnf' line")
         raise UserError(f"{name}: no 'p cnf' line")
     head, clauses = text[: p.start()], text[p.end():]
@@ -340,15 +357,17 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
         raise UserError(f"{name}: malformed 'p cnf' line") from None
     if num_vars < 0 or num_clauses < 0:
         raise UserError(f"{name}: negative count in 'p cnf' line")
+    if num_vars >= 2**31:
+        raise UserError(f"{name}: {num_vars} variables is beyond DIMACS's 2^31-1")
     if b"p" in clauses:
         raise UserError(f"{name}: more than one 'p cnf' line")
     stray = clauses.translate(None, _ALLOWED)
     if stray:
         ch = chr(stray[0]) if 32 <= stray[0] < 127 else f"\\x{stray[0]:02x}"
         raise UserError(f"{name}: unexpected character {ch!r} in the clauses")
-    if b"-" in clauses and not _minus_signs_ok(clauses):
+    if b"-" in clauses and not minus_signs_ok(clauses):
         raise UserError(f"{name}: malformed literal (a '-' must start a number 1-9...)")
-    literals = _parse_integers(clauses, name)
+    literals = parse_integers(clauses, name)
     if literals.size and literals[-1] != 0:
         raise UserError(f"{name}: the last clause does not end with 0")
     found = int(np.count_nonzero(literals == 0))
@@ -358,10 +377,10 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
         worst = int(np.abs(literals).max())
         if worst > num_vars:
             raise UserError(f"{name}: literal {worst} is beyond the declared {num_vars} variables")
-    return Dimacs(parse_header(comments), num_vars, num_clauses, literals.astype(np.int32), comments)
+    return Dimacs(parse_header(comments, name), num_vars, num_clauses, literals.astype(np.int32), comments)
 
 
-def _minus_signs_ok(text: bytes) -> bool:
+def minus_signs_ok(text: bytes) -> bool:
     """Every '-' stands after white space (or at the start) and before a digit 1-9."""
     a = np.frombuffer(text, np.uint8)
     at = np.flatnonzero(a == ord("-"))
@@ -372,7 +391,7 @@ def _minus_signs_ok(text: bytes) -> bool:
     return bool((ok_after & ok_before).all())
 
 
-def _parse_integers(text: bytes, name: str) -> np.ndarray:
+def parse_integers(text: bytes, name: str) -> np.ndarray:
     """Whitespace-separated integers (already checked for stray characters)."""
     if not text.strip():
         return np.zeros(0, dtype=np.int64)

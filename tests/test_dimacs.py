@@ -131,3 +131,25 @@ def test_formula_from_dimacs_round_trip():
     text = b"p cnf 5 3\n1 -2 0\n3 0\n-4 5 1 2 0\n"
     d = parse_dimacs(text)
     assert clause_bytes(d.formula()) == b"1 -2 0\n3 0\n-4 5 1 2 0\n"
+
+
+def test_xz_with_trailing_garbage_is_rejected(tmp_path):
+    path = tmp_path / "t.cnf.xz"
+    path.write_bytes(compress(b"p cnf 1 1\n1 0\n", "xz") + b"garbage")
+    with pytest.raises(UserError, match="trailing data"):
+        read_dimacs(path)
+
+
+def test_concatenated_xz_streams_are_one_file():
+    blob = compress(b"p cnf 1 1\n", "xz") + compress(b"1 0\n", "xz")
+    assert parse_dimacs(decompress(blob)).clauses() == [[1]]
+
+
+@pytest.mark.parametrize("text, message", [
+    (b"P CNF 3 1\n1 0\n", "malformed 'p cnf' line"),
+    (b"p cnf 3000000000 1\n1 0\n", "beyond DIMACS"),
+    (b"c params: {oops\np cnf 3 1\n1 0\n", "f.cnf: header line 'c params:'"),
+])
+def test_more_rejections(text, message):
+    with pytest.raises(UserError, match=message):
+        parse_dimacs(text, "f.cnf")
