@@ -102,6 +102,117 @@ def show(instance, svg):
     click.echo(show_instance(instance, svg))
 
 
+def _default_jobs() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@cli.command()
+@click.argument("spec", metavar="SPEC.toml")
+@click.option("-o", "--output", required=True, metavar="DIR", help="Folder to publish into.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
+              show_default="all CPUs", help="Instances built in parallel (never changes bytes).")
+def publish(spec, output, jobs):
+    """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation."""
+    from generator.suite import publish_suite
+
+    click.echo(publish_suite(spec, output, jobs=jobs, progress=True).summary())
+
+
+@cli.command()
+@click.argument("directory", metavar="DIR")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
+              show_default="all CPUs", help="Instances regenerated in parallel.")
+def verify(directory, jobs):
+    """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
+    difference."""
+    from generator.suite import verify_suite
+
+    result = verify_suite(directory, jobs=jobs)
+    for line in result.differences:
+        click.echo(line)
+    click.echo(result.summary())
+    if result.differences:
+        raise click.exceptions.Exit(1)
+
+
+_SOLVER = click.option("--solver", default="cadical195", show_default=True,
+                       help="python-sat solver or alias (cadical195, kissat404, glucose4, "
+                            "minisat22, ...).")
+_TIME_LIMIT = click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+                           default=None, metavar="SECONDS",
+                           help="Kill the solver after this many seconds: s UNKNOWN "
+                                "[default: no limit].")
+
+
+@cli.command()
+@click.argument("instance")
+@_SOLVER
+@_TIME_LIMIT
+@click.option("--proof", default=None, metavar="PATH",
+              help="Write a text DRAT proof (cadical*, glucose*, lingeling, maple*).")
+def solve(instance, solver, time_limit, proof):
+    """Run a reference solver and print SAT Competition output; exit 10 SAT, 20 UNSAT,
+    0 unknown."""
+    from validate.runner import solve_instance
+
+    result = solve_instance(instance, solver, time_limit, proof)
+    click.echo(result.text(seconds=True), nl=False)
+    raise click.exceptions.Exit(result.exit_code)
+
+
+@cli.command("validate")
+@click.argument("instance")
+@click.argument("output")
+@click.option("--proof", default=None, metavar="PATH", help="DRAT/DRUP proof of an UNSAT answer.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+def validate_command(instance, output, proof, as_json):
+    """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
+    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken)."""
+    import json
+
+    from validate.report import validate_files
+
+    verdict = validate_files(instance, output, proof)
+    click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
+    raise click.exceptions.Exit(verdict.exit_code)
+
+
+@cli.command("solve-suite")
+@click.argument("suite_dir", metavar="SUITE_DIR")
+@click.argument("results_dir", metavar="RESULTS_DIR")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Solvers run in parallel.")
+@_SOLVER
+@_TIME_LIMIT
+@click.option("--proof", is_flag=True, help="Also write RESULTS_DIR/<file>.drat proofs.")
+def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof):
+    """Run the reference solver on every instance of a suite: RESULTS_DIR/<file>.out."""
+    from validate.runner import solve_suite
+
+    counts = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof)
+    click.echo(", ".join(f"{n} {status}" for status, n in counts.items()))
+
+
+@cli.command("validate-suite")
+@click.argument("suite_dir", metavar="SUITE_DIR")
+@click.argument("results_dir", metavar="RESULTS_DIR")
+@click.option("-o", "--output", default=None, metavar="TABLE.csv|.json",
+              help="Write the table of verdicts and times.")
+def validate_suite_command(suite_dir, results_dir, output):
+    """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
+    WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
+    from validate.report import suite_exit_code, summary, validate_suite
+
+    verdicts = validate_suite(suite_dir, results_dir, output)
+    for verdict in verdicts:
+        if verdict.failed:
+            click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")
+    click.echo(summary(verdicts))
+    raise click.exceptions.Exit(suite_exit_code(verdicts))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI; user errors become one line and exit code 2."""
     try:

@@ -1,0 +1,99 @@
+"""UNSAT proofs: dratify on python-sat and Debian cadical proofs, rejections, certify_unsat."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from pysat.examples.genhard import PHP
+
+from generator.cnf import Formula
+from generator.errors import UserError
+from validate import proof as proof_module
+from validate.proof import certify_unsat, check_proof
+from validate.runner import SolveResult, run_solver
+
+pytest.importorskip("dratify")
+
+
+def php(holes: int) -> Formula:
+    """Pigeonhole: holes+1 pigeons into ``holes`` holes (UNSAT)."""
+    f = Formula()
+    f.new_vars("x", holes + 1, holes)
+    f.add("php", [c + [0] * (holes + 1 - len(c)) for c in PHP(holes).clauses])
+    return f
+
+
+def write_cnf(path, formula: Formula) -> None:
+    lines = [f"p cnf {formula.num_vars} {formula.num_clauses}"]
+    lines += [" ".join(map(str, c + [0])) for c in formula.clauses()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def pysat_proof(formula: Formula) -> bytes:
+    result = run_solver((formula.flat_literals(), formula.num_vars), proof=True)
+    assert result.status == "UNSAT"
+    return "".join(line + "\n" for line in result.proof).encode()
+
+
+def test_pysat_proof_verifies_and_damaged_ones_are_rejected():
+    f = php(4)
+    flat, n = f.flat_literals(), f.num_vars
+    good = pysat_proof(f)
+    assert check_proof(flat, n, good, "dratify").ok is True
+    lines = good.decode().splitlines()
+    truncated = "\n".join(line for line in lines if line.strip() != "0") + "\n"
+    assert check_proof(flat, n, truncated.encode(), "dratify").reason == \
+        "every step verified, but the proof never derives the empty clause"
+    bogus = check_proof(flat, n, b"1 0\n0\n", "dratify")
+    assert bogus.ok is False and "step" in bogus.reason and "1 0" in bogus.reason
+    unparsable = check_proof(flat, n, b"1 2 x 0\n", "dratify")
+    assert unparsable.ok is False and "does not parse" in unparsable.reason
+    # the same proof is no proof for a satisfiable formula
+    sat = Formula(); sat.new_vars("x", n); sat.add("c", [[1, 2]])
+    assert check_proof(sat.flat_literals(), n, good, "dratify").ok is False
+
+
+def test_binary_proof_is_not_checked_by_dratify():
+    check = check_proof(np.array([1, 0, -1, 0], np.int32), 1, b"a\x02\x00d\x03\x00", "dratify")
+    assert check.ok is None and "binary DRAT" in check.reason
+
+
+def test_certify_unsat():
+    assert certify_unsat(php(3)) == "certified:cadical195+dratify"
+    assert certify_unsat(php(3), solver="glucose4") == "certified:glucose4+dratify"
+    sat = Formula(); sat.new_vars("x", 2); sat.add("c", [[1, 2], [-1, 0]])
+    assert certify_unsat(sat) is None
+    assert certify_unsat(php(11), time_limit=0.5) is None  # too hard for half a second
+    with pytest.raises(UserError, match="cannot write proofs"):
+        certify_unsat(php(3), solver="kissat")
+
+
+def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
+    def lying_solver(source, solver, time_limit, proof):
+        return SolveResult("UNSAT", solver, 0.0, proof=["1 0", "0"])
+
+    monkeypatch.setattr(proof_module, "run_solver", lying_solver)
+    with pytest.raises(UserError, match="cadical195's UNSAT proof does not check"):
+        certify_unsat(php(3))
+
+
+@pytest.mark.skipif(not shutil.which("cadical"), reason="Debian cadical not installed")
+def test_debian_cadical_proofs(tmp_path, puzzlesat):
+    """cadical's text DRAT (--no-binary) verifies; its default binary DRAT is recognised and
+    left unchecked when only dratify is at hand."""
+    cnf, out = tmp_path / "php.cnf", tmp_path / "php.out"
+    write_cnf(cnf, php(4))
+    for flag, name in (("--no-binary", "text.drat"), ("--binary=true", "bin.drat")):
+        run = subprocess.run(["cadical", "-q", flag, str(cnf), str(tmp_path / name)],
+                             capture_output=True, text=True)
+        assert run.returncode == 20
+        out.write_text(run.stdout)
+    result = puzzlesat("validate", cnf, out, "--proof", tmp_path / "text.drat")
+    assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT")
+    if not shutil.which("drat-trim"):
+        result = puzzlesat("validate", cnf, out, "--proof", tmp_path / "bin.drat")
+        assert result.code == 1 and result.out.startswith("UNSAT-UNCHECKED")
+        assert "binary DRAT proof" in result.out

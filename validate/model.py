@@ -1,0 +1,85 @@
+"""A (partial) assignment against a CNF, vectorised over the reader's flat literal array.
+
+The instance is the flat int32 array of :class:`generator.dimacs.Dimacs` — every clause's
+literals followed by its 0. The model is the list of literals a solver gave. A clause is
+satisfied when one of its literals is among those given (the competition's rule for partial
+models: an unassigned variable satisfies nothing).
+
+The fast path builds a truth table over the literals ``-V..V`` (row ``l + V`` says whether
+``l`` is true; the row of 0 is False), gathers it with the flat array in one indexing step,
+and ORs each clause's segment with ``np.logical_or.reduceat`` at the clause starts. Each
+segment includes its terminating 0 (always False), so segments are never empty and an empty
+clause is falsified, as it must be. :func:`falsified_clauses_reference` is the plain-Python
+definition it is tested against.
+
+>>> flat = np.array([1, -2, 0, 2, 3, 0, -1, 0], dtype=np.int32)
+>>> falsified_clauses(flat, 3, np.array([1, 2])).tolist()   # 1 true, 2 true, 3 unassigned
+[2]
+>>> falsified_clauses_reference([[1, -2], [2, 3], [-1]], [1, 2])
+[2]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from validate.output import MalformedOutput
+
+
+def truth_table(literals: np.ndarray, num_vars: int) -> np.ndarray:
+    """Bool array of size ``2V+1``: row ``l + V`` is True when literal ``l`` was given.
+
+    A literal beyond V, or a variable given with both signs, makes the model MALFORMED
+    (the solver contradicts itself or answers another formula)."""
+    lits = np.asarray(literals, dtype=np.int64)
+    if lits.size:
+        beyond = np.flatnonzero(np.abs(lits) > num_vars)
+        if beyond.size:
+            raise MalformedOutput(f"model literal {int(lits[beyond[0]])} is beyond the "
+                                  f"instance's {num_vars} variables")
+    table = np.zeros(2 * num_vars + 1, dtype=bool)
+    table[lits + num_vars] = True
+    both = np.flatnonzero(table[num_vars + 1:] & table[num_vars - 1::-1][:num_vars])
+    if both.size:
+        v = int(both[0]) + 1
+        raise MalformedOutput(f"model gives variable {v} both true and false ({v} and {-v})")
+    return table
+
+
+def clause_starts(flat: np.ndarray) -> np.ndarray:
+    """Index of each clause's first entry in the flat array."""
+    ends = np.flatnonzero(flat == 0)
+    return np.concatenate([[0], ends[:-1] + 1]) if ends.size else ends
+
+
+def falsified_clauses(flat: np.ndarray, num_vars: int, literals: np.ndarray) -> np.ndarray:
+    """0-based indices of the clauses without a true literal among ``literals``."""
+    table = truth_table(literals, num_vars)
+    starts = clause_starts(flat)
+    if not starts.size:
+        return starts
+    true_here = table[flat.astype(np.int64, copy=False) + num_vars]
+    satisfied = np.logical_or.reduceat(true_here, starts)
+    return np.flatnonzero(~satisfied)
+
+
+def falsified_clauses_reference(clauses: list[list[int]], literals) -> list[int]:
+    """The definition, in plain Python: clauses with no literal among those given."""
+    given = set(int(lit) for lit in literals)
+    return [i for i, clause in enumerate(clauses) if not any(lit in given for lit in clause)]
+
+
+def clause_at(flat: np.ndarray, starts: np.ndarray, index: int) -> list[int]:
+    """The literals of clause ``index`` (0-based)."""
+    start = int(starts[index])
+    end = int(starts[index + 1]) - 1 if index + 1 < starts.size else flat.size - 1
+    return flat[start:end].tolist()
+
+
+def full_model(table: np.ndarray, num_vars: int) -> np.ndarray:
+    """Bool model indexed by variable (index 0 unused): the given literals, unassigned
+    variables False. If the partial model satisfies every clause, so does this completion
+    (each clause keeps its true literal), so it is safe to decode."""
+    model = np.zeros(num_vars + 1, dtype=bool)
+    model[1:] = table[num_vars + 1:]
+    return model

@@ -1,0 +1,304 @@
+"""One verdict per (instance, solver output), down to the puzzle; suite-wide tables.
+
+Verdicts, and the exit code of ``puzzlesat validate``:
+
+=================  ====  ==============================================================
+VERIFIED-SAT       0     every clause has a true literal among those the solver gave
+VERIFIED-UNSAT     0     UNSAT with a proof the checker verified
+UNSAT-UNCHECKED    1     UNSAT, no proof (or none that could be checked); not contradicted
+                         by the instance's expected result
+UNKNOWN            1     the solver gave no answer (``s UNKNOWN``, INDET, no ``s`` line)
+WRONG-MODEL        3     the model falsifies clauses (the first ones are listed)
+WRONG-ANSWER       3     UNSAT, no verified proof, on an instance known to be SAT
+WRONG-PROOF        3     UNSAT with a proof the checker rejected
+MALFORMED          3     the output cannot be read, or contradicts itself
+=================  ====  ==============================================================
+
+Exit code 2 is a user's mistake (an unreadable or malformed *instance*, a missing file).
+A verified model is also decoded with the family named in the instance header, and the
+family's ``check`` referees the puzzle rules: a model that satisfies the CNF but breaks the
+puzzle (an encoding bug) is reported and makes the exit code 3. Evidence beats the header: a
+verified model of an instance expected UNSAT (or a verified proof of one expected SAT) keeps
+its VERIFIED verdict and a note says the header is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from generator.dimacs import Dimacs, atomic_write, read_dimacs
+from generator.errors import UserError
+from generator.instance import puzzle_from_header
+from validate.model import clause_at, clause_starts, falsified_clauses, full_model, truth_table
+from validate.output import STATUSES, MalformedOutput, SolverOutput, read_output
+from validate.proof import ProofCheck, check_proof_file
+from validate.runner import manifest_results, output_path, suite_instances
+
+VERIFIED = ("VERIFIED-SAT", "VERIFIED-UNSAT")
+UNVERIFIED = ("UNSAT-UNCHECKED", "UNKNOWN")
+FAILED = ("WRONG-MODEL", "WRONG-ANSWER", "WRONG-PROOF", "MALFORMED")
+VERDICTS = VERIFIED + UNVERIFIED + FAILED
+#: how many falsified clauses a WRONG-MODEL verdict lists
+SHOWN_FALSIFIED = 5
+
+
+@dataclass
+class PuzzleReport:
+    """The decoded solution and the family's own referee on it."""
+
+    family: str
+    encoding: str
+    problems: list[str]  # the family's check(): [] = a valid solution
+    solution: Any  # solution_to_json
+    picture: str
+
+    def line(self) -> str:
+        head = f"puzzle ({self.family}, encoding {self.encoding}): "
+        if not self.problems:
+            return head + "solution passes the puzzle's rules"
+        return head + f"INVALID: {'; '.join(self.problems)}"
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    reason: str
+    instance: str = ""
+    output: str = ""
+    name: str = ""  # the instance's name from its header
+    claimed: str | None = None
+    expected: str | None = None
+    expected_from: str | None = None
+    falsified: list[dict] = field(default_factory=list)
+    puzzle: PuzzleReport | None = None
+    puzzle_note: str = ""
+    notes: list[str] = field(default_factory=list)
+    time: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        """The solver is wrong, or the puzzle check caught an encoding bug."""
+        return self.verdict in FAILED or bool(self.puzzle and self.puzzle.problems)
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return 3
+        return 0 if self.verdict in VERIFIED else 1
+
+    def text(self) -> str:
+        lines = [f"{self.verdict} {self.instance}: {self.reason}"]
+        lines += [f"  {note}" for note in self.notes]
+        if self.puzzle is not None:
+            lines.append(self.puzzle.line())
+            lines.append(self.puzzle.picture.rstrip("\n"))
+        elif self.puzzle_note:
+            lines.append(f"puzzle: {self.puzzle_note}")
+        return "\n".join(lines) + "\n"
+
+    def puzzle_cell(self) -> str:
+        if self.puzzle is None:
+            return ""
+        return "ok" if not self.puzzle.problems else "invalid: " + "; ".join(self.puzzle.problems)
+
+    def to_json(self) -> dict:
+        out = {k: getattr(self, k) for k in ("verdict", "reason", "instance", "output", "name",
+                                              "claimed", "expected", "expected_from",
+                                              "falsified", "notes", "time")}
+        out["exit_code"] = self.exit_code
+        out["puzzle"] = None if self.puzzle is None else {
+            "family": self.puzzle.family, "encoding": self.puzzle.encoding,
+            "valid": not self.puzzle.problems, "problems": self.puzzle.problems,
+            "solution": self.puzzle.solution}
+        out["puzzle_note"] = self.puzzle_note
+        return out
+
+
+# -- one (instance, output) -----------------------------------------------------------------
+def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
+          proof: str | os.PathLike | None = None, expected: str | None = None) -> Verdict:
+    """The verdict on one parsed output (or the MalformedOutput it raised) for ``dimacs``.
+    ``expected`` overrides the header's expected result (a suite manifest's)."""
+    header = dimacs.header
+    if expected is None and header.get("expected") in STATUSES:
+        expected = header["expected"]
+    base = dict(name=str(header.get("instance", "")), expected=expected,
+                expected_from=header.get("expected-from"))
+    if isinstance(output, MalformedOutput):
+        return Verdict("MALFORMED", str(output), **base)
+    base["claimed"] = output.status
+    base["time"] = output.time
+    notes = list(output.warnings)
+    if output.status == "SAT":
+        verdict = _judge_model(dimacs, output.literals, **base)
+    elif output.status == "UNSAT":
+        verdict = _judge_unsat(dimacs, proof, **base)
+    else:
+        verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
+    verdict.notes = notes + verdict.notes
+    return verdict
+
+
+def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
+    try:
+        table = truth_table(literals, dimacs.num_vars)
+    except MalformedOutput as exc:
+        return Verdict("MALFORMED", str(exc), **base)
+    bad = falsified_clauses(dimacs.literals, dimacs.num_vars, literals)
+    if bad.size:
+        starts = clause_starts(dimacs.literals)
+        shown = [{"clause": int(i) + 1, "literals": clause_at(dimacs.literals, starts, int(i))}
+                 for i in bad[:SHOWN_FALSIFIED]]
+        first = ", ".join(f"clause {c['clause']} ({' '.join(map(str, c['literals']))} 0)"
+                          for c in shown)
+        return Verdict("WRONG-MODEL", f"{bad.size} of {dimacs.num_clauses} clauses falsified, "
+                                      f"first: {first}", falsified=shown, **base)
+    given = int(np.count_nonzero(table))
+    verdict = Verdict("VERIFIED-SAT", f"every clause has a true literal ({given} of "
+                                      f"{dimacs.num_vars} variables given)", **base)
+    if base["expected"] == "UNSAT":
+        verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
+                             "shows the header is wrong")
+    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs.header,
+                                                        full_model(table, dimacs.num_vars))
+    return verdict
+
+
+def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
+    notes = []
+    if proof is not None:
+        check: ProofCheck = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
+        if check.ok:
+            verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
+            if base["expected"] == "SAT":
+                verdict.notes.append(f"the header expects SAT ({base['expected_from']}): this "
+                                     "proof shows the header is wrong")
+            return verdict
+        if check.ok is False:
+            return Verdict("WRONG-PROOF", f"{check.checker} rejected the proof: {check.reason}",
+                           **base)
+        notes.append(f"proof not checked: {check.reason}")
+    if base["expected"] == "SAT":
+        return Verdict("WRONG-ANSWER", f"claims UNSAT, but the instance is SAT "
+                                       f"({base['expected_from'] or 'expected'})",
+                       notes=notes, **base)
+    why = "no proof" if proof is None else "proof not checked"
+    if base["expected"] == "UNSAT":
+        why += f"; consistent with the expected UNSAT ({base['expected_from']})"
+    return Verdict("UNSAT-UNCHECKED", why, notes=notes, **base)
+
+
+def decode_puzzle(header: dict, model: np.ndarray) -> tuple[PuzzleReport | None, str]:
+    """Decode a full model with the header's family and referee it with ``check``; or None
+    and why not (no puzzlesat header, unknown family, damaged puzzle line)."""
+    if "family" not in header:
+        return None, "no puzzlesat header: the CNF alone was checked"
+    try:
+        family, puzzle, encoding = puzzle_from_header(header)
+    except UserError as exc:
+        return None, f"not decoded: {exc}"
+    solution = family.decode(puzzle, encoding, model)
+    return PuzzleReport(family.NAME, encoding, list(family.check(puzzle, solution)),
+                        family.solution_to_json(solution), family.render(puzzle, solution)), ""
+
+
+def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
+                   proof: str | os.PathLike | None = None,
+                   expected: str | None = None) -> Verdict:
+    """Read the instance (a malformed one is a UserError) and the output, and judge."""
+    dimacs = read_dimacs(instance)
+    if proof is not None and not Path(proof).exists():
+        raise UserError(f"cannot read {proof}: no such file")
+    try:
+        parsed: SolverOutput | MalformedOutput = read_output(output)
+    except MalformedOutput as exc:
+        parsed = exc
+    verdict = judge(dimacs, parsed, proof, expected)
+    verdict.instance, verdict.output = str(instance), str(output)
+    return verdict
+
+
+# -- suites ---------------------------------------------------------------------------------
+def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
+                   progress: bool = True) -> list[Verdict]:
+    """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
+    ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
+    expected result comes from ``manifest.csv`` when it has one, else from the instance
+    header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
+    MALFORMED (the batch goes on)."""
+    from tqdm import tqdm
+
+    if table is not None:
+        _table_format(table)  # fail before the work, not after
+    if not Path(results_dir).is_dir():
+        raise UserError(f"{results_dir}: no such results folder")
+    expected = manifest_results(suite_dir)
+    verdicts = []
+    for instance in tqdm(suite_instances(suite_dir), unit="instance", desc="validating",
+                         disable=not progress):
+        out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
+        if not out.exists():
+            verdict = Verdict("UNKNOWN", f"no output file {out.name}")
+        else:
+            try:
+                verdict = validate_files(instance, out, drat if drat.exists() else None,
+                                         expected.get(instance.name))
+            except UserError as exc:
+                verdict = Verdict("MALFORMED", str(exc))
+        verdict.instance, verdict.output = instance.name, str(out)
+        verdicts.append(verdict)
+    if table is not None:
+        write_table(verdicts, table)
+    return verdicts
+
+
+TABLE_COLUMNS = ("instance", "name", "expected", "claimed", "verdict", "puzzle", "time",
+                 "reason")
+
+
+def table_rows(verdicts: list[Verdict]) -> list[dict]:
+    return [{"instance": v.instance, "name": v.name, "expected": v.expected or "",
+             "claimed": v.claimed or "", "verdict": v.verdict, "puzzle": v.puzzle_cell(),
+             "time": "" if v.time is None else v.time, "reason": v.reason} for v in verdicts]
+
+
+def write_table(verdicts: list[Verdict], path: str | os.PathLike) -> None:
+    """The verdicts as CSV (``.csv``) or JSON (``.json``, full detail)."""
+    if _table_format(path) == "json":
+        data = json.dumps([v.to_json() for v in verdicts], indent=1) + "\n"
+    else:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, TABLE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(table_rows(verdicts))
+        data = buf.getvalue()
+    atomic_write(path, data.encode("utf-8"))
+
+
+def _table_format(path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise UserError(f"{path}: the verdict table must end in .csv or .json")
+    return suffix[1:]
+
+
+def summary(verdicts: list[Verdict]) -> str:
+    """``N instances: 3 VERIFIED-SAT, 1 UNKNOWN`` (verdicts in the table's order), plus a
+    count of puzzle-check failures when there are any."""
+    counts = [(v, sum(1 for x in verdicts if x.verdict == v)) for v in VERDICTS]
+    text = f"{len(verdicts)} instances: " + ", ".join(f"{n} {v}" for v, n in counts if n)
+    invalid = sum(1 for x in verdicts if x.puzzle and x.puzzle.problems)
+    return text + (f"; {invalid} decoded solutions break the puzzle rules" if invalid else "")
+
+
+def suite_exit_code(verdicts: list[Verdict]) -> int:
+    """0 when no verdict is WRONG-*/MALFORMED and every decoded puzzle is valid, else 3."""
+    return 3 if any(v.failed for v in verdicts) else 0
