@@ -1,0 +1,68 @@
+"""Writer speed on the Eternity-II-size board (16×16, 5+17 colours, encoding ``all``, plain).
+
+Generates and writes the instance with puzzlesat, then writes the very same clause list with
+PySAT's ``CNF.to_file`` and CNFgen's ``CNF.to_dimacs`` (same clauses, same sizes), and prints
+clauses/s and MB/s for each and the ratios. Run by hand: ``python -m bench.bench_writer``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+from generator.dimacs import clause_bytes, write_instance
+from generator.instance import build
+
+PARAMS = {"rows": 16, "border_colors": 5, "center_colors": 17}
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    folder = tempfile.mkdtemp(prefix="bench-writer-")
+    ours_path = os.path.join(folder, "ours.cnf")
+    inst, t_gen = _timed(lambda: build("edge-matching", PARAMS, "all", 1))
+    data, t_write = _timed(lambda: write_instance(ours_path, inst.formula, inst.header()))
+    _, t_body = _timed(lambda: clause_bytes(inst.formula))
+    n, mb = inst.formula.num_clauses, len(data) / 1e6
+    clauses = inst.formula.clauses()
+    rows = [("puzzlesat generate+write", t_gen + t_write), ("puzzlesat write (header+body)", t_write),
+            ("puzzlesat clause_bytes", t_body)]
+    try:
+        from pysat.formula import CNF
+
+        cnf = CNF(from_clauses=clauses)
+        _, t = _timed(lambda: cnf.to_file(os.path.join(folder, "pysat.cnf")))
+        rows.append(("PySAT CNF.to_file", t))
+    except ImportError:
+        pass
+    try:
+        import cnfgen
+
+        gen = cnfgen.CNF(clauses)
+        def write_cnfgen():
+            with open(os.path.join(folder, "cnfgen.cnf"), "w") as fh:
+                fh.write(gen.to_dimacs())
+        _, t = _timed(write_cnfgen)
+        rows.append(("CNFgen CNF.to_dimacs+write", t))
+    except ImportError:
+        rows.append(("CNFgen (not installed: pip install cnfgen)", float("nan")))
+    print(f"{inst.name}: {inst.formula.num_vars} variables, {n} clauses, {mb:.1f} MB plain")
+    for label, seconds in rows:
+        print(f"  {label:<34} {seconds:8.3f} s  {n / seconds / 1e6:7.2f} M clauses/s  "
+              f"{mb / seconds:7.1f} MB/s")
+    ours = t_write
+    for label, seconds in rows[3:]:
+        print(f"  ratio {label} / puzzlesat write: {seconds / ours:.1f}x")
+    for name in os.listdir(folder):
+        os.unlink(os.path.join(folder, name))
+    os.rmdir(folder)
+
+
+if __name__ == "__main__":
+    main()
