@@ -1,0 +1,318 @@
+"""Flow Free: the article's counts, solver round trips, planted grids, bad input."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import itertools
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from generator.dimacs import dimacs_bytes
+from generator.families import flow
+from generator.instance import build, model_array
+from generator.seeds import Rng
+from tests.conftest import assert_one_line_error, fixture_path
+
+ENCODINGS = list(flow.ENCODINGS)
+
+
+def levels() -> list:
+    return sorted(fixture_path("flow-zucker", "puzzles").glob("*.txt"))
+
+
+@lru_cache(maxsize=None)
+def level(name: str) -> flow.Puzzle:
+    return flow.load_puzzle(str(fixture_path("flow-zucker", "puzzles", f"{name}.txt")))
+
+
+def solve(formula, extra=()):
+    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
+        for clause in extra:
+            solver.add_clause(clause)
+        if not solver.solve():
+            return None
+        return model_array(solver.get_model(), formula.num_vars)
+
+
+def satisfies(formula, model) -> bool:
+    lits = formula.flat_literals()
+    ends = np.flatnonzero(lits == 0)
+    true = np.where(lits > 0, model[np.abs(lits)], ~model[np.abs(lits)]) & (lits != 0)
+    counts = np.add.reduceat(true, np.concatenate([[0], ends[:-1] + 1]))
+    return bool((counts > 0).all())
+
+
+def block_colouring(puzzle, solution) -> list:
+    """The clause 'not this colouring of the free cells' (y is a function of x)."""
+    formula = flow.encode(puzzle, "zucker")
+    x = formula.var("x").reshape(puzzle.height * puzzle.width, -1)
+    free = np.flatnonzero(puzzle.endpoints.reshape(-1) < 0)
+    return (-x[free, solution.colors.reshape(-1)[free]]).tolist()
+
+
+# -- the article's table ------------------------------------------------------------------------
+def test_zucker_counts_equal_the_articles_table():
+    table = fixture_path("published", "zucker2016-flow.csv")
+    rows = list(csv.DictReader(table.open()))
+    assert len(rows) == 28
+    for row in rows:
+        formula = flow.encode(level(row["puzzle"]), "zucker")
+        clauses = int(row["clauses"])
+        if row["puzzle"] == "jumbo_14x14_01":
+            # the table counts the 2 cycle-blocking clauses the article's solver added while
+            # solving this level; the static encoding has 94,496
+            assert clauses == 94_498
+            clauses -= 2
+        assert (formula.num_vars, formula.num_clauses) == (int(row["variables"]), clauses), row
+        assert formula.problems() == []
+
+
+def test_closed_form_count_on_regular_5x5():
+    puzzle = level("regular_5x5_01")
+    assert puzzle.labels == "RGYBO"
+    assert flow.encode(puzzle, "zucker").num_clauses == 2031
+
+
+# -- solving the levels -----------------------------------------------------------------------
+def test_every_level_with_every_encoding():
+    paths = levels()
+    assert len(paths) == 29
+    for path in paths:
+        puzzle = level(path.stem)
+        for encoding in ENCODINGS:
+            formula = flow.encode(puzzle, encoding)
+            model = solve(formula)
+            if path.stem == "unsolvable_cross":
+                assert model is None, encoding
+                continue
+            assert model is not None, (path.stem, encoding)
+            if encoding == "zucker":
+                continue  # may be a stray-cycle model; acyclic's are always solutions
+            solution = flow.decode(puzzle, encoding, model)
+            if encoding == "acyclic":
+                assert flow.check(puzzle, solution) == [], path.stem
+                # blocked solution: acyclic proves it was the only one
+                assert solve(formula, [block_colouring(puzzle, solution)]) is None, path.stem
+
+
+def test_stray_cycle_model_of_static_zucker_is_not_a_solution():
+    puzzle = level("jumbo_14x14_01")
+    formula = flow.encode(puzzle, "zucker")
+    real = flow.decode(puzzle, "acyclic", solve(flow.encode(puzzle, "acyclic")))
+    assert flow.check(puzzle, real) == []
+    model = solve(formula, [block_colouring(puzzle, real)])
+    assert model is not None
+    problems = flow.check(puzzle, flow.decode(puzzle, "zucker", model))
+    assert any(p.startswith("satisfies the CNF, not a solution: ") and "cycle" in p
+               for p in problems), problems
+    _, cycles = flow.trace_paths(puzzle, flow.decode(puzzle, "zucker", model))
+    assert cycles
+
+
+def test_check_names_a_path_touching_itself():
+    # A runs down the left column, along the bottom, back up through the centre and out to
+    # the right: (1,0) and (1,1) touch. Legal in the game, excluded by the article's clauses,
+    # so this level is UNSAT under zucker.
+    puzzle = flow.parse_text("ABB\n...\n..A")
+    solution = flow.solution_from_paths(puzzle, [[0, 3, 6, 7, 4, 5, 8], [1, 2]])
+    problems = flow.check(puzzle, solution)
+    assert len(problems) == 1 and problems[0].startswith(flow.TOUCHING), problems
+    assert solve(flow.encode(puzzle, "zucker")) is None
+
+
+def test_check_finds_broken_solutions():
+    puzzle = flow.parse_text("AB\nAB")
+    good = flow.solution_from_paths(puzzle, [[0, 2], [1, 3]])
+    assert flow.check(puzzle, good) == []
+    colours = flow.Solution(good.colors.copy(), good.links.copy())
+    colours.colors[0, 0] = 1
+    assert any("lost its colour" in p for p in flow.check(puzzle, colours))
+    links = flow.Solution(good.colors.copy(), good.links.copy())
+    links.links[0, 0] = 0
+    assert any("not returned" in p for p in flow.check(puzzle, links))
+
+
+# -- the reference encoder -----------------------------------------------------------------------
+def reference_zucker(rows: list[str]) -> tuple[int, list]:
+    """The article's encoding written out cell by cell (plain Python, obviously correct)."""
+    h, w = len(rows), len(rows[0])
+    labels = list(dict.fromkeys(ch for row in rows for ch in row if ch != "."))
+    colors = len(labels)
+    deltas = {"L": (0, -1), "R": (0, 1), "T": (-1, 0), "B": (1, 0)}
+    types = ["LR", "TB", "TL", "TR", "BL", "BR"]
+
+    def x(i, j, u):
+        return (i * w + j) * colors + u + 1
+
+    def on(i, j):
+        return 0 <= i < h and 0 <= j < w
+
+    clauses = []
+    for i, j in itertools.product(range(h), range(w)):
+        ch = rows[i][j]
+        if ch != ".":
+            u = labels.index(ch)
+            clauses.append([x(i, j, u)])
+            clauses += [[-x(i, j, v)] for v in range(colors) if v != u]
+            nbs = [x(i + di, j + dj, u) for di, dj in deltas.values() if on(i + di, j + dj)]
+            clauses.append(nbs)
+            clauses += [[-a, -b] for a, b in itertools.combinations(nbs, 2)]
+        else:
+            cell = [x(i, j, u) for u in range(colors)]
+            clauses.append(cell)
+            clauses += [[-a, -b] for a, b in itertools.combinations(cell, 2)]
+    nxt = h * w * colors
+    yvars = {}
+    for i, j in itertools.product(range(h), range(w)):
+        if rows[i][j] == ".":
+            for t in types:
+                if all(on(i + deltas[d][0], j + deltas[d][1]) for d in t):
+                    nxt += 1
+                    yvars[i, j, t] = nxt
+    for i, j in itertools.product(range(h), range(w)):
+        if rows[i][j] != ".":
+            continue
+        mine = [(t, yvars[i, j, t]) for t in types if (i, j, t) in yvars]
+        clauses.append([y for _, y in mine])
+        clauses += [[-a, -b] for (_, a), (_, b) in itertools.combinations(mine, 2)]
+        for u in range(colors):
+            for d, (di, dj) in deltas.items():
+                ni, nj = i + di, j + dj
+                for t, y in mine:
+                    if d in t:
+                        clauses.append([-y, -x(i, j, u), x(ni, nj, u)])
+                        clauses.append([-y, x(i, j, u), -x(ni, nj, u)])
+                    elif on(ni, nj):
+                        clauses.append([-y, -x(i, j, u), -x(ni, nj, u)])
+    return nxt, clauses
+
+
+@st.composite
+def random_levels(draw):
+    h, w = draw(st.integers(1, 5)), draw(st.integers(2, 5))
+    cells = draw(st.permutations(range(h * w)))
+    pairs = draw(st.integers(1, (h * w) // 2))
+    grid = ["."] * (h * w)
+    for k in range(pairs):
+        grid[cells[2 * k]] = grid[cells[2 * k + 1]] = flow.LABELS[k]
+    return ["".join(grid[r * w:(r + 1) * w]) for r in range(h)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_levels())
+def test_zucker_equals_the_reference(rows):
+    formula = flow.encode(flow.parse_text("\n".join(rows)), "zucker")
+    num_vars, clauses = reference_zucker(rows)
+    assert formula.num_vars == num_vars
+    assert formula.clauses() == clauses
+
+
+# -- planted grids ------------------------------------------------------------------------------
+PLANTED = [(w, h, seed) for w, h in ((5, 5), (6, 8), (7, 7), (9, 9), (5, 12))
+           for seed in range(6)] + [(12, 12, 0), (15, 15, 0)]
+
+
+def test_planted_grids_are_sat_and_their_witnesses_models():
+    for width, height, seed in PLANTED:
+        puzzle = flow.generate({"width": width, "height": height, "min_path": 3}, Rng(seed))
+        solution = flow.witness(puzzle)
+        assert flow.check(puzzle, solution) == []
+        assert flow.expected(puzzle, {}) == ("SAT", "planted")
+        paths, _ = flow.trace_paths(puzzle, solution)
+        assert min(map(len, paths)) >= 3
+        for encoding in ENCODINGS:
+            formula = flow.encode(puzzle, encoding)
+            assert satisfies(formula, flow.assignment(puzzle, encoding, solution)), encoding
+        model = solve(flow.encode(puzzle, "acyclic"))
+        assert flow.check(puzzle, flow.decode(puzzle, "acyclic", model)) == []
+
+
+def test_planted_colour_count_and_determinism():
+    params = {"width": 9, "height": 9, "colors": 7, "min_path": 3}
+    a, b = flow.generate(params, Rng(3)), flow.generate(params, Rng(3))
+    assert a.num_colors == 7
+    assert flow.puzzle_to_text(a) == flow.puzzle_to_text(b)
+    ranged = flow.generate({"width": 8, "height": 8, "min_colors": 9, "max_colors": 11,
+                            "min_path": 3}, Rng(1))
+    assert 9 <= ranged.num_colors <= 11
+
+
+def test_unique_grids_are_unique():
+    puzzle = flow.generate({"width": 6, "height": 6, "unique": True, "no_2x2": True,
+                            "min_path": 3}, Rng(2))
+    assert not flow.has_one_colour_2x2(puzzle.planted.colors)
+    acyclic = flow.encode(puzzle, "acyclic")
+    assert solve(acyclic, [block_colouring(puzzle, puzzle.planted)]) is None
+    # is_unique (zucker + lazy cycle blocking) agrees with acyclic
+    verdicts = []
+    for seed in range(4):
+        grid = flow.generate({"width": 8, "height": 8}, Rng(seed))
+        other = solve(flow.encode(grid, "acyclic"), [block_colouring(grid, grid.planted)])
+        verdicts.append(flow.is_unique(grid))
+        assert verdicts[-1] == (other is None), seed
+
+
+def test_golden_instance_bytes():
+    inst = build("flow", {"width": 7, "height": 7, "colors": 8}, "acyclic", seed=1)
+    data = dimacs_bytes(inst.formula, inst.header())
+    assert hashlib.sha256(data).hexdigest() == GOLDEN_SHA256, flow.render(inst.puzzle)
+
+
+GOLDEN_SHA256 = "b4af0475533d80640dde6402453e22bad8ac75fd2619cfccb6d5732b9dbb4ec1"
+
+
+# -- formats ------------------------------------------------------------------------------------
+def test_text_and_json_round_trips():
+    puzzle = level("regular_5x5_01")
+    assert flow.puzzle_to_text(puzzle) == fixture_path(
+        "flow-zucker", "puzzles", "regular_5x5_01.txt").read_text()
+    again = flow.puzzle_from_json(flow.puzzle_to_json(puzzle))
+    assert flow.puzzle_to_text(again) == flow.puzzle_to_text(puzzle)
+    planted = flow.generate({"width": 6, "height": 4}, Rng(0))
+    solution = flow.solution_from_json(flow.solution_to_json(planted.planted))
+    assert flow.check(planted, solution) == []
+    assert "<svg" in flow.render_svg(planted, solution)
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_cli_generates(puzzlesat, tmp_path):
+    out = tmp_path / "f.cnf.xz"
+    result = puzzlesat("generate", "flow", "--width", 9, "--height", 9, "--colors", 7, "--seed",
+                       3, "--encoding", "acyclic", "-o", out)
+    assert result.code == 0, result.err
+    assert "expected SAT (planted)" in result.err
+    level_file = fixture_path("flow-zucker", "puzzles", "regular_5x5_01.txt")
+    result = puzzlesat("generate", "flow", "--puzzle", level_file, "--encoding", "zucker", "-o",
+                       tmp_path / "f.cnf")
+    assert result.code == 0, result.err
+    assert "184 variables, 2031 clauses, expected UNKNOWN (none)" in result.err
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("AB.\n.BA\n..A\n", "appears 3 times"),
+    ("A#A\n...\n", "unknown character '#'"),
+    ("A..\n..\nA..\n", "ragged rows: row 2 has 2 cells"),
+    ("...\n...\n", "no endpoints"),
+])
+def test_cli_rejects_bad_levels(puzzlesat, tmp_path, text, fragment):
+    path = tmp_path / "level.txt"
+    path.write_text(text)
+    result = puzzlesat("generate", "flow", "--puzzle", path, "-o", tmp_path / "f.cnf")
+    assert_one_line_error(result, "level.txt", fragment)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--width", 3, "--height", 3, "--colors", 4), "need 12 cells"),
+    (("--width", 0, "--height", 3), "at least 1"),
+    (("--width", 3), "give --width and --height"),
+    (("--width", 3, "--height", 3, "--colors", 1), "no 3x3 grid"),
+])
+def test_cli_rejects_impossible_sizes(puzzlesat, tmp_path, args, fragment):
+    result = puzzlesat("generate", "flow", *args, "-o", tmp_path / "f.cnf")
+    assert_one_line_error(result, fragment)
