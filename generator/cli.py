@@ -108,28 +108,44 @@ def _default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _executor_options(command):
+    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/executors.py)."""
+    command = click.option("--scheduler", default=None, metavar="ADDR",
+                           help="Dask scheduler address (tcp://host:8786) [default: a "
+                                "LocalCluster of -j workers].")(command)
+    return click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+                        show_default=True, help="Where per-instance work runs (never changes "
+                                                "results).")(command)
+
+
 @cli.command()
 @click.argument("spec", metavar="SPEC.toml")
 @click.option("-o", "--output", required=True, metavar="DIR", help="Folder to publish into.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances built in parallel (never changes bytes).")
-def publish(spec, output, jobs):
+@_executor_options
+def publish(spec, output, jobs, executor, scheduler):
     """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation."""
+    from generator.executors import make_executor
     from generator.suite import publish_suite
 
-    click.echo(publish_suite(spec, output, jobs=jobs, progress=True).summary())
+    with make_executor(executor, scheduler, jobs) as pool:
+        click.echo(publish_suite(spec, output, jobs, pool, progress=True).summary())
 
 
 @cli.command()
 @click.argument("directory", metavar="DIR")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances regenerated in parallel.")
-def verify(directory, jobs):
+@_executor_options
+def verify(directory, jobs, executor, scheduler):
     """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
     difference."""
+    from generator.executors import make_executor
     from generator.suite import verify_suite
 
-    result = verify_suite(directory, jobs=jobs)
+    with make_executor(executor, scheduler, jobs) as pool:
+        result = verify_suite(directory, jobs, pool)
     for line in result.differences:
         click.echo(line)
     click.echo(result.summary())
@@ -187,11 +203,17 @@ def validate_command(instance, output, proof, as_json):
 @_SOLVER
 @_TIME_LIMIT
 @click.option("--proof", is_flag=True, help="Also write RESULTS_DIR/<file>.drat proofs.")
-def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof):
+@_executor_options
+def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof, executor,
+                        scheduler):
     """Run the reference solver on every instance of a suite: RESULTS_DIR/<file>.out."""
+    from generator.executors import make_executor
     from validate.runner import solve_suite
 
-    counts = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof)
+    # local: -j threads, each waiting on its solver's child process
+    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+        counts = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof,
+                             executor=pool)
     click.echo(", ".join(f"{n} {status}" for status, n in counts.items()))
 
 
@@ -200,17 +222,79 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof)
 @click.argument("results_dir", metavar="RESULTS_DIR")
 @click.option("-o", "--output", default=None, metavar="TABLE.csv|.json",
               help="Write the table of verdicts and times.")
-def validate_suite_command(suite_dir, results_dir, output):
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Outputs validated in parallel.")
+@_executor_options
+def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
     """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
     WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
+    from generator.executors import make_executor
     from validate.report import suite_exit_code, summary, validate_suite
 
-    verdicts = validate_suite(suite_dir, results_dir, output)
+    with make_executor(executor, scheduler, jobs) as pool:
+        verdicts = validate_suite(suite_dir, results_dir, output, executor=pool)
     for verdict in verdicts:
         if verdict.failed:
             click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")
     click.echo(summary(verdicts))
     raise click.exceptions.Exit(suite_exit_code(verdicts))
+
+
+@cli.command()
+@click.argument("directory", metavar="DIR")
+@click.option("--solvers", default=",".join(("minisat22", "cadical195", "kissat404")),
+              show_default=True, help="Comma-separated python-sat solvers.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Solver runs in parallel (timings are fairer with 1).")
+@click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
+@_executor_options
+def calibrate(directory, solvers, time_limit, jobs, no_plot, executor, scheduler):
+    """Run reference solvers on every instance of a published suite, validate the answers and
+    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
+    from generator.executors import make_executor
+    from validate.calibrate import calibrate_suite
+
+    names = [s.strip() for s in solvers.split(",") if s.strip()]
+    # local: -j threads, each waiting on its solver's child process
+    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+        result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot)
+    click.echo(result.summary())
+
+
+@cli.command()
+@click.argument("directory", metavar="DIR")
+@click.option("-o", "--output", default=None, metavar="FOLDER",
+              help="Bundle folder; FOLDER.tar.xz beside it [default: DIR-submission].")
+@click.option("--reference", default="cadical195", show_default=True,
+              help="The team's solver: must solve every instance within --time-limit.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=3600.0,
+              show_default=True, metavar="SECONDS")
+@click.option("--minisat", default="minisat22", show_default=True,
+              help="The baseline solver of the 'not solved within a minute' rule.")
+@click.option("--minisat-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, metavar="SECONDS")
+@click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Instances a submission must have.")
+@click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Instances MiniSat must not solve within --minisat-limit.")
+def submission(directory, output, reference, time_limit, minisat, minisat_limit, count,
+               min_hard):
+    """Check the SAT Competition 'bring your own benchmarks' rules on a calibrated suite and
+    build the bundle; exit 1 naming each broken rule."""
+    from validate.submission import Rules, build_bundle, check_submission
+
+    rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
+    check = check_submission(directory, rules)
+    for line in (c.line() for c in check.instances):
+        click.echo(line)
+    if check.failures:
+        for line in check.failures:
+            click.echo(line)
+        raise click.exceptions.Exit(1)
+    target = output or str(directory).rstrip("/") + "-submission"
+    click.echo(f"rules hold: wrote {build_bundle(directory, target, check)}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -75,6 +75,10 @@ SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compress
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
 SPEC_FILE = "suite.toml"
+#: written by ``puzzlesat calibrate``: measurements, not regenerable, so publish and verify take
+#: them as inputs (like suite.toml): listed in SHA256SUMS and summarised in manifest.json
+CALIBRATION_FILE = "calibration.csv"
+CALIBRATION_PLOTS = "calibration-*"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -491,7 +495,12 @@ def _publish(spec: Spec, out: Path, executor: Executor | None, progress: bool) -
             rows[index] = manifest_row(spec, task, result, data)
             bar.update()
     rows_done = [r for r in rows if r is not None]
-    files = suite_files(spec, rows_done)
+    calibration = calibration_files(out)
+    if built and calibration:  # instances changed: their measurements no longer apply
+        for rel in calibration:
+            (out / rel).unlink()
+        calibration = {}
+    files = suite_files(spec, rows_done, calibration)
     _remove_stale(out, spec)
     for rel, data in files.items():
         atomic_write(out / rel, data)
@@ -544,18 +553,32 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
     }
 
 
-def suite_files(spec: Spec, rows: list[dict]) -> dict[str, bytes]:
-    """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last."""
+def calibration_files(out: Path) -> dict[str, bytes]:
+    """The calibration table and plots present in a published folder, by relative path."""
+    paths = sorted({out / CALIBRATION_FILE, *out.glob(CALIBRATION_PLOTS)})
+    return {p.name: p.read_bytes() for p in paths if p.is_file()}
+
+
+def suite_files(spec: Spec, rows: list[dict],
+                calibration: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last.
+    ``calibration`` (from :func:`calibration_files`) is summarised in manifest.json and listed
+    in SHA256SUMS."""
     from generator import describe
 
+    calibration = calibration or {}
+    manifest = manifest_json(spec, rows)
+    if CALIBRATION_FILE in calibration:
+        manifest["calibration"] = list(csv.DictReader(
+            io.StringIO(calibration[CALIBRATION_FILE].decode("utf-8"))))
     files = {
         SPEC_FILE: spec.text,
         "manifest.csv": manifest_csv(rows),
-        "manifest.json": (json.dumps(manifest_json(spec, rows), indent=1, sort_keys=False)
-                          + "\n").encode(),
+        "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
         "description.md": describe.markdown(spec, rows).encode(),
         "description.tex": describe.latex(spec, rows).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
+        **calibration,
     }
     sums = {row["file"]: row["sha256"] for row in rows}
     sums.update({row["witness"]: row["witness-sha256"] for row in rows if row["witness"]})
@@ -637,7 +660,7 @@ def _verify(spec: Spec, out: Path, executor: Executor | None) -> Verified:
         found[index] = (compare_instance(out, task.file, result)
                         + compare_file(out, task.witness_file, result.witness))
     differences = [line for lines in found for line in lines]
-    files = suite_files(spec, rows)
+    files = suite_files(spec, rows, calibration_files(out))
     for rel, data in files.items():
         differences += compare_file(out, rel, data)
     wanted = {t.file for t in spec.tasks} | {r["witness"] for r in rows if r["witness"]}

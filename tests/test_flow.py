@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from generator.dimacs import dimacs_bytes
+from generator.dimacs import dimacs_bytes, read_dimacs
 from generator.families import flow
 from generator.instance import build, model_array
 from generator.seeds import Rng
@@ -316,3 +316,21 @@ def test_cli_rejects_bad_levels(puzzlesat, tmp_path, text, fragment):
 def test_cli_rejects_impossible_sizes(puzzlesat, tmp_path, args, fragment):
     result = puzzlesat("generate", "flow", *args, "-o", tmp_path / "f.cnf")
     assert_one_line_error(result, fragment)
+
+
+def test_unsolvable_cross_is_labelled_unsat_only_with_a_checked_proof(puzzlesat, tmp_path):
+    level = fixture_path("flow-zucker", "puzzles", "unsolvable_cross.txt")
+    plain = build("flow", {"puzzle": str(level)}, "zucker")
+    assert (plain.expected, plain.expected_from) == ("UNKNOWN", "none")
+    out = tmp_path / "cross.cnf"
+    result = puzzlesat("generate", "flow", "--puzzle", level, "--certify", "-o", out)
+    assert result.code == 0, result.err
+    header = read_dimacs(out).header
+    assert (header["expected"], header["expected-from"]) == ("UNSAT", "certified:cadical195+dratify")
+
+
+def test_certify_refuses_a_solvable_level(puzzlesat, tmp_path):
+    level = fixture_path("flow-zucker", "puzzles", "regular_5x5_01.txt")
+    result = puzzlesat("generate", "flow", "--puzzle", level, "--certify", "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result)
+    assert not (tmp_path / "x.cnf").exists()

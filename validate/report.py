@@ -228,36 +228,45 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
 
 # -- suites ---------------------------------------------------------------------------------
 def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
-                   progress: bool = True) -> list[Verdict]:
+                   progress: bool = True, executor=None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from ``manifest.csv`` when it has one, else from the instance
     header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
-    MALFORMED (the batch goes on)."""
+    MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
+    work; the verdicts come back in instance order whichever runs them."""
     from tqdm import tqdm
+
+    from generator.suite import run_tasks
 
     if table is not None:
         _table_format(table)  # fail before the work, not after
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
     expected = manifest_results(suite_dir)
-    verdicts = []
-    for instance in tqdm(suite_instances(suite_dir), unit="instance", desc="validating",
-                         disable=not progress):
-        out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
-        if not out.exists():
-            verdict = Verdict("UNKNOWN", f"no output file {out.name}")
-        else:
-            try:
-                verdict = validate_files(instance, out, drat if drat.exists() else None,
-                                         expected.get(instance.name))
-            except UserError as exc:
-                verdict = Verdict("MALFORMED", str(exc))
-        verdict.instance, verdict.output = instance.name, str(out)
-        verdicts.append(verdict)
+    instances = suite_instances(suite_dir)
+    calls = [(instance, Path(results_dir), expected.get(instance.name)) for instance in instances]
+    verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
+    for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
+                               unit="instance", desc="validating", disable=not progress):
+        verdicts[index] = verdict
     if table is not None:
         write_table(verdicts, table)
     return verdicts
+
+
+def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
+    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance."""
+    out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
+    if not out.exists():
+        verdict = Verdict("UNKNOWN", f"no output file {out.name}")
+    else:
+        try:
+            verdict = validate_files(instance, out, drat if drat.exists() else None, expected)
+        except UserError as exc:
+            verdict = Verdict("MALFORMED", str(exc))
+    verdict.instance, verdict.output = instance.name, str(out)
+    return verdict
 
 
 TABLE_COLUMNS = ("instance", "name", "expected", "claimed", "verdict", "puzzle", "time",

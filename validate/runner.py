@@ -21,6 +21,7 @@ v -1 2 0
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import multiprocessing
 import os
@@ -117,15 +118,17 @@ def _solve(source, solver: str, want_proof: bool):
     return ("SAT" if answer else "UNSAT"), model, proof, None
 
 
-def _child(conn, source, solver, want_proof):
-    conn.send(_solve(source, solver, want_proof))
+def _child(conn, solve, source, solver, want_proof):
+    conn.send(solve(source, solver, want_proof))
     conn.close()
 
 
 def run_solver(source, solver: str = "cadical195", time_limit: float | None = None,
-               proof: bool = False) -> SolveResult:
+               proof: bool = False, solve=_solve) -> SolveResult:
     """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
-    python-sat solver. Past ``time_limit`` seconds the child is killed: status UNKNOWN."""
+    python-sat solver. Past ``time_limit`` seconds the child is killed: status UNKNOWN.
+    ``solve`` (a picklable function with :func:`_solve`'s signature and result) replaces the
+    solver call, e.g. by one that hangs or crashes, to test the limits."""
     solver = solver_name(solver)
     if proof and solver not in PROOF_SOLVERS:
         raise UserError(f"solver {solver} cannot write proofs in python-sat "
@@ -134,19 +137,20 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
         raise UserError(f"--time-limit must be positive, got {time_limit}")
     start = time.perf_counter()
     if time_limit is None:
-        status, model, lines, error = _solve(source, solver, proof)
+        status, model, lines, error = solve(source, solver, proof)
         notes = []
     else:
-        status, model, lines, error, notes = _solve_in_child(source, solver, proof, time_limit)
+        status, model, lines, error, notes = _solve_in_child(solve, source, solver, proof,
+                                                             time_limit)
     if error:
         raise UserError(error)
     return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
 
 
-def _solve_in_child(source, solver, proof, time_limit):
+def _solve_in_child(solve, source, solver, proof, time_limit):
     ctx = multiprocessing.get_context("forkserver")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, source, solver, proof), daemon=True)
+    child = ctx.Process(target=_child, args=(send, solve, source, solver, proof), daemon=True)
     child.start()
     send.close()
     try:
@@ -203,13 +207,26 @@ def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".
     return Path(results_dir) / (instance.name + suffix)
 
 
+def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool,
+              solve=_solve) -> SolveResult:
+    """One instance of a suite run, always in a killable child; a damaged instance gives
+    UNKNOWN with the error as a note, so the run goes on."""
+    try:
+        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof, solve)
+    except UserError as exc:
+        return SolveResult("UNKNOWN", solver, 0.0, notes=[f"error: {exc}"])
+
+
 def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195",
                 time_limit: float | None = None, proof: bool = False,
-                progress: bool = True) -> dict[str, int]:
+                progress: bool = True, executor=None) -> dict[str, int]:
     """Run the reference solver on every instance of a suite, writing
     ``RESULTS_DIR/<file>.out`` (with a ``c time:`` line) and ``<file>.drat`` when asked.
-    Returns the count of each status."""
+    Returns the count of each status. ``executor`` (any concurrent.futures Executor, e.g.
+    Dask's) runs the solves; by default ``jobs`` threads, each waiting on a child process."""
     from tqdm import tqdm
+
+    from generator.suite import run_tasks
 
     instances = suite_instances(suite_dir)
     solver = solver_name(solver)
@@ -217,27 +234,24 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
         raise UserError(f"-j must be at least 1, got {jobs}")
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
-    def one(instance: Path) -> str:
-        # always in a child: the GIL would otherwise serialise the -j threads
-        try:
-            result = run_solver(instance, solver, time_limit or _NO_LIMIT, proof)
-        except UserError as exc:  # a damaged instance: record it and go on with the rest
-            result = SolveResult("UNKNOWN", solver, 0.0, notes=[f"error: {exc}"])
-        atomic_write(output_path(results_dir, instance), result.text(seconds=True).encode())
-        if proof:
-            write_proof(output_path(results_dir, instance, ".drat"), result.proof)
-        return result.status
-
     counts = dict.fromkeys(EXIT_CODES, 0)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for status in tqdm(pool.map(one, instances), total=len(instances), unit="instance",
-                           desc="solving", disable=not progress):
-            counts[status] += 1
+    calls = [(instance, solver, time_limit, proof) for instance in instances]
+    with contextlib.ExitStack() as stack:
+        if executor is None:
+            executor = stack.enter_context(ThreadPoolExecutor(max_workers=jobs))
+        for index, result in tqdm(run_tasks(solve_one, calls, executor), total=len(calls),
+                                  unit="instance", desc="solving", disable=not progress):
+            instance = instances[index]
+            atomic_write(output_path(results_dir, instance), result.text(seconds=True).encode())
+            if proof:
+                write_proof(output_path(results_dir, instance, ".drat"), result.proof)
+            counts[result.status] += 1
     return counts
 
 
-#: "no time limit" for children (a year): still a child process, still killable
-_NO_LIMIT = 365 * 24 * 3600.0
+#: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
+#: process, still killable
+_NO_LIMIT = 20 * 24 * 3600.0
 
 
 def solve_instance(instance, solver: str = "cadical195", time_limit: float | None = None,

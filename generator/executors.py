@@ -1,0 +1,80 @@
+"""Executors for ``--executor local|dask --scheduler ADDR -j N``.
+
+Suite commands (publish, verify, calibrate, solve-suite, validate-suite) hand their pure,
+picklable per-instance calls to any :class:`concurrent.futures.Executor` and write the results
+themselves in spec order, so the executor changes speed, never bytes.
+
+* ``local``: a process pool of N workers on this machine (none at all for ``-j 1``).
+* ``dask``: a Dask distributed cluster. With ``--scheduler ADDR`` (``tcp://host:8786``) the
+  calls go to a running scheduler (``dask scheduler``; workers ``dask worker ADDR``, or
+  ``dask-jobqueue`` on SLURM); without it a LocalCluster of N single-threaded workers is
+  started here. Dask is an optional extra (``pip install puzzlesat[dask]``), imported only
+  when asked for.
+
+Dask worker processes are daemonic by default and a daemonic process cannot start children,
+but the reference runner kills solvers past their time limit by running them in a child. The
+LocalCluster started here therefore turns ``distributed.worker.daemon`` off; start external
+workers with ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for ``calibrate``/``solve-suite``.
+
+>>> with make_executor("local", None, 1) as executor:
+...     print(executor)
+None
+"""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import Executor
+from typing import Iterator
+
+from generator.errors import UserError
+
+EXECUTORS = ("local", "dask")
+
+
+@contextlib.contextmanager
+def make_executor(kind: str, scheduler: str | None, jobs: int,
+                  processes: bool = True) -> Iterator[Executor | None]:
+    """The executor named by the CLI options, shut down on exit. None means "in this process"
+    (``local`` with one job). ``processes=False`` gives a LocalCluster of threads (tests)."""
+    if kind not in EXECUTORS:
+        raise UserError(f"--executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
+    if jobs < 1:
+        raise UserError(f"-j must be at least 1, got {jobs}")
+    if kind == "local":
+        if scheduler is not None:
+            raise UserError("--scheduler needs --executor dask")
+        from generator.suite import local_executor
+
+        executor = local_executor(jobs)
+        try:
+            yield executor
+        finally:
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
+        return
+    with _dask_client(scheduler, jobs, processes) as client:
+        yield client.get_executor()
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: str | None, jobs: int, processes: bool):
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UserError("--executor dask needs Dask distributed: pip install "
+                        "'puzzlesat[dask]' (or 'dask[distributed]')") from None
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as exc:
+            raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        with client:
+            yield client
+        return
+    with dask.config.set({"distributed.worker.daemon": False}):
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=processes,
+                               dashboard_address=":0")  # any free port: never clash
+    with cluster, Client(cluster) as client:
+        yield client

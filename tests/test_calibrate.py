@@ -1,0 +1,175 @@
+"""puzzlesat calibrate: reference solvers on a published suite, answers validated, results
+recorded in the suite (calibration.csv, plots, manifest.json, SHA256SUMS) so that verify still
+passes; time limits and crashing solvers do not stop the run."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import sys
+import time
+
+import pytest
+
+from generator.suite import publish_suite, verify_suite
+from tests.conftest import assert_one_line_error
+from validate.calibrate import calibrate_suite, plot_calibration, read_calibration
+from validate.runner import _solve
+
+#: three quick instances: a sliding SAT/UNSAT pair (trace truncation k = 8, budgets 8 and 6)
+#: and a planted Flow Free grid
+TINY = b"""
+[suite]
+name = "tiny"
+author = "T. Tester"
+version = "1"
+seed = 3
+
+[[group]]
+family = "sliding"
+params = { korf = 50 }
+zip = { k = [8, 8], budget = [8, 6] }
+
+[[group]]
+family = "flow"
+encoding = "acyclic"
+params = { width = 5, height = 5 }
+"""
+
+
+def publish_tiny(folder):
+    """Publish TINY into ``folder``/suite (in this process); returns the suite folder."""
+    spec = folder / "tiny.toml"
+    spec.write_bytes(TINY)
+    publish_suite(spec, folder / "suite")
+    return folder / "suite"
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    suite = publish_tiny(tmp_path_factory.mktemp("cal"))
+    result = calibrate_suite(suite, ["minisat22", "cadical195"], time_limit=20)
+    return suite, result
+
+
+def test_every_instance_and_solver_is_run_and_validated(calibrated):
+    suite, result = calibrated
+    rows = read_calibration(suite)
+    assert [(r["name"], r["solver"]) for r in rows] == [
+        (name, solver) for name in ("sliding-korf50-k8-b8-rotated",
+                                    "sliding-korf50-k8-b6-rotated")
+        for solver in ("minisat22", "cadical195")] + [
+        (rows[4]["name"], "minisat22"), (rows[4]["name"], "cadical195")]
+    assert rows[4]["name"].startswith("flow-5x5")
+    assert [r["verdict"] for r in rows] == ["VERIFIED-SAT"] * 2 + ["UNSAT-UNCHECKED"] * 2 \
+        + ["VERIFIED-SAT"] * 2
+    assert [r["status"] for r in rows] == ["SAT", "SAT", "UNSAT", "UNSAT", "SAT", "SAT"]
+    assert {r["hardness-param"] for r in rows} == {"k", "width"}
+    assert [r["hardness"] for r in rows] == ["8", "8", "8", "8", "5", "5"]
+    assert all(0 < r["seconds"] < 20 and r["time-limit"] == 20 for r in rows)
+    assert "minisat22: 3/3 solved within 20 s" in result.summary()
+
+
+def test_manifest_and_checksums_record_the_calibration_and_verify_passes(calibrated):
+    suite, _ = calibrated
+    manifest = json.loads((suite / "manifest.json").read_text())
+    assert [r["verdict"] for r in manifest["calibration"]] == \
+        [r["verdict"] for r in read_calibration(suite)]
+    sums = dict(line.split("  ")[::-1] for line in (suite / "SHA256SUMS").read_text().splitlines())
+    for name in ["calibration.csv", "manifest.json"] + [p.name for p in suite.glob("calibration-*")]:
+        assert sums[name] == hashlib.sha256((suite / name).read_bytes()).hexdigest(), name
+    assert verify_suite(suite).differences == []
+
+
+def test_verify_reports_a_tampered_calibration(calibrated, tmp_path):
+    suite, _ = calibrated
+    copy = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(suite, copy)
+    text = (copy / "calibration.csv").read_text()
+    (copy / "calibration.csv").write_text(text.replace("VERIFIED-SAT", "UNKNOWN", 1))
+    differences = verify_suite(copy).differences
+    assert any(d.startswith("manifest.json: line") for d in differences), differences
+    assert any(d.startswith("SHA256SUMS: line") for d in differences), differences
+
+
+def test_republishing_changed_instances_drops_their_calibration(calibrated, tmp_path):
+    suite, _ = calibrated
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(suite, copy)
+    spec = tmp_path / "changed.toml"
+    spec.write_bytes(TINY.replace(b"seed = 3", b"seed = 4"))  # a new flow grid
+    publish_suite(spec, copy)
+    assert not (copy / "calibration.csv").exists()
+    assert not list(copy.glob("calibration-*"))
+    assert "calibration" not in json.loads((copy / "manifest.json").read_text())
+    assert verify_suite(copy).differences == []
+
+
+def test_plots_are_drawn_per_family(calibrated):
+    pytest.importorskip("matplotlib")
+    suite, _ = calibrated
+    for family in ("sliding", "flow"):
+        assert (suite / f"calibration-{family}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (suite / f"calibration-{family}.svg").read_bytes()
+
+
+def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path, monkeypatch):
+    suite, _ = calibrated
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    written, note = plot_calibration(tmp_path, read_calibration(suite))
+    assert written == [] and "matplotlib is not installed" in note
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- time limits and crashes: fake solvers run in the runner's child process ----------------
+def misbehave(source, solver, want_proof):
+    """The real solver, except: hang on the UNSAT sliding instance, crash on the flow one."""
+    if "k8-b6" in str(source):
+        time.sleep(120)
+    if "flow-" in str(source):
+        os._exit(3)
+    return _solve(source, solver, want_proof)
+
+
+def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path):
+    suite = publish_tiny(tmp_path)
+    start = time.perf_counter()
+    calibrate_suite(suite, ["cadical195"], time_limit=1.5, solve=misbehave, plot=False)
+    elapsed = time.perf_counter() - start
+    rows = read_calibration(suite)
+    assert [(r["status"], r["verdict"]) for r in rows] == [
+        ("SAT", "VERIFIED-SAT"), ("UNKNOWN", "UNKNOWN"), ("UNKNOWN", "UNKNOWN")]
+    assert rows[1]["reason"] == "time limit of 1.5 s reached"
+    assert rows[2]["reason"] == "solver process died (exit code 3)"
+    assert elapsed < 60  # the hanging child was killed, not waited for
+    assert verify_suite(suite).differences == []
+
+
+def test_cli_calibrate_prints_a_summary(calibrated, puzzlesat, tmp_path):
+    suite = publish_tiny(tmp_path)
+    result = puzzlesat("calibrate", suite, "--solvers", "cadical195", "--time-limit", "20",
+                       "--no-plot")
+    assert result.code == 0, result.err
+    assert "cadical195: 3/3 solved within 20.0 s; 1 UNSAT-UNCHECKED, 2 VERIFIED-SAT" in result.out
+    with open(suite / "calibration.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 3
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--solvers", "nosuch"], ["unknown solver 'nosuch'"]),
+    (["--solvers", ","], ["--solvers is empty"]),
+    (["--time-limit", "0"], ["--time-limit"]),
+])
+def test_cli_calibrate_bad_options(calibrated, puzzlesat, args, fragments):
+    suite, _ = calibrated
+    assert_one_line_error(puzzlesat("calibrate", suite, *args), *fragments)
+
+
+def test_cli_calibrate_refuses_a_folder_that_is_not_a_suite(puzzlesat, tmp_path):
+    assert_one_line_error(puzzlesat("calibrate", tmp_path), "not a published suite")

@@ -1,0 +1,93 @@
+"""Scale-out on Dask: a LocalCluster of 2 workers gives the same published bytes as the local
+process pool, and the same verdicts for calibrate and validate-suite."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.errors import UserError
+from generator.executors import make_executor
+from generator.suite import publish_suite, verify_suite
+from tests.test_calibrate import TINY
+from validate.calibrate import calibrate_suite, read_calibration
+from validate.report import validate_suite
+from validate.runner import solve_suite
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def dask_pool():
+    # threads, not processes: starts in a second and needs no importable test module
+    with make_executor("dask", None, 2, processes=False) as executor:
+        yield executor
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory, dask_pool):
+    """TINY published by a 2-process local pool and by the Dask cluster."""
+    folder = tmp_path_factory.mktemp("dask")
+    spec = folder / "tiny.toml"
+    spec.write_bytes(TINY)
+    with make_executor("local", None, 2) as local:
+        publish_suite(spec, folder / "local", 2, local)
+    publish_suite(spec, folder / "dask", 2, dask_pool)
+    return folder / "local", folder / "dask"
+
+
+def _files(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_publish_gives_the_same_bytes(both):
+    local, dask = both
+    assert len(_files(local)) == 3 + 2 + 7  # instances, witnesses, suite files
+    assert _files(local) == _files(dask)
+
+
+def test_verify_on_dask_passes(both, dask_pool):
+    assert verify_suite(both[1], executor=dask_pool).differences == []
+
+
+def test_calibrate_gives_the_same_verdicts(both, dask_pool):
+    local, dask = both
+    calibrate_suite(local, ["cadical195"], 20, jobs=2, plot=False)
+    calibrate_suite(dask, ["cadical195"], 20, executor=dask_pool, plot=False)
+    columns = ("hash", "name", "solver", "status", "verdict", "reason")
+    rows = [[tuple(r[c] for c in columns) for r in read_calibration(f)] for f in both]
+    assert rows[0] == rows[1]
+    assert [r[4] for r in rows[0]] == ["VERIFIED-SAT", "UNSAT-UNCHECKED", "VERIFIED-SAT"]
+
+
+def test_solve_and_validate_suite_give_the_same_verdicts(both, dask_pool, tmp_path):
+    local, _ = both
+    solve_suite(local, tmp_path / "threads", jobs=2, progress=False)
+    solve_suite(local, tmp_path / "dask", progress=False, executor=dask_pool)
+    here = validate_suite(local, tmp_path / "threads", progress=False)
+    there = validate_suite(local, tmp_path / "dask", progress=False, executor=dask_pool)
+    assert [(v.instance, v.verdict, v.reason) for v in here] == \
+        [(v.instance, v.verdict, v.reason) for v in there]
+    # instances in file-name order: flow-5x5, sliding b6 (UNSAT), sliding b8
+    assert [v.verdict for v in here] == ["VERIFIED-SAT", "UNSAT-UNCHECKED", "VERIFIED-SAT"]
+
+
+def test_cli_publish_on_a_dask_local_cluster_of_processes(both, puzzlesat, tmp_path):
+    spec = both[0].parent / "tiny.toml"
+    for executor, folder in (("dask", "d"), ("local", "l")):
+        result = puzzlesat("publish", spec, "-o", tmp_path / folder, "--executor", executor,
+                           "-j", "2")
+        assert result.code == 0, result.err
+    assert _files(tmp_path / "d") == _files(tmp_path / "l")
+    assert puzzlesat("verify", tmp_path / "d", "--executor", "dask", "-j", "1").code == 0
+
+
+@pytest.mark.parametrize("kind, scheduler, jobs, message", [
+    ("local", "tcp://127.0.0.1:1", 2, "--scheduler needs --executor dask"),
+    ("ray", None, 2, "--executor must be one of local, dask"),
+    ("local", None, 0, "-j must be at least 1"),
+])
+def test_bad_executor_options(kind, scheduler, jobs, message):
+    with pytest.raises(UserError, match=message):
+        with make_executor(kind, scheduler, jobs):
+            pass

@@ -1,0 +1,239 @@
+"""Hardness calibration of a published suite: reference solvers on every instance, each answer
+validated, times and verdicts recorded with the suite.
+
+``puzzlesat calibrate DIR`` runs every solver (default MiniSat 2.2, CaDiCaL 1.9.5, Kissat
+4.0.4 from python-sat) on every instance of the manifest, each in a child process killed at
+the time limit (:func:`validate.runner.run_solver`): past the limit the status is UNKNOWN and
+the run goes on, as it does when a solver process crashes. Each answer is judged by the
+validator (:func:`validate.report.judge`: a model must satisfy every clause, an UNSAT answer
+must not contradict a known result). The calls are pure and go to any
+:class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
+order, so the verdicts never depend on the executor (the seconds do, of course).
+
+What is written into the suite folder:
+
+* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`.
+* ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
+  (k, centre colours, grid width), one series per solver, when matplotlib is installed.
+* ``manifest.json`` gains a ``calibration`` section (the table's rows) and ``SHA256SUMS``
+  lists the new files. ``puzzlesat verify`` treats these files as inputs, like suite.toml:
+  measurements cannot be regenerated, but the manifest and checksums derived from them can,
+  so a calibrated suite still verifies, and a tampered table is reported.
+
+The SAT Competition "bring your own benchmarks" rules need MiniSat's time up to 60 s and the
+team solver's up to an hour; the real calibration is a long run by hand (see
+``suites/sc2027-puzzles.toml``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.dimacs import atomic_write, read_dimacs
+from generator.errors import UserError
+from generator.families import get_family
+from generator.suite import (
+    CALIBRATION_FILE, SPEC_FILE, calibration_files, parse_spec, run_tasks, suite_files,
+)
+from validate.output import MalformedOutput, parse_output
+from validate.report import judge
+from validate.runner import _solve, run_solver, solver_name
+
+DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
+COLUMNS = ("hash", "name", "file", "family", "hardness-param", "hardness", "expected",
+           "solver", "time-limit", "status", "seconds", "verdict", "reason")
+
+
+@dataclass
+class Calibration:
+    """The outcome of :func:`calibrate_suite`: the table's rows and what was written."""
+
+    directory: Path
+    rows: list[dict]
+    written: list[str]
+    notes: list[str]
+
+    def summary(self) -> str:
+        lines = []
+        for solver in dict.fromkeys(r["solver"] for r in self.rows):
+            mine = [r for r in self.rows if r["solver"] == solver]
+            solved = [r for r in mine if r["status"] in ("SAT", "UNSAT")]
+            verdicts: dict[str, int] = {}
+            for row in mine:
+                verdicts[row["verdict"]] = verdicts.get(row["verdict"], 0) + 1
+            lines.append(f"{solver}: {len(solved)}/{len(mine)} solved within "
+                         f"{mine[0]['time-limit']} s; "
+                         + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
+        return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
+
+
+def calibrate_one(path: str, solver: str, time_limit: float, expected: str | None,
+                  solve=_solve) -> dict:
+    """Worker: solve one instance in a killable child and judge the answer. Never raises for a
+    solver's failure (timeout, crash, wrong answer): the row records it."""
+    result = run_solver(path, solver, time_limit, solve=solve)
+    try:
+        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None, expected)
+        name, reason = verdict.verdict, verdict.reason
+    except MalformedOutput as exc:
+        name, reason = "MALFORMED", str(exc)
+    if result.status == "UNKNOWN":
+        reason = "; ".join(result.notes) or reason
+    return {"status": result.status, "seconds": round(result.seconds, 3), "verdict": name,
+            "reason": reason}
+
+
+def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
+                    time_limit: float = 60.0, jobs: int = 1, executor=None, solve=_solve,
+                    plot: bool = True) -> Calibration:
+    """Run ``solvers`` on every instance of the published suite ``directory`` and record the
+    results there (see the module docstring). ``solve`` replaces the solver call (tests)."""
+    out = Path(directory)
+    spec, instances = _read_suite(out)
+    solvers = [solver_name(s) for s in solvers]
+    if not solvers:
+        raise UserError("--solvers is empty: name at least one solver")
+    if time_limit <= 0:
+        raise UserError(f"--time-limit must be positive, got {time_limit}")
+    missing = [r["file"] for r in instances if not (out / r["file"]).is_file()]
+    if missing:
+        raise UserError(f"{out}: instance file {missing[0]} is missing (run puzzlesat verify)")
+    calls = [(str(out / r["file"]), solver, time_limit, _expected(r), solve)
+             for r in instances for solver in solvers]
+    results: list[dict] = [{}] * len(calls)
+    own = executor is None
+    # each solve already runs in its own child process: threads that wait on them suffice
+    # (a forked process pool would also inherit a stale forkserver from this process)
+    executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
+    try:
+        for index, result in run_tasks(calibrate_one, calls, executor):
+            results[index] = result
+    finally:
+        if own and executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+    rows = [_row(instance, solver, time_limit, result) for (instance, solver), result
+            in zip(((i, s) for i in instances for s in solvers), results)]
+    return _record(out, spec, instances, rows, plot)
+
+
+def _read_suite(out: Path):
+    manifest = out / "manifest.json"
+    if not (out / SPEC_FILE).is_file() or not manifest.is_file():
+        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
+                        f"run puzzlesat publish)")
+    spec = parse_spec((out / SPEC_FILE).read_bytes(), str(out / SPEC_FILE))
+    try:
+        instances = json.loads(manifest.read_text(encoding="utf-8"))["instances"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{manifest}: not a puzzlesat manifest ({exc})") from None
+    return spec, instances
+
+
+def _expected(row: dict) -> str | None:
+    result = str(row.get("result", "")).upper()
+    return result if result in ("SAT", "UNSAT") else None
+
+
+def hardness(row: dict) -> tuple[str, object]:
+    """The family's hardness parameter and this instance's value of it ('' when unset)."""
+    param = get_family(row["family"]).HARDNESS_PARAM
+    return param, row["params"].get(param, "")
+
+
+def _row(instance: dict, solver: str, time_limit: float, result: dict) -> dict:
+    param, value = hardness(instance)
+    return {"hash": instance["hash"], "name": instance["name"], "file": instance["file"],
+            "family": instance["family"], "hardness-param": param, "hardness": value,
+            "expected": instance["result"], "solver": solver, "time-limit": time_limit,
+            **result}
+
+
+def calibration_csv(rows: list[dict]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue().encode()
+
+
+def read_calibration(directory: str | os.PathLike) -> list[dict]:
+    """The rows of ``calibration.csv`` (seconds and time-limit as floats)."""
+    path = Path(directory) / CALIBRATION_FILE
+    if not path.is_file():
+        raise UserError(f"{directory}: no {CALIBRATION_FILE}: run puzzlesat calibrate first")
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    try:
+        for row in rows:
+            row["seconds"], row["time-limit"] = float(row["seconds"]), float(row["time-limit"])
+    except (KeyError, TypeError, ValueError):
+        raise UserError(f"{path}: damaged (columns must be {', '.join(COLUMNS)})") from None
+    return rows
+
+
+def _record(out: Path, spec, instances: list[dict], rows: list[dict],
+            plot: bool) -> Calibration:
+    for stale in out.glob("calibration-*"):  # plots of an earlier calibration
+        stale.unlink()
+    atomic_write(out / CALIBRATION_FILE, calibration_csv(rows))
+    written, notes = [CALIBRATION_FILE], []
+    if plot:
+        plotted, note = plot_calibration(out, rows)
+        written += plotted
+        notes += [note] if note else []
+    for rel, data in suite_files(spec, instances, calibration_files(out)).items():
+        atomic_write(out / rel, data)
+    written += ["manifest.json", "SHA256SUMS"]
+    return Calibration(out, rows, written, notes)
+
+
+def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
+    """``calibration-<family>.png`` and ``.svg``: seconds against the hardness parameter, a
+    series per solver, runs stopped at the limit drawn hollow. Returns the files written and
+    a note (why nothing was drawn)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return [], "no plot: matplotlib is not installed (pip install 'puzzlesat[plot]')"
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    # reproducible SVG element ids and no timestamps in the files
+    with matplotlib.rc_context({"svg.hashsalt": "puzzlesat", "path.simplify": True}):
+        for family in dict.fromkeys(r["family"] for r in rows):
+            mine = [r for r in rows if r["family"] == family and r["hardness"] != ""]
+            if not mine:
+                continue
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for solver in dict.fromkeys(r["solver"] for r in mine):
+                _plot_series(ax, [r for r in mine if r["solver"] == solver], solver)
+            ax.axhline(mine[0]["time-limit"], color="grey", linestyle=":", label="time limit")
+            ax.set_xlabel(mine[0]["hardness-param"])
+            ax.set_ylabel("seconds")
+            ax.set_yscale("log")
+            ax.set_title(f"{family}: solve time")
+            ax.legend(fontsize="small")
+            for suffix, metadata in ((".png", {"Software": None}),
+                                     (".svg", {"Date": None, "Creator": None})):
+                name = f"calibration-{family}{suffix}"
+                fig.savefig(out / name, metadata=metadata)
+                written.append(name)
+            plt.close(fig)
+    return written, ""
+
+
+def _plot_series(ax, rows: list[dict], solver: str) -> None:
+    solved = [r for r in rows if r["status"] != "UNKNOWN"]
+    stopped = [r for r in rows if r["status"] == "UNKNOWN"]
+    (line,) = ax.plot([float(r["hardness"]) for r in solved],
+                      [max(float(r["seconds"]), 1e-3) for r in solved], "o", label=solver)
+    if stopped:
+        ax.plot([float(r["hardness"]) for r in stopped], [float(r["seconds"]) for r in stopped],
+                "o", mfc="none", color=line.get_color(), label=f"{solver} (stopped)")
