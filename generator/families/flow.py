@@ -444,7 +444,7 @@ def generate(params: dict, rng: Rng) -> Puzzle:
     for _ in range(attempts):
         colors = low + rng.integer(high - low + 1) if high else None
         paths = plant_paths(width, height, colors, min_path, rng)
-        if paths is None:
+        if paths is None or len(paths) > len(LABELS):  # uncapped merging may end above 62
             continue
         puzzle = _planted_puzzle(width, height, paths)
         if params.get("no_2x2") and has_one_colour_2x2(puzzle.planted.colors):
