@@ -13,11 +13,12 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-# The main job: publish the default suite, verify it byte for byte, solve and validate it.
+# The main job: publish the default suite, verify it byte for byte, solve it with the reference
+# solver (DRAT proofs for UNSAT answers) and validate every answer down to the puzzle.
 demo: setup
 	$(BIN)/puzzlesat publish suites/demo.toml -o $(OUT)/demo -j 2
 	$(BIN)/puzzlesat verify $(OUT)/demo
-	$(BIN)/puzzlesat solve-suite $(OUT)/demo $(OUT)/demo-results -j 2
+	$(BIN)/puzzlesat solve-suite $(OUT)/demo $(OUT)/demo-results -j 2 --proof
 	$(BIN)/puzzlesat validate-suite $(OUT)/demo $(OUT)/demo-results -o $(OUT)/demo-verdicts.csv
 
 test: setup
