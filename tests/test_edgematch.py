@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from pysat.solvers import Solver
 
-from generator.dimacs import dimacs_bytes, read_dimacs
+from generator.dimacs import clause_bytes, dimacs_bytes, gbd_hash_of_body, read_dimacs
 from generator.families import edgematch as em
 from generator.instance import build, model_array
 from generator.seeds import Rng
@@ -103,7 +103,9 @@ def reference_encode(puzzle: em.Puzzle, encoding: str) -> list[list[int]]:
                 for i in ([1, 2] if k == 0 else [1, 2, 3]):
                     out.append([-x[p, q], lit(q, (i + t) % 4, normal[i])])
             continue
-        t, start = em.piece_type(pieces[p])
+        turned = bool(em.heule_turned(puzzle.turn_seed, n)[p])
+        t, start = em.piece_type(pieces[p][2:] + pieces[p][:2] if turned else pieces[p])
+        start = (start + 2 * turned) % 4
         pattern = em.TYPE_PATTERNS[t - 1]
         role = {ch: pieces[p][(start + pattern.index(ch)) % 4] for ch in pattern}
         a, b, c, dd = (role.get(ch) for ch in "abcd")
@@ -219,14 +221,23 @@ def test_sat09_same_p_line_and_clause_multiset(name, encoding, tag):
     assert _role_free(puzzle, ours) == _role_free(puzzle, theirs)
 
 
-@pytest.mark.xfail(strict=True, reason="the published files start some type 3/4/6/7 center "
-                   "pieces at the opposite side; the rule behind that choice is not recovered")
 @pytest.mark.parametrize("name,encoding,tag", SAT09)
 def test_sat09_same_gbd_hash(name, encoding, tag):
     published = read_dimacs(fixture_path("edgematch", "sat09-cnf", f"{name}_{tag}.cnf.gz"))
-    formula = em.encode(em.load_pieces(name), encoding)
-    from generator.dimacs import clause_bytes, gbd_hash_of_body
+    puzzle = em.generate({"pieces": name, "turn_seed": em.SAT09_TURN_SEED}, None)
+    formula = em.encode(puzzle, encoding)
     assert gbd_hash_of_body(clause_bytes(formula)) == published.gbd_hash
+    # without Heule's shuffle the turned type 4/6/7 pieces name their colours the other way
+    assert gbd_hash_of_body(clause_bytes(em.encode(em.load_pieces(name), encoding))) != \
+        published.gbd_hash
+
+
+def test_heule_turned_matches_glibc_rand():
+    # glibc srand(1): rand() = 1804289383, 846930886, 1681692777, 1714636915, 1957747793,
+    # 424238335, 719885386, 1649760492 (mod 4: 3 2 1 3 1 3 2 0)
+    assert em.heule_turned(1, 8).tolist() == [False, True, False, False, False, False, True, False]
+    assert em.heule_turned(0, 8).tolist() == em.heule_turned(1, 8).tolist()  # glibc: 0 -> 1
+    assert not em.heule_turned(None, 8).any()
 
 
 # -- round trips ---------------------------------------------------------------------------------
@@ -331,14 +342,17 @@ def test_signed_scrambled_golden():
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(3, 5), extra=st.integers(0, 2), border=st.integers(1, 3),
        center=st.integers(1, 5), seed=st.integers(0, 2**32), unbounded=st.booleans(),
-       signed=st.booleans(), scramble=st.booleans(), encoding=st.sampled_from(ENCODINGS))
+       signed=st.booleans(), scramble=st.booleans(), encoding=st.sampled_from(ENCODINGS),
+       turn_seed=st.one_of(st.none(), st.integers(0, 2**32 - 1)))
 def test_fast_encoder_matches_reference(rows, extra, border, center, seed, unbounded, signed,
-                                        scramble, encoding):
+                                        scramble, encoding, turn_seed):
     params = {"rows": rows, "cols": rows + extra, "center_colors": center,
               "unbounded": unbounded, "signed": signed, "scramble": scramble}
     if not unbounded:
         params["border_colors"] = min(border, 2 * (rows - 1) + 2 * (rows + extra - 1))
     params["center_colors"] = min(center, 4)
+    if turn_seed is not None:
+        params["turn_seed"] = turn_seed
     puzzle = em.generate(params, Rng(seed))
     assert em.encode(puzzle, encoding).clauses() == reference_encode(puzzle, encoding)
 

@@ -26,6 +26,15 @@ Clause groups of ``compact``, in file order:
    4–20 clauses per variable);
 5. ``duplicate_pieces``      for identical pieces p < q (equal up to rotation), ¬x(p,j) ∨ ¬x(q,j).
 
+Which colour plays which role (a, b, c, d of :data:`TYPE_PATTERNS`) is read clockwise from the
+first side, clockwise from N, at which the piece reads as its pattern. That is not a canonical
+choice in Heule's tool: its ``shuffle(seed)`` turns a piece 180° when the piece's glibc
+``rand() % 4 == 2`` (one call per piece in file order after ``srand(seed)``; its 90° branches
+undo themselves), after the colours are renumbered, and it then reads roles from N. A turn
+swaps the roles of type 4 (a↔b), 6 (b↔c) and 7 (a,b,c,d → c,d,a,b) pieces and nothing else.
+``turn_seed`` replays this (:func:`heule_turned`); :data:`SAT09_TURN_SEED` reproduces the
+published em_7_3_6 (all four encodings) and em_9_3_5 files clause for clause.
+
 ``fbcolors`` adds ¬x ∨ ¬[s=k] for every colour k absent from a center piece (type ≠ 1), in
 front of that piece's type clauses; ``explicit`` adds pairwise at-most-one over each piece's
 squares after its at-least-one clause; ``all`` = both. Worked count for em-7-3-6: 1473
@@ -98,6 +107,11 @@ BUILTINS = {
     "em_12_2_4": "em_12_2_4.txt", "em_14_7_3": "em_14_7_3.txt",
 }
 
+#: a glibc seed whose em-encode shuffle reproduces the published SAT'09 em_7_3_6 (all four
+#: encodings) and em_9_3_5 files byte for byte in clause order (found by exhaustive search
+#: over all 2^32 seeds; the seed Heule used is not published, and 22 others also fit both)
+SAT09_TURN_SEED = 114118598
+
 PARAMS = (
     Param("rows", int, None, "Grid rows (planted puzzles; rows <= cols).", minimum=2),
     Param("cols", int, None, "Grid columns [default: rows].", minimum=2),
@@ -108,6 +122,9 @@ PARAMS = (
     Param("scramble", bool, None, "Shuffle the planted pieces and rotate them at random."),
     Param("unbounded", bool, None, "Planted puzzle without frame (outer sides are free)."),
     Param("signed", bool, None, "Planted puzzle with signed edges (v must meet -v)."),
+    Param("turn_seed", int, None, "Read center pieces as Heule's em-encode does after "
+          "srand(seed): piece i turned 180 degrees iff the i-th glibc rand() % 4 == 2 "
+          f"({SAT09_TURN_SEED} reproduces the SAT'09 files em_7_3_6 and em_9_3_5).", minimum=0),
 )
 
 ENCODINGS = {
@@ -139,6 +156,7 @@ class Puzzle:
     bounded: bool = True
     signed: bool = False
     source: str = ""
+    turn_seed: int | None = None  # Heule's em-encode shuffle, see :func:`heule_turned`
     planted: Solution | None = field(default=None, compare=False)
 
     @cached_property
@@ -263,12 +281,15 @@ def make_puzzle(rows, cols, pieces, bounded, signed, source, where) -> Puzzle:
 def generate(params: dict, rng) -> Puzzle:
     """The puzzle of ``params``: a piece file, or a planted em-a-b-c by the original method."""
     if "pieces" in params:
-        clash = [k for k in params if k != "pieces"]
+        clash = [k for k in params if k not in ("pieces", "turn_seed")]
         if clash:
             raise UserError(f"--{clash[0].replace('_', '-')} cannot be combined with --pieces "
                             "(the piece file fixes the puzzle)")
-        return load_pieces(params["pieces"])
-    return planted(params, rng)
+        puzzle = load_pieces(params["pieces"])
+    else:
+        puzzle = planted(params, rng)
+    puzzle.turn_seed = params.get("turn_seed")
+    return puzzle
 
 
 def planted(params: dict, rng) -> Puzzle:
@@ -429,6 +450,30 @@ def piece_type(sides) -> tuple[int, int]:
     raise AssertionError(sides)  # unreachable: every piece has a pattern
 
 
+def heule_turned(seed: int | None, n: int) -> np.ndarray:
+    """Which of n pieces Heule's em-encode turns 180 degrees after ``srand(seed)``: one glibc
+    ``rand()`` per piece in file order, turned iff it is 2 mod 4 (its other rotation branches
+    undo themselves). glibc's ``rand`` is the additive generator r[i] = r[i-31] + r[i-3]
+    (mod 2^32) on 31 words seeded by x -> 16807 x mod (2^31 - 1), output r[i] >> 1 from i = 344.
+
+    >>> heule_turned(1, 8).astype(int).tolist()  # glibc srand(1): 1804289383, 846930886, ...
+    [0, 1, 0, 0, 0, 0, 1, 0]
+    """
+    if seed is None:
+        return np.zeros(n, dtype=bool)
+    word = seed % 2**32 or 1
+    word = word - 2**32 if word >= 2**31 else word  # glibc seeds with an int32
+    r = [word]
+    for _ in range(30):
+        word = 16807 * word % 2147483647
+        r.append(word)
+    r += r[:3]
+    r = [v % 2**32 for v in r]
+    for i in range(34, 344 + n):
+        r.append((r[i - 31] + r[i - 3]) % 2**32)
+    return np.array([(v >> 1) % 4 == 2 for v in r[344:]], dtype=bool)
+
+
 def _type_template(t: int) -> list[list[tuple[int, int, int]]]:
     """The clauses of a center piece of type ``t`` for one square, each a list of literals
     (sign, square side, role): role i is the i-th letter of the type's pattern (a, b, c, d),
@@ -480,6 +525,14 @@ class Board:
         self.squares = (grid.corner, grid.border, grid.center)
         self.turns = (grid.corner_turn, grid.border_turn, None)
         self.members = tuple(np.flatnonzero(self.cls == k) for k in range(3))
+        # type and pattern start of every center piece, read as the encoder sees it: turned
+        # 180 degrees where Heule's shuffle turned it (only types 4, 6, 7 change their roles)
+        turned = heule_turned(puzzle.turn_seed, n)
+        read = np.where(turned[:, None], np.roll(self.normal, 2, axis=1), self.normal)
+        self.type_start = np.zeros((n, 2), dtype=np.int64)
+        for p in self.members[2]:
+            t, start = piece_type(read[p])
+            self.type_start[p] = t, (start + 2 * turned[p]) % 4
 
         # colour domains by first appearance (file order, sides N E S W); a side's colour is a
         # center colour when both neighbouring sides are non-frame
@@ -593,7 +646,7 @@ def piece_clauses(board: Board, fbcolors: bool) -> np.ndarray:
     for center pieces the forbidden colours (fbcolors) then the type clauses."""
     chunks = [frame_piece_clauses(board, cls) for cls in (0, 1) if board.members[cls].size]
     centers = board.members[2]
-    types = np.array([piece_type(board.normal[p])[0] for p in centers], dtype=np.int64)
+    types = board.type_start[centers, 0]
     for t in range(1, 8):
         chunk = center_type_clauses(board, centers[types == t], t, fbcolors and t != 1)
         if chunk is not None:
@@ -620,7 +673,7 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
     if members.size == 0:
         return None
     squares, x = board.squares[2], board.x(2)[np.searchsorted(board.members[2], members)]
-    start = np.array([piece_type(board.normal[p])[1] for p in members], dtype=np.int64)
+    start = board.type_start[members, 1]
     pattern = TYPE_PATTERNS[t - 1]
     offset = np.array([pattern.index(ch) for ch in sorted(set(pattern))])  # first a, b, ...
     role_side = (start[:, None] + offset[None, :]) % 4
@@ -795,7 +848,8 @@ def instance_name(params: dict, seed: int | None, encoding: str) -> str:
     if "pieces" in params:
         spec = params["pieces"]
         stem = spec if spec in BUILTINS else Path(spec).name.split(".")[0]
-        return f"{re.sub(r'[^A-Za-z0-9_-]+', '-', stem)}-{encoding}"
+        turn = [f"t{params['turn_seed']}"] if "turn_seed" in params else []
+        return "-".join([re.sub(r'[^A-Za-z0-9_-]+', '-', stem)] + turn + [encoding])
     rows = params.get("rows", 0)
     cols = params.get("cols", rows)
     words = ["em", str(rows) if rows == cols else f"{rows}x{cols}"]
@@ -804,19 +858,25 @@ def instance_name(params: dict, seed: int | None, encoding: str) -> str:
     words.append(str(params.get("center_colors", 0)))
     words += [word for key, word in (("unbounded", "unbounded"), ("signed", "signed"),
                                       ("scramble", "scrambled")) if params.get(key)]
+    words += [f"t{params['turn_seed']}"] if "turn_seed" in params else []
     return "-".join(words + [f"s{seed}", encoding])
 
 
 # -- JSON and pictures ----------------------------------------------------------------------------
 def puzzle_to_json(puzzle: Puzzle) -> dict:
-    return {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
+    data = {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
             "signed": puzzle.signed, "source": puzzle.source, "pieces": puzzle.pieces.tolist()}
+    if puzzle.turn_seed is not None:
+        data["turn_seed"] = puzzle.turn_seed
+    return data
 
 
 def puzzle_from_json(data: dict) -> Puzzle:
-    return make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
+    puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
                        bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")),
                        "puzzle")
+    puzzle.turn_seed = data.get("turn_seed")
+    return puzzle
 
 
 def solution_to_json(solution: Solution) -> dict:
