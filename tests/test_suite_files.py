@@ -62,8 +62,10 @@ def test_heule2009_manifest_counts_equal_table1(tmp_path, puzzlesat):
         assert {got[(name, e)][0] for e in expected} == {variables}, name
         assert got[(name, "explicit")][1] - got[(name, "compact")][1] == ex, name
         assert got[(name, "all")][1] - got[(name, "fbcolors")][1] == ex, name
-        for encoding, clauses in expected.items():
-            if name.startswith("clue"):  # fixed pieces: every count is exact
-                assert got[(name, encoding)][1] == clauses, (name, encoding)
-            else:  # compact/fbcolors depend on the piece sample (fixtures README)
-                assert abs(got[(name, encoding)][1] - clauses) <= clauses // 1000, (name, encoding)
+        if name == "em-14-7-3":
+            # The paper prints fbcolors +41475; the rules applied to the published piece file
+            # give +41472 (a typo in the paper, see tests/test_edgematch.py).
+            expected["fbcolors"] -= 3
+            expected["all"] -= 3
+        for encoding, clauses in expected.items():  # the suite builds from Heule's piece files
+            assert got[(name, encoding)][1] == clauses, (name, encoding)
