@@ -38,8 +38,8 @@ def _click_option(param: Param) -> click.Option:
 
 def _generate_command(family) -> click.Command:
     def run(seed, encoding, output, name, witness, **raw):
-        from generator.instance import build
         from generator.dimacs import atomic_write, canonical_json, write_instance
+        from generator.instance import build
 
         params = {k: v for k, v in raw.items() if v is not None}
         inst = build(family.NAME, params, encoding, seed, name)

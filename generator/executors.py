@@ -24,8 +24,8 @@ None
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from concurrent.futures import Executor
-from typing import Iterator
 
 from generator.errors import UserError
 

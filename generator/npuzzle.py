@@ -30,9 +30,9 @@ True
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Sequence
 
 from generator.errors import UserError
 
@@ -192,7 +192,7 @@ def _longest_increasing(values: list[int]) -> int:
     return max(best, default=0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tables(rows: int, cols: int):
     """Per-board lookup tables of the incremental heuristic."""
     n = rows * cols
@@ -368,7 +368,7 @@ def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def korf_traces() -> tuple[Trace, ...]:
     """Korf & Felner's 50 instances in Korf's numbering, each with a validated optimal path."""
     by_start = {t.start: t for t in _parse_paths(_data("korf-optimal-paths.txt"),
@@ -386,7 +386,7 @@ def korf_traces() -> tuple[Trace, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def random_traces() -> tuple[Trace, ...]:
     """The 386 further random 24-puzzle instances with validated optimal paths, file order."""
     return tuple(_parse_paths(_data("random400-optimal-paths.txt"),

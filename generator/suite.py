@@ -54,14 +54,21 @@ import signal
 import threading
 import time
 import tomllib
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from generator.dimacs import (
-    atomic_write, canonical_json, clause_bytes, compress, decompress, dimacs_bytes,
-    gbd_hash_of_body, parse_dimacs,
+    atomic_write,
+    canonical_json,
+    clause_bytes,
+    compress,
+    decompress,
+    dimacs_bytes,
+    gbd_hash_of_body,
+    parse_dimacs,
 )
 from generator.errors import UserError
 from generator.families import check_encoding, get_family, normalize_params

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.cnf import Formula, interleave, pad_rows, pairwise_at_most_one
 

@@ -3,14 +3,24 @@ import gzip
 import hashlib
 import lzma
 
-import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.cnf import Formula, pad_rows
-from generator.dimacs import (atomic_write, clause_bytes, compress, decompress, dimacs_bytes,
-                              gbd_hash_of_body, header_lines, parse_dimacs, parse_header,
-                              read_dimacs, write_instance)
+from generator.dimacs import (
+    atomic_write,
+    clause_bytes,
+    compress,
+    decompress,
+    dimacs_bytes,
+    gbd_hash_of_body,
+    header_lines,
+    parse_dimacs,
+    parse_header,
+    read_dimacs,
+    write_instance,
+)
 from generator.errors import UserError
 
 

@@ -9,7 +9,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from generator.dimacs import clause_bytes, dimacs_bytes, gbd_hash_of_body, read_dimacs

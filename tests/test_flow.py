@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import itertools
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -26,7 +26,7 @@ def levels() -> list:
     return sorted(fixture_path("flow-zucker", "puzzles").glob("*.txt"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def level(name: str) -> flow.Puzzle:
     return flow.load_puzzle(str(fixture_path("flow-zucker", "puzzles", f"{name}.txt")))
 

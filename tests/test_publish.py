@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, assert_one_line_error
 from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
 

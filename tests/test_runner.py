@@ -18,7 +18,7 @@ from tests.conftest import assert_one_line_error
 from validate.output import parse_output
 
 SAT_CNF = "c demo\np cnf 3 2\n1 -2 0\n2 3 0\n"
-HARD = "p cnf {} {}\n".format(PHP(11).nv, len(PHP(11).clauses)) + "".join(
+HARD = f"p cnf {PHP(11).nv} {len(PHP(11).clauses)}\n" + "".join(
     " ".join(map(str, c + [0])) + "\n" for c in PHP(11).clauses)
 UNSAT_CNF = "p cnf 2 4\n1 2 0\n1 -2 0\n-1 2 0\n-1 -2 0\n"
 

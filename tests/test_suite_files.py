@@ -7,8 +7,8 @@ import csv
 import io
 
 import pytest
-
 from conftest import REPO, fixture_path
+
 from generator.errors import UserError
 from generator.families import get_family
 from generator.suite import load_spec

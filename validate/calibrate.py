@@ -39,7 +39,12 @@ from generator.dimacs import atomic_write, read_dimacs
 from generator.errors import UserError
 from generator.families import get_family
 from generator.suite import (
-    CALIBRATION_FILE, SPEC_FILE, calibration_files, parse_spec, run_tasks, suite_files,
+    CALIBRATION_FILE,
+    SPEC_FILE,
+    calibration_files,
+    parse_spec,
+    run_tasks,
+    suite_files,
 )
 from validate.output import MalformedOutput, parse_output
 from validate.report import judge

@@ -160,7 +160,7 @@ class Puzzle:
     planted: Solution | None = field(default=None, compare=False)
 
     @cached_property
-    def board(self) -> "Board":
+    def board(self) -> Board:
         return Board(self)
 
 
@@ -612,7 +612,7 @@ def encode(puzzle: Puzzle, encoding: str) -> Formula:
     f.new_vars("y", board.num_vars - board.num_x)
     for cls in range(3):
         f.add("square_at_least_one", board.x(cls).T)
-    for p, xs in _piece_rows(board):
+    for _piece, xs in _piece_rows(board):
         f.add("piece_at_least_one", xs[None, :])
         if explicit:
             f.add("piece_at_most_one", pairwise_at_most_one(xs))
