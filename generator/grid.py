@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-DIRECTIONS = ("N", "E", "S", "W")
-#: (row step, column step) per direction, in DIRECTIONS order
+#: (row step, column step) per direction, in N E S W order
 STEPS = np.array([(-1, 0), (0, 1), (1, 0), (0, -1)], dtype=np.int64)
 OPPOSITE = np.array([2, 3, 0, 1])
-
-
-def cell_ids(rows: int, cols: int) -> np.ndarray:
-    return np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
 
 
 def neighbour_table(rows: int, cols: int) -> np.ndarray:

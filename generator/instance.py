@@ -14,7 +14,7 @@ import numpy as np
 
 import generator
 from generator.cnf import Formula
-from generator.dimacs import FORMAT_VERSION, Dimacs
+from generator.dimacs import FORMAT_VERSION
 from generator.errors import UserError
 from generator.families import check_encoding, get_family, normalize_params
 from generator.seeds import Rng
@@ -124,8 +124,3 @@ def model_array(true_literals, num_vars: int) -> np.ndarray:
     pos = lits[(lits > 0) & (lits <= num_vars)]
     model[pos] = True
     return model
-
-
-def reopen(dimacs: Dimacs):
-    """(family, puzzle, encoding) of a parsed instance file."""
-    return puzzle_from_header(dimacs.header)

@@ -35,12 +35,15 @@ from dataclasses import dataclass
 from importlib import resources
 
 from generator.errors import UserError
+from generator.grid import neighbour_table
 
 MOVES = "UDLR"
 #: the move that undoes each move
 INVERSE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 #: (row step, column step) of the blank per move
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+#: column of each move (in MOVES order) in generator.grid.neighbour_table (N E S W)
+MOVE_DIRECTIONS = [0, 2, 3, 1]
 
 
 # -- configurations -------------------------------------------------------------------------
@@ -204,12 +207,8 @@ def _tables(rows: int, cols: int):
                  if t and t // cols == s // cols else 0 for s in range(n)] for t in range(n)]
     col_part = [[((t // cols) + 1) * (rows + 1) ** (s // cols)
                  if t and t % cols == s % cols else 0 for s in range(n)] for t in range(n)]
-    neighbours = []
-    for s in range(n):
-        r, c = divmod(s, cols)
-        neighbours.append(tuple(
-            (MOVES.index(m), (r + STEP[m][0]) * cols + c + STEP[m][1])
-            for m in MOVES if 0 <= r + STEP[m][0] < rows and 0 <= c + STEP[m][1] < cols))
+    table = neighbour_table(rows, cols)[:, MOVE_DIRECTIONS].tolist()
+    neighbours = [tuple((m, t) for m, t in enumerate(row) if t >= 0) for row in table]
     return (manhattan, row_part, col_part, _line_conflict_table(cols),
             _line_conflict_table(rows), tuple(neighbours))
 

@@ -71,10 +71,6 @@ class Rng:
     def integer(self, bound: int) -> int:
         return int(self.integers(bound, 1)[0])
 
-    def uniform(self, size: int) -> np.ndarray:
-        """Floats in [0, 1) with 53 random bits each."""
-        return (self.raw(size) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-
     def permutation(self, n: int) -> np.ndarray:
         """A uniform permutation of ``0..n-1`` (Fisher–Yates from the top)."""
         perm = np.arange(n, dtype=np.int64)
@@ -82,10 +78,6 @@ class Rng:
             j = self.integer(i + 1)
             perm[i], perm[j] = perm[j], perm[i]
         return perm
-
-    def shuffle(self, items: list) -> list:
-        """A new list with ``items`` in uniformly random order."""
-        return [items[i] for i in self.permutation(len(items))]
 
     def choice(self, items: list):
         return items[self.integer(len(items))]

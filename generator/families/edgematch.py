@@ -387,7 +387,6 @@ class Grid:
         diamond[:, S] = np.where(r < rows - 1, r * span + cols - 1 + c, -1)
         diamond[:, W] = np.where(c > 0, r * span + c - 1, -1)
         internal = rows * (cols - 1) + (rows - 1) * cols
-        self.num_internal = internal
         if not bounded:  # open diamonds, row-major squares, sides N E S W
             outside = diamond < 0
             diamond[outside] = internal + np.arange(int(outside.sum()))
@@ -558,7 +557,6 @@ class Board:
         dcls = np.where(grid.diamond_is_border, 0, 1)
         width = np.array([self.domains[0].size, self.domains[1].size])[dcls]
         self.y_base = self.num_x + np.concatenate([[0], np.cumsum(width)[:-1]])
-        self.y_width = width
         self.num_vars = self.num_x + int(width.sum())
         # lit[q, s, g]: "side s of square q shows palette colour g (as the piece sees it)"
         d = grid.diamond_of

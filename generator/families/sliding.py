@@ -61,6 +61,7 @@ from generator import npuzzle
 from generator.cnf import Formula, pairwise_at_most_one
 from generator.errors import UserError
 from generator.families import Param
+from generator.grid import neighbour_table
 
 NAME = "sliding"
 SUMMARY = "n×m sliding-tile puzzles in exactly B moves; Korf 24-puzzle trace truncations"
@@ -414,12 +415,9 @@ def _state_transition(state: np.ndarray, not_move: np.ndarray, sources: np.ndarr
 # -- direct encoding --------------------------------------------------------------------------
 def directed_edges(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blank moves as (from square, to square, move index), ordered by square then U D L R."""
-    r, c = np.divmod(np.arange(rows * cols), cols)
-    steps = np.array([npuzzle.STEP[m] for m in npuzzle.MOVES])
-    nr, nc = r[:, None] + steps[None, :, 0], c[:, None] + steps[None, :, 1]
-    inside = (nr >= 0) & (nr < rows) & (nc >= 0) & (nc < cols)
-    square, letter = np.nonzero(inside)
-    return square, (nr * cols + nc)[square, letter], letter
+    table = neighbour_table(rows, cols)[:, npuzzle.MOVE_DIRECTIONS]
+    square, letter = np.nonzero(table >= 0)
+    return square, table[square, letter], letter
 
 
 def _direct_vars(f: Formula, puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray]:
