@@ -29,6 +29,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import importlib
 import json
 import lzma
 import os
@@ -95,7 +96,7 @@ def parse_header(comment_lines: Iterable[str], name: str = "header") -> dict:
 
 
 # -- writer ---------------------------------------------------------------------------------
-def _literal_table(num_vars: int) -> np.ndarray:
+def literal_table(num_vars: int) -> np.ndarray:
     """Row ``l + V`` holds the text of literal ``l`` and a space, NUL-padded; row ``V`` (the
     padding literal 0) is all NUL."""
     width = len(str(num_vars)) + 2  # sign, digits, space
@@ -123,16 +124,51 @@ def _literal_table(num_vars: int) -> np.ndarray:
 _DELETE_NUL = bytes(range(1))
 
 
-def clause_bytes(formula: Formula) -> bytes:
-    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line)."""
-    num_vars = formula.num_vars
-    table = _literal_table(num_vars)
+#: Formulas with at least this many literal slots load the compiled kernel (numba, when
+#: installed): about where numpy's ~0.5 s exceeds the ~0.5 s of importing numba. Once loaded,
+#: the kernel serves every formula.
+KERNEL_MIN_LITERALS = 1 << 24
+_kernel_module = None  # generator.textkernel once loaded; False when numba is not installed
+
+
+def _text_kernel(literal_slots: int):
+    global _kernel_module
+    if _kernel_module is None and literal_slots >= KERNEL_MIN_LITERALS:
+        try:
+            _kernel_module = importlib.import_module("generator.textkernel")
+        except ImportError:  # numba missing: the numpy path gives the same bytes
+            _kernel_module = False
+    return _kernel_module or None
+
+
+def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
+    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line).
+
+    ``kernel``: True forces the compiled kernel (ImportError without numba), False the numpy
+    path, None lets the size decide (:data:`KERNEL_MIN_LITERALS`). Both give the same bytes.
+    """
+    table = literal_table(formula.num_vars)
+    if kernel is None:
+        module = _text_kernel(sum(block.literals.size for block in formula.blocks))
+    elif kernel:
+        module = importlib.import_module("generator.textkernel")
+    else:
+        module = None
+    if module:
+        return module.clause_text(formula.blocks, table)
+    return numpy_clause_bytes(formula.blocks, table)
+
+
+def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
+    """The portable writer: rows of the fixed-width literal ``table`` for every slot of a block,
+    then the NUL padding deleted."""
+    num_vars = (table.shape[0] - 1) // 2
     width = table.shape[1]
     # One opaque item per literal: fancy indexing copies whole rows in one step (much faster
     # than indexing a 2-D uint8 table).
     items = table.view(f"V{width}").ravel()
     out = []
-    for block in formula.blocks:
+    for block in blocks:
         lits = block.literals
         for start in range(0, lits.shape[0], _CHUNK_ROWS):
             chunk = lits[start : start + _CHUNK_ROWS]
@@ -169,7 +205,7 @@ def gbd_hash_of_body(body: bytes) -> str:
 def gbd_hash_of_literals(flat: np.ndarray) -> str:
     """GBD hash of a flat literal array (each clause followed by its 0), as the reader gives."""
     num_vars = int(np.abs(flat).max()) if flat.size else 0
-    table = _literal_table(num_vars)
+    table = literal_table(num_vars)
     table[num_vars, 0] = ord("0")  # here 0 is a token (clause end), not padding
     table[num_vars, 1] = ord(" ")
     text = table[flat.astype(np.int64) + num_vars].tobytes().translate(None, _DELETE_NUL)

@@ -2,7 +2,9 @@ import bz2
 import gzip
 import hashlib
 import lzma
+import sys
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -32,13 +34,23 @@ clauses_st = st.lists(st.lists(st.integers(-1200, 1200).filter(bool), min_size=1
                       min_size=0, max_size=40)
 
 
-@given(clauses_st)
-def test_writer_matches_reference_and_reader_inverts(clauses):
+@pytest.fixture(scope="module", params=[False, True], ids=["numpy", "kernel"])
+def kernel(request):
+    """Both writers; the kernel loaded (and compiled) up front, outside hypothesis deadlines."""
+    if request.param:
+        f = Formula()
+        f.new_vars("v", 1)
+        clause_bytes(f, kernel=True)
+    return request.param
+
+
+@given(clauses=clauses_st)
+def test_writer_matches_reference_and_reader_inverts(clauses, kernel):
     f = Formula()
     f.new_vars("v", 1200)
     if clauses:
         f.add("c", pad_rows(clauses))
-    body = clause_bytes(f)
+    body = clause_bytes(f, kernel=kernel)
     assert body == reference_text(clauses)
     d = parse_dimacs(dimacs_bytes(f, {"family": "x"}, body))
     assert d.clauses() == clauses
@@ -47,11 +59,63 @@ def test_writer_matches_reference_and_reader_inverts(clauses):
     assert d.gbd_hash == gbd_hash_of_body(body) == hashlib.md5(tokens.encode()).hexdigest()
 
 
-def test_writer_handles_powers_of_ten():
+def test_writer_handles_powers_of_ten(kernel):
     f = Formula()
     f.new_vars("v", 100000)
     f.add("c", [[9, 10, -99, 100], [999, -1000, 99999, -100000]])
-    assert clause_bytes(f) == b"9 10 -99 100 0\n999 -1000 99999 -100000 0\n"
+    assert clause_bytes(f, kernel=kernel) == b"9 10 -99 100 0\n999 -1000 99999 -100000 0\n"
+
+
+@given(blocks=st.lists(clauses_st.filter(bool), min_size=1, max_size=4))
+def test_writers_agree_on_many_blocks(blocks, kernel):
+    f = Formula()
+    f.new_vars("v", 1200)
+    for i, block in enumerate(blocks):
+        f.add(f"b{i}", pad_rows(block))
+    assert clause_bytes(f, kernel=kernel) == reference_text([c for b in blocks for c in b])
+
+
+def test_kernel_copies_literal_text_wider_than_a_word():
+    """Text over 8 bytes (from V = 10^7 up) takes two words per copy; a synthetic table of
+    12-byte texts checks that without building a table of 2 * 10^7 rows."""
+    from generator.textkernel import clause_text
+
+    num_vars = 4
+    texts = [f"{lit:+011d} ".encode() if lit else b"" for lit in range(-num_vars, num_vars + 1)]
+    table = np.zeros((len(texts), 13), dtype=np.uint8)
+    for row, text in enumerate(texts):
+        table[row, : len(text)] = list(text)
+    f = Formula()
+    f.new_vars("v", num_vars)
+    f.add("c", pad_rows([[1, -4, 3], [-2]]))
+    assert clause_text(f.blocks, table) == (b"+0000000001 -0000000004 +0000000003 0\n"
+                                            b"-0000000002 0\n")
+
+
+def test_writer_rejects_literal_beyond_num_vars(kernel):
+    f = Formula()
+    f.new_vars("v", 5)
+    f.add("bad", [[1, -6]])
+    with pytest.raises(ValueError, match="clause block 'bad' has a literal beyond 5"):
+        clause_bytes(f, kernel=kernel)
+
+
+def test_writer_loads_the_kernel_only_for_big_formulas(monkeypatch):
+    import generator.dimacs as dimacs
+
+    f = Formula()
+    f.new_vars("v", 3)
+    f.add("c", [[1, -2, 3], [-1, 2, 0]])
+    monkeypatch.setattr(dimacs, "_kernel_module", None)
+    monkeypatch.setattr(dimacs, "KERNEL_MIN_LITERALS", 7)
+    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is None
+    monkeypatch.setattr(dimacs, "KERNEL_MIN_LITERALS", 6)
+    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n"
+    assert dimacs._kernel_module.__name__ == "generator.textkernel"
+    # without numba the numpy path writes the same bytes
+    monkeypatch.setattr(dimacs, "_kernel_module", None)
+    monkeypatch.setitem(sys.modules, "generator.textkernel", None)
+    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is False
 
 
 def test_gbd_example_from_spec():
