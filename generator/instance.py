@@ -78,8 +78,13 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     formula = family.encode(puzzle, encoding)
     expected, source = family.expected(puzzle, params)
     assert expected in EXPECTED_VALUES, expected
-    return Instance(family, name or family.instance_name(params, seed, encoding), params, seed,
-                    encoding, puzzle, formula, expected, source)
+    return Instance(family, name or canonical_name(family, params, seed, encoding), params,
+                    seed, encoding, puzzle, formula, expected, source)
+
+
+def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str:
+    """The name ``puzzlesat generate`` gives when no ``--name`` is passed."""
+    return family.instance_name(params, None if seed is None else f"s{seed}", encoding)
 
 
 def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str) -> str:
@@ -97,7 +102,10 @@ def reproduce_command(family, params: dict, seed: int | None, encoding: str, nam
         words += [param.option, text]
     if seed is not None:
         words += ["--seed", str(seed)]
-    words += ["--encoding", encoding, "-o", f"{name}.cnf.xz"]
+    words += ["--encoding", encoding]
+    if name != canonical_name(family, params, seed, encoding):  # e.g. a suite's r<replicate>
+        words += ["--name", name]
+    words += ["-o", f"{name}.cnf.xz"]
     return shlex.join(words)
 
 

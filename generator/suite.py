@@ -19,8 +19,10 @@ key of a group is an axis of a grid, so one group stands for the product of its 
 Seeds. An instance's seed is ``derive_seed(suite seed, puzzle key)`` where the puzzle key is
 ``<family>/<canonical params JSON>/r<replicate>``: it depends on nothing else in the spec, so
 adding or removing a group never changes another instance, and the encodings of one grid point
-encode the same puzzle. The instance name is the family's canonical name for (params, seed,
-encoding), so the header's ``reproduce`` command regenerates the file byte for byte.
+encode the same puzzle. The instance name is the family's canonical name with the replicate
+(``em-8-3-8-r1-all``) where ``generate`` puts the seed (``em-8-3-8-s<seed>-all``): short and
+stable; the header's ``reproduce`` command carries the seed and ``--name``, so it still
+regenerates the file byte for byte.
 
 Publishing (:func:`publish_suite`) validates the whole spec before writing anything, builds
 instances in an executor (any :class:`concurrent.futures.Executor`; the local process pool by
@@ -230,7 +232,9 @@ def _expand_group(group: Any, number: int, suite: dict, where: str) -> list[Task
                         encoding = check_encoding(family, encoding)
                     except UserError as exc:
                         raise UserError(f"{where}{exc}") from None
-                    name = family.instance_name(params, seed, encoding)
+                    # the replicate, not the 19-digit derived seed (that is in the header)
+                    name = family.instance_name(params, f"r{replicate}" if seeded else None,
+                                                encoding)
                     if not _SAFE_NAME.match(name):
                         raise UserError(f"{where}family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
@@ -329,8 +333,15 @@ def _check_unique_names(tasks: list[Task], where: str) -> None:
     for task in tasks:
         if task.name in first:
             other = first[task.name]
-            raise UserError(f"{where}: instance {task.name} appears twice ([[group]] "
-                            f"{other.group} and {task.group}); remove the duplicate grid point")
+            if other.params == task.params:
+                raise UserError(f"{where}: instance {task.name} appears twice ([[group]] "
+                                f"{other.group} and {task.group}); remove the duplicate grid "
+                                f"point")
+            differ = sorted(k for k in {**other.params, **task.params}
+                            if other.params.get(k) != task.params.get(k))
+            raise UserError(f"{where}: two instances would be named {task.name} ([[group]] "
+                            f"{other.group} and {task.group}): the {task.family} name does not "
+                            f"show {', '.join(differ)}; vary it in separate suites")
         first[task.name] = task
 
 

@@ -42,9 +42,9 @@ def _toy_module() -> types.ModuleType:
     toy.ENCODINGS = {"unit": "one unit clause per variable", "twice": "each unit clause twice"}
     toy.uses_seed = lambda params: not params["fixed"]
 
-    def instance_name(params, seed, encoding):
-        return f"toy-{params['n']}-s{seed}-{encoding}" if seed is not None else \
-            f"toy-{params['n']}-{encoding}"
+    def instance_name(params, draw, encoding):
+        flip = ["f" + "_".join(map(str, params["flip"]))] if params.get("flip") else []
+        return "-".join(["toy", str(params["n"])] + flip + ([draw] if draw else []) + [encoding])
 
     def generate(params, rng):
         n = params["n"]
@@ -94,8 +94,9 @@ def test_grid_expands_params_replicates_encodings_in_order(toy):
     seeds = [t.seed for t in s.tasks]
     assert seeds[0] == seeds[1] != seeds[2] == seeds[3]
     assert seeds[0] == derive_seed(11, 'toy/{"fixed":false,"n":2}/r1')
-    assert s.tasks[0].name == f"toy-2-s{seeds[0]}-unit"
-    assert s.tasks[0].file == f"instances/toy-2-s{seeds[0]}-unit.cnf.xz"
+    # names carry the replicate, not the long derived seed
+    assert [t.name for t in s.tasks[:3]] == ["toy-2-r1-unit", "toy-2-r1-twice", "toy-2-r2-unit"]
+    assert s.tasks[0].file == "instances/toy-2-r1-unit.cnf.xz"
 
 
 def test_adding_a_group_changes_no_other_instance(toy):
@@ -143,6 +144,9 @@ def test_fixed_puzzles_have_no_seed(toy):
     (HEAD + b"[[group]]\nfamily = 'toy'\nparams = { fixed = true }\nreplicates = 2\n",
      "replicates must be 1"),
     (HEAD + b"[[group]]\nfamily = 'toy'\n[[group]]\nfamily = 'toy'\n", "appears twice"),
+    (HEAD + b"[[group]]\nfamily = 'sliding'\nparams = { korf = 1, k = 8, node_limit = [9, 99] }\n",
+     "two instances would be named sliding-korf1-k8-bd-rotated ([[group]] 1 and 1): the sliding "
+     "name does not show node_limit"),
     (HEAD + b"[extra]\n", "unknown top-level key 'extra'"),
 ])
 def test_bad_specs_name_what_and_where(toy, text, fragment):

@@ -16,7 +16,9 @@ through :func:`get_family`.
 ``generate(params, rng) -> Puzzle``            params are normalised (see
                    :func:`normalize_params`); ``rng`` is a :class:`generator.seeds.Rng`
 ``uses_seed(params) -> bool``                  False when params fix the puzzle (a file)
-``instance_name(params, seed, encoding) -> str``   canonical, filesystem-safe
+``instance_name(params, draw, encoding) -> str``   canonical, filesystem-safe; ``draw`` names
+                   the random draw (``s<seed>`` from the CLI, ``r<replicate>`` in a suite),
+                   None when the params fix the puzzle
 ``expected(puzzle, params) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why)
 ``encode(puzzle, encoding) -> Formula``
 ``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by

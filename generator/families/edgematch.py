@@ -841,7 +841,7 @@ def uses_seed(params: dict) -> bool:
     return "pieces" not in params
 
 
-def instance_name(params: dict, seed: int | None, encoding: str) -> str:
+def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     """``em-7-3-6-s1-all``, ``em-6x12-4-4-scrambled-s1-compact``, ``clue1-compact``."""
     if "pieces" in params:
         spec = params["pieces"]
@@ -857,7 +857,7 @@ def instance_name(params: dict, seed: int | None, encoding: str) -> str:
     words += [word for key, word in (("unbounded", "unbounded"), ("signed", "signed"),
                                       ("scramble", "scrambled")) if params.get(key)]
     words += [f"t{params['turn_seed']}"] if "turn_seed" in params else []
-    return "-".join(words + [f"s{seed}", encoding])
+    return "-".join(words + [draw, encoding])
 
 
 # -- JSON and pictures ----------------------------------------------------------------------------

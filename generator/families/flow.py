@@ -404,7 +404,7 @@ def uses_seed(params: dict) -> bool:
     return "puzzle" not in params
 
 
-def instance_name(params: dict, seed: int | None, encoding: str) -> str:
+def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     if "puzzle" in params:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(params["puzzle"]).name.split(".")[0])
         return f"flow-{stem}-{encoding}"
@@ -417,7 +417,7 @@ def instance_name(params: dict, seed: int | None, encoding: str) -> str:
     flags = "".join(tag for key, tag in (("unique", "-u"), ("no_2x2", "-n2")) if params.get(key))
     if params.get("min_path", 3) != 3:
         flags += f"-m{params['min_path']}"
-    return f"flow-{params['width']}x{params['height']}-{colors}{flags}-s{seed}-{encoding}"
+    return f"flow-{params['width']}x{params['height']}-{colors}{flags}-{draw}-{encoding}"
 
 
 def generate(params: dict, rng: Rng) -> Puzzle:

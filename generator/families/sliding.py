@@ -186,7 +186,7 @@ def _source_of(params: dict) -> str:
     return given[0]
 
 
-def instance_name(params: dict, seed: int | None, encoding: str) -> str:
+def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     source = _source_of(params)
     budget = f"b{params['budget']}" if "budget" in params else "bd"
     if source in ("korf", "random_trace"):
@@ -196,7 +196,7 @@ def instance_name(params: dict, seed: int | None, encoding: str) -> str:
     else:
         size = f"{params.get('rows', '')}x{params.get('cols', '')}"
         if source == "walk":
-            what = f"{size}-walk{params['walk']}-s{seed}"
+            what = f"{size}-walk{params['walk']}-{draw}"
         else:
             digest = hashlib.sha256(",".join(map(str, params["start"])).encode()).hexdigest()
             what = f"{size}-{digest[:8]}" if "rows" in params else f"n{len(params['start'])}-{digest[:8]}"
