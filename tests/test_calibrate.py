@@ -173,3 +173,24 @@ def test_cli_calibrate_bad_options(calibrated, puzzlesat, args, fragments):
 
 def test_cli_calibrate_refuses_a_folder_that_is_not_a_suite(puzzlesat, tmp_path):
     assert_one_line_error(puzzlesat("calibrate", tmp_path), "not a published suite")
+
+
+def test_calibrating_another_solver_keeps_the_earlier_rows(tmp_path):
+    """MiniSat at one limit, then the reference solver at another: one table with both, in
+    manifest order; rerunning a solver replaces only its own rows."""
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22"], time_limit=15, plot=False)
+    first = read_calibration(suite)
+    calibrate_suite(suite, ["cadical195"], time_limit=25, plot=False)
+    rows = read_calibration(suite)
+    assert [(r["name"], r["solver"]) for r in rows] == [
+        (m["name"], solver) for m in first for solver in ("minisat22", "cadical195")]
+    assert [r for r in rows if r["solver"] == "minisat22"] == first
+    assert {r["time-limit"] for r in rows if r["solver"] == "cadical195"} == {25}
+    calibrate_suite(suite, ["minisat22"], time_limit=30, plot=False)
+    again = read_calibration(suite)
+    assert [(r["solver"], r["time-limit"]) for r in again[:2]] == [("cadical195", 25),
+                                                                   ("minisat22", 30)]
+    assert [r for r in again if r["solver"] == "cadical195"] == \
+        [r for r in rows if r["solver"] == "cadical195"]
+    assert verify_suite(suite).differences == []

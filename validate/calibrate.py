@@ -12,7 +12,9 @@ order, so the verdicts never depend on the executor (the seconds do, of course).
 
 What is written into the suite folder:
 
-* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`.
+* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`. Rows of solvers not
+  in this run are kept from the earlier table, so solvers can be calibrated one at a time
+  with their own limits.
 * ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
   (k, centre colours, grid width), one series per solver, when matplotlib is installed.
 * ``manifest.json`` gains a ``calibration`` section (the table's rows) and ``SHA256SUMS``
@@ -51,8 +53,9 @@ from validate.report import judge
 from validate.runner import _solve, run_solver, solver_name
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
+RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")
 COLUMNS = ("hash", "name", "file", "family", "hardness-param", "hardness", "expected",
-           "solver", "time-limit", "status", "seconds", "verdict", "reason")
+           "solver", "time-limit", *RESULT_COLUMNS)
 
 
 @dataclass
@@ -122,9 +125,28 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     finally:
         if own and executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
-    rows = [_row(instance, solver, time_limit, result) for (instance, solver), result
-            in zip(((i, s) for i in instances for s in solvers), results)]
+    fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
+             for (instance, solver), result
+             in zip(((i, s) for i in instances for s in solvers), results)}
+    earlier = _earlier_runs(out, instances, solvers)
+    order = list(dict.fromkeys([solver for _, solver in earlier] + solvers))
+    rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
+            if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
+
+
+def _earlier_runs(out: Path, instances: list[dict], solvers: list[str]) -> dict:
+    """Rows of other solvers from the suite's earlier calibration, by (hash, solver), brought up
+    to date with the manifest: calibrating one solver at a time (MiniSat at 60 s, then the
+    reference solver at an hour) builds one table."""
+    if not (out / CALIBRATION_FILE).is_file():
+        return {}
+    by_hash = {instance["hash"]: instance for instance in instances}
+    return {(row["hash"], row["solver"]): _row(by_hash[row["hash"]], row["solver"],
+                                               row["time-limit"],
+                                               {k: row[k] for k in RESULT_COLUMNS})
+            for row in read_calibration(out)
+            if row["solver"] not in solvers and row["hash"] in by_hash}
 
 
 def _read_suite(out: Path):
