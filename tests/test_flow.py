@@ -258,6 +258,20 @@ def test_unique_grids_are_unique():
         assert verdicts[-1] == (other is None), seed
 
 
+def test_unique_gives_up_with_a_clear_error(puzzlesat, tmp_path, monkeypatch):
+    """Every planted grid has another solution: after UNIQUE_ATTEMPTS the user is told what to
+    change, in one line, and no file is written."""
+    tried = []
+    monkeypatch.setattr(flow, "UNIQUE_ATTEMPTS", 3)
+    monkeypatch.setattr(flow, "is_unique", lambda puzzle: tried.append(puzzle) and False)
+    out = tmp_path / "u.cnf"
+    result = puzzlesat("generate", "flow", "--width", "6", "--height", "6", "--unique",
+                       "-o", out)
+    assert_one_line_error(result, "no unique 6x6 grid with any number of colours",
+                          "after 3 attempts")
+    assert len(tried) == 3 and not out.exists()
+
+
 def test_golden_instance_bytes():
     inst = build("flow", {"width": 7, "height": 7, "colors": 8}, "acyclic", seed=1)
     data = dimacs_bytes(inst.formula, inst.header())
