@@ -248,9 +248,11 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
               show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
+@click.option("--only", metavar="GLOB", default=None,
+              help="Only instances whose name matches GLOB; other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
 @_executor_options
-def calibrate(directory, solvers, time_limit, jobs, no_plot, executor, scheduler):
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
     from generator.executors import make_executor
@@ -259,7 +261,8 @@ def calibrate(directory, solvers, time_limit, jobs, no_plot, executor, scheduler
     names = [s.strip() for s in solvers.split(",") if s.strip()]
     # local: -j threads, each waiting on its solver's child process
     with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
-        result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot)
+        result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
+                                 only=only)
     click.echo(result.summary())
 
 

@@ -194,3 +194,18 @@ def test_calibrating_another_solver_keeps_the_earlier_rows(tmp_path):
     assert [r for r in again if r["solver"] == "cadical195"] == \
         [r for r in rows if r["solver"] == "cadical195"]
     assert verify_suite(suite).differences == []
+
+
+def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzlesat):
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22"], time_limit=15, plot=False)
+    first = read_calibration(suite)
+    result = puzzlesat("calibrate", suite, "--solvers", "minisat22", "--time-limit", "25",
+                       "--only", "sliding-*", "--no-plot")
+    assert result.code == 0, result.err
+    rows = read_calibration(suite)
+    assert [(r["name"], r["time-limit"]) for r in rows] == [
+        (r["name"], 25 if r["name"].startswith("sliding-") else 15) for r in first]
+    assert rows[-1] == first[-1]  # the flow grid's row, untouched
+    none = puzzlesat("calibrate", suite, "--only", "nope-*")
+    assert_one_line_error(none, "--only 'nope-*' matches no instance")

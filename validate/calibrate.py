@@ -12,9 +12,9 @@ order, so the verdicts never depend on the executor (the seconds do, of course).
 
 What is written into the suite folder:
 
-* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`. Rows of solvers not
-  in this run are kept from the earlier table, so solvers can be calibrated one at a time
-  with their own limits.
+* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`. Rows this run did not
+  redo (other solvers, instances outside ``--only``) are kept from the earlier table, so
+  solvers can be calibrated one at a time with their own limits, and a changed instance alone.
 * ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
   (k, centre colours, grid width), one series per solver, when matplotlib is installed.
 * ``manifest.json`` gains a ``calibration`` section (the table's rows) and ``SHA256SUMS``
@@ -30,6 +30,7 @@ team solver's up to an hour; the real calibration is a long run by hand (see
 from __future__ import annotations
 
 import csv
+import fnmatch
 import io
 import json
 import os
@@ -99,21 +100,25 @@ def calibrate_one(path: str, solver: str, time_limit: float, expected: str | Non
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
                     time_limit: float = 60.0, jobs: int = 1, executor=None, solve=_solve,
-                    plot: bool = True) -> Calibration:
-    """Run ``solvers`` on every instance of the published suite ``directory`` and record the
-    results there (see the module docstring). ``solve`` replaces the solver call (tests)."""
+                    plot: bool = True, only: str | None = None) -> Calibration:
+    """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
+    name matches the glob ``only``) and record the results there (see the module docstring).
+    ``solve`` replaces the solver call (tests)."""
     out = Path(directory)
     spec, instances = _read_suite(out)
+    chosen = [r for r in instances if only is None or fnmatch.fnmatchcase(r["name"], only)]
+    if not chosen:
+        raise UserError(f"--only {only!r} matches no instance of {out}")
     solvers = [solver_name(s) for s in solvers]
     if not solvers:
         raise UserError("--solvers is empty: name at least one solver")
     if time_limit <= 0:
         raise UserError(f"--time-limit must be positive, got {time_limit}")
-    missing = [r["file"] for r in instances if not (out / r["file"]).is_file()]
+    missing = [r["file"] for r in chosen if not (out / r["file"]).is_file()]
     if missing:
         raise UserError(f"{out}: instance file {missing[0]} is missing (run puzzlesat verify)")
     calls = [(str(out / r["file"]), solver, time_limit, _expected(r), solve)
-             for r in instances for solver in solvers]
+             for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
     # each solve already runs in its own child process: threads that wait on them suffice
@@ -127,18 +132,18 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
             executor.shutdown(wait=True, cancel_futures=True)
     fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
              for (instance, solver), result
-             in zip(((i, s) for i in instances for s in solvers), results)}
-    earlier = _earlier_runs(out, instances, solvers)
+             in zip(((i, s) for i in chosen for s in solvers), results)}
+    earlier = _earlier_runs(out, instances, fresh)
     order = list(dict.fromkeys([solver for _, solver in earlier] + solvers))
     rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
             if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
 
 
-def _earlier_runs(out: Path, instances: list[dict], solvers: list[str]) -> dict:
-    """Rows of other solvers from the suite's earlier calibration, by (hash, solver), brought up
-    to date with the manifest: calibrating one solver at a time (MiniSat at 60 s, then the
-    reference solver at an hour) builds one table."""
+def _earlier_runs(out: Path, instances: list[dict], fresh: dict) -> dict:
+    """Rows of the suite's earlier calibration that this run did not redo, by (hash, solver),
+    brought up to date with the manifest: calibrating one solver (MiniSat at 60 s, then the
+    reference solver at an hour) or some instances at a time builds one table."""
     if not (out / CALIBRATION_FILE).is_file():
         return {}
     by_hash = {instance["hash"]: instance for instance in instances}
@@ -146,7 +151,7 @@ def _earlier_runs(out: Path, instances: list[dict], solvers: list[str]) -> dict:
                                                row["time-limit"],
                                                {k: row[k] for k in RESULT_COLUMNS})
             for row in read_calibration(out)
-            if row["solver"] not in solvers and row["hash"] in by_hash}
+            if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
 
 
 def _read_suite(out: Path):
