@@ -248,8 +248,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
               show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
-@click.option("--only", metavar="GLOB", default=None,
-              help="Only instances whose name matches GLOB; other rows are kept.")
+@click.option("--only", metavar="GLOB", multiple=True,
+              help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
 @_executor_options
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):

@@ -208,4 +208,8 @@ def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzl
         (r["name"], 25 if r["name"].startswith("sliding-") else 15) for r in first]
     assert rows[-1] == first[-1]  # the flow grid's row, untouched
     none = puzzlesat("calibrate", suite, "--only", "nope-*")
-    assert_one_line_error(none, "--only 'nope-*' matches no instance")
+    assert_one_line_error(none, "--only nope-* matches no instance")
+    both = puzzlesat("calibrate", suite, "--solvers", "minisat22", "--time-limit", "35",
+                     "--only", "nope-*", "--only", "flow-*", "--no-plot")
+    assert both.code == 0, both.err
+    assert [r["time-limit"] for r in read_calibration(suite)][-1] == 35

@@ -100,15 +100,16 @@ def calibrate_one(path: str, solver: str, time_limit: float, expected: str | Non
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
                     time_limit: float = 60.0, jobs: int = 1, executor=None, solve=_solve,
-                    plot: bool = True, only: str | None = None) -> Calibration:
+                    plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
     """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
-    name matches the glob ``only``) and record the results there (see the module docstring).
-    ``solve`` replaces the solver call (tests)."""
+    name matches one of the globs ``only``) and record the results there (see the module
+    docstring). ``solve`` replaces the solver call (tests)."""
     out = Path(directory)
     spec, instances = _read_suite(out)
-    chosen = [r for r in instances if only is None or fnmatch.fnmatchcase(r["name"], only)]
+    chosen = [r for r in instances
+              if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if not chosen:
-        raise UserError(f"--only {only!r} matches no instance of {out}")
+        raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
     solvers = [solver_name(s) for s in solvers]
     if not solvers:
         raise UserError("--solvers is empty: name at least one solver")
