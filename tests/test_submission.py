@@ -10,12 +10,14 @@ import shutil
 import tarfile
 
 import pytest
+from conftest import REPO
 
 from generator.dimacs import decompress, parse_dimacs
 from tests.test_calibrate import publish_tiny
 from validate.calibrate import calibrate_suite
 from validate.submission import Rules, build_bundle, check_submission
 
+SC2027 = REPO / "suites" / "sc2027-puzzles.toml"
 #: the rules scaled to the tiny suite: 3 instances, all "not solved by MiniSat" within 0.1 ms
 SCALED = ["--count", "3", "--min-hard", "3", "--minisat-limit", "0.0001", "--time-limit", "20"]
 
@@ -125,3 +127,20 @@ def test_an_uncalibrated_suite_is_a_user_error(puzzlesat, tmp_path):
     result = puzzlesat("submission", folder)
     assert result.code == 2
     assert "no calibration.csv: run puzzlesat calibrate first" in result.err
+
+
+def test_sc2027_with_its_recorded_calibration_meets_the_real_rules(puzzlesat, tmp_path):
+    """suites/sc2027-puzzles.toml published, plus the calibration measured by hand beside it
+    (MiniSat 2.2 at 60 s, CaDiCaL 1.9.5 at 240 s: see the spec's header): the real rules hold
+    (20 instances, >= 10 not solved by MiniSat in a minute, all solved within an hour, results
+    known), and the bundle's files are named by their GBD hash."""
+    out = tmp_path / "sc2027"
+    published = puzzlesat("publish", SC2027, "-o", out, "-j", "2")
+    assert published.code == 0, published.err
+    shutil.copy(SC2027.with_suffix(".calibration.csv"), out / "calibration.csv")
+    result = puzzlesat("submission", out, "-o", tmp_path / "bundle")
+    assert result.code == 0, result.out + result.err
+    instances = sorted((tmp_path / "bundle" / "instances").iterdir())
+    assert len(instances) == 20
+    for path in instances:
+        assert path.name == f"{parse_dimacs(decompress(path.read_bytes())).gbd_hash}.cnf.xz"
