@@ -40,6 +40,7 @@ def kernel(request):
     if request.param:
         f = Formula()
         f.new_vars("v", 1)
+        f.add("c", [[1]])  # a clause, so the block writer is compiled too
         clause_bytes(f, kernel=True)
     return request.param
 

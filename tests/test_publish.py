@@ -149,10 +149,12 @@ def test_removed_group_removes_its_files(toy, puzzlesat, spec_file, tmp_path):
 # -- interrupted runs -------------------------------------------------------------------------
 RUNNER = ("import sys; sys.path.insert(0, {tests!r}); from test_suite_spec import register_toy; "
           "register_toy(); from generator.cli import main; main(sys.argv[1:])")
+#: enough instances that a run is still going when its first file appears (with 8, a fast
+#: machine finished before the signal landed)
 BIG = HEAD + b"""
 [[group]]
 family = "toy"
-replicates = 8
+replicates = 48
 params = { n = 40000 }
 """
 
