@@ -20,8 +20,8 @@ import numpy as np
 @numba.njit(cache=True, nogil=True)
 def _write_block(literals, table, lengths, num_vars, out, pos):  # pragma: no cover - compiled
     """Append the lines of one zero-padded clause block to ``out`` from ``pos``; returns the new
-    end, or -1 when a literal is beyond ``num_vars``. Copies whole table rows (a fixed width
-    the compiler unrolls) and advances by the literal's real length: the over-written tail is
+    end, or -1 when a literal is beyond ``num_vars``. Copies whole table rows (whole words, no
+    per-byte length test) and advances by the literal's real length: the over-written tail is
     filled by the next literal, and ``out`` has one row of slack at its end."""
     width = table.shape[1]
     for i in range(literals.shape[0]):

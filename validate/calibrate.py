@@ -108,7 +108,7 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     spec, instances = _read_suite(out)
     chosen = [r for r in instances
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
-    if not chosen:
+    if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
     solvers = [solver_name(s) for s in solvers]
     if not solvers:
