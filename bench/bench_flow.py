@@ -7,9 +7,9 @@ import time
 
 from pysat.solvers import Solver
 
-from generator.families import flow
-from generator.instance import model_array
-from generator.seeds import Rng
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import flow
+from puzzlesat.generator.instance import model_array
 
 SIZES = (5, 7, 9, 11, 13, 15)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 
-from generator import npuzzle
-from generator.families import sliding
-from generator.instance import build
+from puzzlesat.generator.families import sliding
+from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.instance import build
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Parse + model check of a 5M-clause instance (plain and .xz) next to gbdc's GBD hash.
 
 Throughput is uncompressed DIMACS megabytes per second of wall time, for the same file in
-one run: ``read_dimacs`` alone, ``read_dimacs`` + :func:`validate.model.falsified_clauses`
+one run: ``read_dimacs`` alone, ``read_dimacs`` + :func:`puzzlesat.validate.model.falsified_clauses`
 with a full model, and ``gbdc.gbdhash`` (C++, reads and hashes every literal). Target: the
 validator within 2x of gbdc. The .xz file is written with preset 0 to keep setup short (it
 measures decompression, which does not depend much on the preset).
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cnf import Formula
-from generator.dimacs import dimacs_bytes, read_dimacs
-from validate.model import falsified_clauses
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.validate.model import falsified_clauses
 
 NUM_VARS = 1_000_000
 NUM_CLAUSES = 5_000_000

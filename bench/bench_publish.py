@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.dimacs import decompress
-from generator.suite import publish_suite
+from puzzlesat.generator.core.dimacs import decompress
+from puzzlesat.generator.suite import publish_suite
 
 SPEC = """
 [suite]

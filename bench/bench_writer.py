@@ -13,8 +13,8 @@ import os
 import tempfile
 import time
 
-from generator.dimacs import clause_bytes, write_instance
-from generator.instance import build
+from puzzlesat.generator.core.dimacs import clause_bytes, write_instance
+from puzzlesat.generator.instance import build
 
 PARAMS = {"rows": 16, "border_colors": 5, "center_colors": 17}
 

@@ -1,3 +1,2 @@
-"""puzzlesat: puzzles to SAT benchmark instances and back."""
-
-__version__ = "0.1.0"
+"""Making instances: shared building blocks (core), the puzzle families, one instance end to
+end (instance), and whole suites (suite). Nothing here imports :mod:`puzzlesat.validate`."""

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-import generator
-from generator.cnf import Formula
-from generator.dimacs import FORMAT_VERSION
-from generator.errors import UserError
-from generator.families import check_encoding, get_family, normalize_params
-from generator.seeds import Rng
+import puzzlesat
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.dimacs import FORMAT_VERSION
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import check_encoding, get_family, normalize_params
 
 EXPECTED_VALUES = ("SAT", "UNSAT", "UNKNOWN")
 
@@ -41,7 +41,7 @@ class Instance:
     def header(self) -> dict:
         return {
             "puzzlesat-format": FORMAT_VERSION,
-            "generator": f"puzzlesat {generator.__version__}",
+            "generator": f"puzzlesat {puzzlesat.__version__}",
             "family": self.family.NAME,
             "instance": self.name,
             "encoding": self.encoding,
@@ -63,8 +63,10 @@ class Instance:
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
-          name: str | None = None, where: str = "") -> Instance:
-    """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised."""
+          name: str | None = None, where: str = "", certify=None) -> Instance:
+    """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
+    ``certify`` (a :data:`~puzzlesat.generator.families.Certifier`) proves UNSAT answers for
+    families that can ask for a certificate."""
     family = get_family(family_name)
     params = normalize_params(family, params, where)
     encoding = check_encoding(family, encoding)
@@ -76,7 +78,7 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
         raise UserError(f"{where}seed must be a non-negative integer, got {seed!r}")
     puzzle = family.generate(params, Rng(seed if seed is not None else 0))
     formula = family.encode(puzzle, encoding)
-    expected, source = family.expected(puzzle, params)
+    expected, source = family.expected(puzzle, params, certify)
     assert expected in EXPECTED_VALUES, expected
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
                     seed, encoding, puzzle, formula, expected, source)

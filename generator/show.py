@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.dimacs import atomic_write, header_lines, read_dimacs
-from generator.instance import puzzle_from_header
+from puzzlesat.generator.core.dimacs import atomic_write, header_lines, read_dimacs
+from puzzlesat.generator.instance import puzzle_from_header
 
 
 def show_instance(path: str, svg_path: str | None = None) -> str:

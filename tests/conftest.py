@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from puzzlesat.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("PUZZLESAT_FIXTURES", REPO.parent / "shared" / "fixtures"))

@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from generator.suite import publish_suite, verify_suite
+from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.validate.calibrate import calibrate_suite, plot_calibration, read_calibration
+from puzzlesat.validate.runner import _solve
 from tests.conftest import assert_one_line_error
-from validate.calibrate import calibrate_suite, plot_calibration, read_calibration
-from validate.runner import _solve
 
 #: three quick instances: a sliding SAT/UNSAT pair (trace truncation k = 8, budgets 8 and 6)
 #: and a planted Flow Free grid

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.cnf import Formula, interleave, pad_rows, pairwise_at_most_one
+from puzzlesat.generator.core.cnf import Formula, interleave, pad_rows, pairwise_at_most_one
 
 
 def test_variable_blocks_are_consecutive_and_shaped():

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from generator.errors import UserError
-from generator.executors import make_executor
-from generator.suite import publish_suite, verify_suite
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.generator.suite.executors import make_executor
+from puzzlesat.validate.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.report import validate_suite
+from puzzlesat.validate.runner import solve_suite
 from tests.test_calibrate import TINY
-from validate.calibrate import calibrate_suite, read_calibration
-from validate.report import validate_suite
-from validate.runner import solve_suite
 
 pytest.importorskip("distributed")
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.cnf import Formula, pad_rows
-from generator.dimacs import (
+from puzzlesat.generator.core.cnf import Formula, pad_rows
+from puzzlesat.generator.core.dimacs import (
     atomic_write,
     clause_bytes,
     compress,
@@ -23,7 +23,7 @@ from generator.dimacs import (
     read_dimacs,
     write_instance,
 )
-from generator.errors import UserError
+from puzzlesat.generator.core.errors import UserError
 
 
 def reference_text(clauses):
@@ -79,7 +79,7 @@ def test_writers_agree_on_many_blocks(blocks, kernel):
 def test_kernel_copies_literal_text_wider_than_a_word():
     """Text over 8 bytes (from V = 10^7 up) takes two words per copy; a synthetic table of
     12-byte texts checks that without building a table of 2 * 10^7 rows."""
-    from generator.textkernel import clause_text
+    from puzzlesat.generator.core.textkernel import clause_text
 
     num_vars = 4
     texts = [f"{lit:+011d} ".encode() if lit else b"" for lit in range(-num_vars, num_vars + 1)]
@@ -102,7 +102,7 @@ def test_writer_rejects_literal_beyond_num_vars(kernel):
 
 
 def test_writer_loads_the_kernel_only_for_big_formulas(monkeypatch):
-    import generator.dimacs as dimacs
+    import puzzlesat.generator.core.dimacs as dimacs
 
     f = Formula()
     f.new_vars("v", 3)
@@ -112,10 +112,10 @@ def test_writer_loads_the_kernel_only_for_big_formulas(monkeypatch):
     assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is None
     monkeypatch.setattr(dimacs, "KERNEL_MIN_LITERALS", 6)
     assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n"
-    assert dimacs._kernel_module.__name__ == "generator.textkernel"
+    assert dimacs._kernel_module.__name__ == "puzzlesat.generator.core.textkernel"
     # without numba the numpy path writes the same bytes
     monkeypatch.setattr(dimacs, "_kernel_module", None)
-    monkeypatch.setitem(sys.modules, "generator.textkernel", None)
+    monkeypatch.setitem(sys.modules, "puzzlesat.generator.core.textkernel", None)
     assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is False
 
 

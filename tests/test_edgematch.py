@@ -13,10 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from generator.dimacs import clause_bytes, dimacs_bytes, gbd_hash_of_body, read_dimacs
-from generator.families import edgematch as em
-from generator.instance import build, model_array
-from generator.seeds import Rng
+from puzzlesat.generator.core.dimacs import (
+    clause_bytes,
+    dimacs_bytes,
+    gbd_hash_of_body,
+    read_dimacs,
+)
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import edgematch as em
+from puzzlesat.generator.instance import build, model_array
 from tests.conftest import assert_one_line_error, fixture_path
 
 ENCODINGS = list(em.ENCODINGS)

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from generator.dimacs import dimacs_bytes, read_dimacs
-from generator.families import flow
-from generator.instance import build, model_array
-from generator.seeds import Rng
+from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import flow
+from puzzlesat.generator.instance import build, model_array
 from tests.conftest import assert_one_line_error, fixture_path
 
 ENCODINGS = list(flow.ENCODINGS)

@@ -1,4 +1,4 @@
-"""Puzzle mechanics, the IDA* solver and the Korf data loader (generator/npuzzle.py)."""
+"""Puzzle mechanics, the IDA* solver and the Korf data loader (generator/families/sliding/npuzzle.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from generator import npuzzle
-from generator.errors import UserError
-from generator.seeds import Rng
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families.sliding import npuzzle
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import lzma
 
 import pytest
 
-from validate.output import MalformedOutput, parse_output, read_output
+from puzzlesat.validate.output import MalformedOutput, parse_output, read_output
 
 
 @pytest.mark.parametrize("text, status, literals", [

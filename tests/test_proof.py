@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from pysat.examples.genhard import PHP
 
-from generator.cnf import Formula
-from generator.errors import UserError
-from validate import proof as proof_module
-from validate.proof import certify_unsat, check_proof
-from validate.runner import SolveResult, run_solver
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate import proof as proof_module
+from puzzlesat.validate.proof import certify_unsat, check_proof
+from puzzlesat.validate.runner import SolveResult, run_solver
 
 pytest.importorskip("dratify")
 

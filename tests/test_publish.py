@@ -151,7 +151,7 @@ def test_removed_group_removes_its_files(toy, puzzlesat, spec_file, tmp_path):
 #: started it with '&' made SIGINT ignored, and children inherit that: the publish then ran on)
 RUNNER = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
           "sys.path.insert(0, {tests!r}); from test_suite_spec import register_toy; "
-          "register_toy(); from generator.cli import main; main(sys.argv[1:])")
+          "register_toy(); from puzzlesat.cli import main; main(sys.argv[1:])")
 BIG = HEAD + b"""
 [[group]]
 family = "toy"

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.seeds import Rng, derive_seed
+from puzzlesat.generator.core.seeds import Rng, derive_seed
 
 
 def test_golden_streams():

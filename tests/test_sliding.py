@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from generator import npuzzle
-from generator.dimacs import dimacs_bytes, read_dimacs
-from generator.families import sliding
-from generator.instance import build, model_array
-from generator.seeds import Rng
+from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import sliding
+from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.instance import build, model_array
 from tests.conftest import assert_one_line_error
 
 ENCODINGS = list(sliding.ENCODINGS)

@@ -9,9 +9,9 @@ import io
 import pytest
 from conftest import REPO, fixture_path
 
-from generator.errors import UserError
-from generator.families import get_family
-from generator.suite import load_spec
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.suite import load_spec
 
 SUITES = sorted((REPO / "suites").glob("*.toml"))
 

@@ -12,12 +12,12 @@ import types
 import numpy as np
 import pytest
 
-from generator import families
-from generator.cnf import Formula
-from generator.errors import UserError
-from generator.families import Param
-from generator.seeds import derive_seed
-from generator.suite import parse_spec
+from puzzlesat.generator import families
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.seeds import derive_seed
+from puzzlesat.generator.families import Param
+from puzzlesat.generator.suite import parse_spec
 
 HEAD = b"""
 [suite]
@@ -29,7 +29,7 @@ seed = 11
 
 
 def _toy_module() -> types.ModuleType:
-    toy = types.ModuleType("generator.families.toy")
+    toy = types.ModuleType("puzzlesat.generator.families.toy")
     toy.NAME = "toy"
     toy.SUMMARY = "planted unit clauses"
     toy.STORY = "A toy: n variables, each fixed by a unit clause to a planted value."
@@ -61,7 +61,7 @@ def _toy_module() -> types.ModuleType:
     toy.instance_name = instance_name
     toy.generate = generate
     toy.encode = encode
-    toy.expected = lambda puzzle, params: ("SAT", "planted")
+    toy.expected = lambda puzzle, params, certify=None: ("SAT", "planted")
     toy.witness = lambda puzzle: puzzle["values"]
     toy.puzzle_to_json = lambda puzzle: puzzle
     toy.solution_to_json = lambda solution: solution
@@ -70,15 +70,15 @@ def _toy_module() -> types.ModuleType:
 
 def register_toy() -> None:
     """Make ``toy`` a registered family in this process (for subprocess runners)."""
-    sys.modules["generator.families.toy"] = _toy_module()
+    sys.modules["puzzlesat.generator.families.toy"] = _toy_module()
     families.FAMILY_MODULES["toy"] = "toy"
 
 
 @pytest.fixture
 def toy(monkeypatch):
-    monkeypatch.setitem(sys.modules, "generator.families.toy", _toy_module())
+    monkeypatch.setitem(sys.modules, "puzzlesat.generator.families.toy", _toy_module())
     monkeypatch.setitem(families.FAMILY_MODULES, "toy", "toy")
-    return sys.modules["generator.families.toy"]
+    return sys.modules["puzzlesat.generator.families.toy"]
 
 
 def spec(groups: bytes):

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from generator.dimacs import parse_dimacs
-from generator.families import FAMILY_MODULES
-from validate.model import falsified_clauses, falsified_clauses_reference
-from validate.output import MalformedOutput, SolverOutput, parse_output
-from validate.report import judge
+from puzzlesat.generator.core.dimacs import parse_dimacs
+from puzzlesat.generator.families import FAMILY_MODULES
+from puzzlesat.validate.model import falsified_clauses, falsified_clauses_reference
+from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
+from puzzlesat.validate.report import judge
 
 
 def dimacs_text(clauses, num_vars, header=None) -> bytes:
@@ -136,7 +136,7 @@ def test_verified_model_overrules_a_wrong_header():
 def _toy_family() -> types.ModuleType:
     """Pick exactly one of n boxes. Encoding "alo" only says at least one (a deliberately weak
     encoding, so a CNF model can break the puzzle rule); "exactly" adds at-most-one pairs."""
-    toy = types.ModuleType("generator.families.toy_for_tests")
+    toy = types.ModuleType("puzzlesat.generator.families.toy_for_tests")
     toy.NAME = "toy"
     toy.ENCODINGS = {"exactly": "ALO + pairwise AMO", "alo": "ALO only"}
     toy.puzzle_from_json = lambda data: int(data["n"])
@@ -150,7 +150,7 @@ def _toy_family() -> types.ModuleType:
 @pytest.fixture
 def toy(monkeypatch):
     monkeypatch.setitem(FAMILY_MODULES, "toy", "toy_for_tests")
-    monkeypatch.setitem(sys.modules, "generator.families.toy_for_tests", _toy_family())
+    monkeypatch.setitem(sys.modules, "puzzlesat.generator.families.toy_for_tests", _toy_family())
 
 
 TOY_HEADER = {"puzzlesat-format": 1, "family": "toy", "encoding": "alo",

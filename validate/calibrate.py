@@ -3,9 +3,9 @@ validated, times and verdicts recorded with the suite.
 
 ``puzzlesat calibrate DIR`` runs every solver (default MiniSat 2.2, CaDiCaL 1.9.5, Kissat
 4.0.4 from python-sat) on every instance of the manifest, each in a child process killed at
-the time limit (:func:`validate.runner.run_solver`): past the limit the status is UNKNOWN and
+the time limit (:func:`puzzlesat.validate.runner.run_solver`): past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver process crashes. Each answer is judged by the
-validator (:func:`validate.report.judge`: a model must satisfy every clause, an UNSAT answer
+validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
 must not contradict a known result). The calls are pure and go to any
 :class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
 order, so the verdicts never depend on the executor (the seconds do, of course).
@@ -38,20 +38,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.dimacs import atomic_write, read_dimacs
-from generator.errors import UserError
-from generator.families import get_family
-from generator.suite import (
-    CALIBRATION_FILE,
-    SPEC_FILE,
-    calibration_files,
-    parse_spec,
-    run_tasks,
-    suite_files,
-)
-from validate.output import MalformedOutput, parse_output
-from validate.report import judge
-from validate.runner import _solve, run_solver, solver_name
+from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.suite.executors import run_tasks
+from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
+from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
+from puzzlesat.validate.output import MalformedOutput, parse_output
+from puzzlesat.validate.report import judge
+from puzzlesat.validate.runner import _solve, run_solver, solver_name
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")

@@ -13,7 +13,7 @@ Three layouts are recognised, by their first non-blank line:
 Anything else is :class:`MalformedOutput` with a reason naming the line: two ``s`` lines,
 ``v`` lines without an ``s`` line, a model after UNSAT, a ``0`` in the middle of a model, a
 line that is neither ``c``, ``s`` nor ``v``. Whether the literals fit the instance (beyond
-V, both signs of one variable) is decided against the instance in :mod:`validate.model`.
+V, both signs of one variable) is decided against the instance in :mod:`puzzlesat.validate.model`.
 
 >>> out = parse_output(b"c cadical\\ns SATISFIABLE\\nv 1 -2\\nv 3 0\\n")
 >>> out.status, out.format, out.literals.tolist()
@@ -23,7 +23,7 @@ V, both signs of one variable) is decided against the instance in :mod:`validate
 >>> parse_output(b"v 1 0\\n")
 Traceback (most recent call last):
 ...
-validate.output.MalformedOutput: v lines without an s line
+puzzlesat.validate.output.MalformedOutput: v lines without an s line
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from generator.dimacs import minus_signs_ok, parse_integers, read_bytes
-from generator.errors import UserError
+from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers, read_bytes
+from puzzlesat.generator.core.errors import UserError
 
 STATUSES = ("SAT", "UNSAT", "UNKNOWN")
 #: the competition's ``s`` words and MiniSat's first lines, mapped to a status

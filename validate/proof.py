@@ -9,7 +9,7 @@ empty clause is derived. Binary DRAT is recognised but only drat-trim reads it.
 A check has three outcomes: verified, rejected (the solver is wrong: WRONG-PROOF), or could
 not check (no checker for this proof: the answer stays UNSAT-UNCHECKED).
 
->>> from generator.cnf import Formula
+>>> from puzzlesat.generator.core.cnf import Formula
 >>> f = Formula(); x = f.new_vars("x", 2)
 >>> f.add("all sign patterns", [[1, 2], [1, -2], [-1, 2], [-1, -2]])
 >>> certify_unsat(f)
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cnf import Formula
-from generator.dimacs import read_bytes
-from generator.errors import UserError
-from validate.runner import clause_lists, run_solver
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.dimacs import read_bytes
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate.runner import clause_lists, run_solver
 
 #: bytes a text proof may hold; anything else marks a binary proof
 _TEXT_BYTES = frozenset(b"0123456789-dc \t\r\n") | frozenset(range(0x20, 0x7F))

@@ -34,13 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from generator.dimacs import Dimacs, atomic_write, read_dimacs
-from generator.errors import UserError
-from generator.instance import puzzle_from_header
-from validate.model import clause_at, clause_starts, falsified_clauses, full_model, truth_table
-from validate.output import STATUSES, MalformedOutput, SolverOutput, read_output
-from validate.proof import ProofCheck, check_proof_file
-from validate.runner import manifest_results, output_path, suite_instances
+from puzzlesat.generator.core.dimacs import Dimacs, atomic_write, read_dimacs
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.instance import puzzle_from_header
+from puzzlesat.validate.model import (
+    clause_at,
+    clause_starts,
+    falsified_clauses,
+    full_model,
+    truth_table,
+)
+from puzzlesat.validate.output import STATUSES, MalformedOutput, SolverOutput, read_output
+from puzzlesat.validate.proof import ProofCheck, check_proof_file
+from puzzlesat.validate.runner import manifest_results, output_path, suite_instances
 
 VERIFIED = ("VERIFIED-SAT", "VERIFIED-UNSAT")
 UNVERIFIED = ("UNSAT-UNCHECKED", "UNKNOWN")
@@ -237,7 +243,7 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     work; the verdicts come back in instance order whichever runs them."""
     from tqdm import tqdm
 
-    from generator.suite import run_tasks
+    from puzzlesat.generator.suite.executors import run_tasks
 
     if table is not None:
         _table_format(table)  # fail before the work, not after

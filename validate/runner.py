@@ -7,7 +7,7 @@ solver needs to support interruption — and answers ``s UNKNOWN``. Without a ti
 runs in this process.
 
 Output: ``c`` lines (solver, time), one ``s`` line, ``v`` lines of at most
-:data:`~validate.output.MAX_V_LINE` characters covering variables ``1..V`` (variables the
+:data:`~puzzlesat.validate.output.MAX_V_LINE` characters covering variables ``1..V`` (variables the
 solver never saw are given False), the last ending in ``0``; exit code 10 / 20 / 0.
 
 >>> r = run_solver((np.array([1, 2, 0, -1, 0], dtype=np.int32), 2))
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.dimacs import atomic_write, read_dimacs
-from generator.errors import UserError
-from validate.output import MAX_V_LINE
+from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate.output import MAX_V_LINE
 
 #: solvers whose python-sat bindings can log a DRAT proof (``with_proof=True``)
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
@@ -226,7 +226,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     Dask's) runs the solves; by default ``jobs`` threads, each waiting on a child process."""
     from tqdm import tqdm
 
-    from generator.suite import run_tasks
+    from puzzlesat.generator.suite.executors import run_tasks
 
     instances = suite_instances(suite_dir)
     solver = solver_name(solver)

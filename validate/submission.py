@@ -25,11 +25,11 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.dimacs import atomic_write, compress, decompress
-from generator.errors import UserError
-from validate.calibrate import _read_suite, read_calibration
-from validate.report import FAILED
-from validate.runner import solver_name
+from puzzlesat.generator.core.dimacs import atomic_write, compress, decompress
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate.calibrate import _read_suite, read_calibration
+from puzzlesat.validate.report import FAILED
+from puzzlesat.validate.runner import solver_name
 
 METADATA_COLUMNS = ("hash", "author", "family", "result")
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")

@@ -14,12 +14,13 @@ through :func:`get_family`.
                    keys are derived from them)
 ``ENCODINGS``      dict name -> one-line description; the first is the default
 ``generate(params, rng) -> Puzzle``            params are normalised (see
-                   :func:`normalize_params`); ``rng`` is a :class:`generator.seeds.Rng`
+                   :func:`normalize_params`); ``rng`` is a :class:`puzzlesat.generator.core.seeds.Rng`
 ``uses_seed(params) -> bool``                  False when params fix the puzzle (a file)
 ``instance_name(params, draw, encoding) -> str``   canonical, filesystem-safe; ``draw`` names
                    the random draw (``s<seed>`` from the CLI, ``r<replicate>`` in a suite),
                    None when the params fix the puzzle
-``expected(puzzle, params) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why)
+``expected(puzzle, params, certify) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why);
+                   ``certify`` is a :data:`Certifier` or None
 ``encode(puzzle, encoding) -> Formula``
 ``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by
                    variable (index 0 unused)
@@ -29,18 +30,30 @@ through :func:`get_family`.
                    the encoding's clauses accept for this solution (used to test witnesses)
 ``puzzle_to_json / puzzle_from_json / solution_to_json / solution_from_json``
 ``render(puzzle, solution=None) -> str``        text picture; ``render_svg`` where it helps
+
+:class:`Family` states the same contract as a :class:`typing.Protocol`, so a type checker and
+the contract test (tests/test_families.py) hold every family module to it.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from generator.errors import UserError
+import numpy as np
 
-#: public family name -> module under generator.families
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
+
+#: proves a formula UNSAT and names how ("certified:cadical195+dratify"), or None when it
+#: cannot. Passed in from outside the generator (the CLI passes
+#: :func:`puzzlesat.validate.proof.certify_unsat`), so that making instances never imports the
+#: validator.
+Certifier = Callable[[Formula], "str | None"]
+
+#: public family name -> module under puzzlesat.generator.families
 FAMILY_MODULES = {
     "edge-matching": "edgematch",
     "sliding": "sliding",
@@ -65,16 +78,45 @@ class Param:
         return "--" + self.name.replace("_", "-")
 
 
+@runtime_checkable
+class Family(Protocol):
+    """The contract of a family module (see the module docstring for each name's meaning)."""
+
+    NAME: str
+    SUMMARY: str
+    STORY: str
+    REFERENCES: tuple
+    HARDNESS_PARAM: str
+    PARAMS: tuple[Param, ...]
+    ENCODINGS: dict[str, str]
+
+    def generate(self, params: dict, rng: Any) -> Any: ...
+    def uses_seed(self, params: dict) -> bool: ...
+    def instance_name(self, params: dict, draw: str | None, encoding: str) -> str: ...
+    def expected(self, puzzle: Any, params: dict,
+                 certify: Certifier | None = None) -> tuple[str, str]: ...
+    def encode(self, puzzle: Any, encoding: str) -> Formula: ...
+    def decode(self, puzzle: Any, encoding: str, model: np.ndarray) -> Any: ...
+    def check(self, puzzle: Any, solution: Any) -> list[str]: ...
+    def witness(self, puzzle: Any) -> Any: ...
+    def assignment(self, puzzle: Any, encoding: str, solution: Any) -> np.ndarray: ...
+    def puzzle_to_json(self, puzzle: Any) -> dict: ...
+    def puzzle_from_json(self, data: dict) -> Any: ...
+    def solution_to_json(self, solution: Any) -> dict: ...
+    def solution_from_json(self, data: dict) -> Any: ...
+    def render(self, puzzle: Any, solution: Any = None) -> str: ...
+
+
 def family_names() -> list[str]:
     return list(FAMILY_MODULES)
 
 
-def get_family(name: str) -> ModuleType:
+def get_family(name: str) -> Family:
     try:
         module = FAMILY_MODULES[name]
     except KeyError:
         raise UserError(f"unknown family {name!r} (known: {', '.join(FAMILY_MODULES)})") from None
-    return importlib.import_module(f"generator.families.{module}")
+    return importlib.import_module(f"{__name__}.{module}")
 
 
 def coerce(param: Param, value: Any, where: str = "") -> Any:
@@ -123,7 +165,7 @@ def _strict_int(value: Any) -> int:
     return int(value)
 
 
-def normalize_params(family: ModuleType, raw: dict, where: str = "") -> dict:
+def normalize_params(family: Family, raw: dict, where: str = "") -> dict:
     """Defaults filled, types checked, unknown keys rejected; key order = ``PARAMS`` order.
     Parameters left at None are dropped, so they do not clutter headers and names."""
     known = {p.name: p for p in family.PARAMS}
@@ -140,7 +182,7 @@ def normalize_params(family: ModuleType, raw: dict, where: str = "") -> dict:
     return out
 
 
-def check_encoding(family: ModuleType, encoding: str | None) -> str:
+def check_encoding(family: Family, encoding: str | None) -> str:
     if encoding is None:
         return next(iter(family.ENCODINGS))
     if encoding not in family.ENCODINGS:

@@ -61,9 +61,9 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cnf import Formula, pairwise_at_most_one
-from generator.errors import UserError
-from generator.families import Param
+from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import Param
 
 NAME = "edge-matching"
 SUMMARY = "edge-matching puzzles (Heule 2009): planted em-a-b-c, clue puzzles, Eternity II"
@@ -225,7 +225,7 @@ def infer_shape(pieces: np.ndarray, where: str) -> tuple[int, int]:
 def load_pieces(spec: str) -> Puzzle:
     """A puzzle from a built-in name or a piece file path."""
     if spec in BUILTINS:
-        resource = importlib.resources.files("generator") / "data" / "edgematch" / BUILTINS[spec]
+        resource = importlib.resources.files("puzzlesat.generator") / "data" / "edgematch" / BUILTINS[spec]
         text, where, source = resource.read_text(), spec, spec
     else:
         path = Path(spec)
@@ -299,7 +299,7 @@ def planted(params: dict, rng) -> Puzzle:
     from the center colours 1..c (one ``integers`` call each, diamond order); unbounded puzzles
     also colour the outer sides, signed puzzles give each edge a random sign.
 
-    >>> from generator.seeds import Rng
+    >>> from puzzlesat.generator.core.seeds import Rng
     >>> p = planted({"rows": 3, "border_colors": 2, "center_colors": 2}, Rng(1))
     >>> print(render(p, p.planted))
     +-----+-----+-----+
@@ -829,7 +829,7 @@ def assignment(puzzle: Puzzle, encoding: str, solution: Solution) -> np.ndarray:
     return model
 
 
-def expected(puzzle: Puzzle, params: dict) -> tuple[str, str]:
+def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     if puzzle.planted is not None:
         return "SAT", "planted"
     if witness(puzzle) is not None:

@@ -74,11 +74,11 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cnf import Formula, pairwise_at_most_one
-from generator.errors import UserError
-from generator.families import Param
-from generator.grid import OPPOSITE, adjacent_pairs, neighbour_table
-from generator.seeds import Rng
+from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.grid import OPPOSITE, adjacent_pairs, neighbour_table
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import Param
 
 NAME = "flow"
 SUMMARY = "Flow Free / Numberlink: planted grids or level files; Zucker's encoding (2016)"
@@ -122,7 +122,7 @@ PARAMS = (
     Param("no_2x2", bool, False, "Reject grids with a one-colour 2x2 block."),
     Param("puzzle", str, None, "A level file: the article's text format or JSON."),
     Param("certify", bool, False,
-          "Level files: prove UNSAT with a checked DRAT proof (validate.proof)."),
+          "Level files: prove UNSAT with a checked DRAT proof (puzzlesat.validate.proof)."),
 )
 
 #: endpoint labels of planted grids, in colour order (the text format allows 62)
@@ -665,17 +665,20 @@ def _model_array(literals, num_vars: int) -> np.ndarray:
     return model
 
 
-def expected(puzzle: Puzzle, params: dict) -> tuple[str, str]:
-    """Planted grids are SAT. A level file is UNKNOWN unless ``certify`` is set: then its
-    ``zucker`` formula must be proved UNSAT with a checked proof; ``zucker-2x2`` and
-    ``acyclic`` contain every ``zucker`` clause, so the certificate covers them too."""
+def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
+    """Planted grids are SAT. A level file is UNKNOWN unless the ``certify`` param is set: then
+    its ``zucker`` formula must be proved UNSAT by ``certify`` (a solver plus proof checker,
+    passed in by the caller: see :data:`puzzlesat.generator.families.Certifier`);
+    ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
+    them too."""
     if puzzle.planted is not None:
         return "SAT", "planted"
     if not params.get("certify"):
         return "UNKNOWN", "none"
-    from validate.proof import certify_unsat
-
-    source = certify_unsat(encode(puzzle, "zucker"))
+    if certify is None:
+        raise UserError("flow: --certify needs a proof checker; it is a `puzzlesat generate` "
+                        "option, not a suite parameter")
+    source = certify(encode(puzzle, "zucker"))
     if not source:
         raise UserError(f"flow: --certify: {puzzle.name or 'puzzle'} has no checked UNSAT "
                         "proof under zucker (it may be solvable)")

@@ -34,15 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from generator.errors import UserError
-from generator.grid import neighbour_table
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.grid import neighbour_table
 
 MOVES = "UDLR"
 #: the move that undoes each move
 INVERSE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 #: (row step, column step) of the blank per move
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
-#: column of each move (in MOVES order) in generator.grid.neighbour_table (N E S W)
+#: column of each move (in MOVES order) in puzzlesat.generator.core.grid.neighbour_table (N E S W)
 MOVE_DIRECTIONS = [0, 2, 3, 1]
 
 
@@ -343,7 +343,7 @@ class Trace:
 
 
 def _data(name: str) -> str:
-    return resources.files("generator").joinpath("data", "korf24", name).read_text()
+    return resources.files("puzzlesat.generator").joinpath("data", "korf24", name).read_text()
 
 
 def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:

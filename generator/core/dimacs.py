@@ -13,7 +13,7 @@ GBD hash (gbdc / gbd-tools): md5 of all literal tokens, clause-ending zeros incl
 by single spaces, ignoring ``c`` and ``p`` lines — so layout, comments and compression do not
 change it.
 
->>> from generator.cnf import Formula
+>>> from puzzlesat.generator.core.cnf import Formula
 >>> f = Formula(); x = f.new_vars("x", 3); f.add("c", [[1, -2, 0], [2, 3, 0]])
 >>> print(dimacs_bytes(f, {"family": "demo"}).decode(), end="")
 c family: demo
@@ -42,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cnf import Formula
-from generator.errors import UserError
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
 
 FORMAT_VERSION = 1
 
@@ -129,14 +129,14 @@ _DELETE_NUL = bytes(range(1))
 #: ~12 ns a slot, so one formula of this size breaks even after ~32 M slots and a process that
 #: writes several (publish, calibrate) wins sooner. Once loaded, the kernel serves every formula.
 KERNEL_MIN_LITERALS = 1 << 24
-_kernel_module = None  # generator.textkernel once loaded; False when numba is not installed
+_kernel_module = None  # puzzlesat.generator.core.textkernel once loaded; False when numba is not installed
 
 
 def _text_kernel(literal_slots: int):
     global _kernel_module
     if _kernel_module is None and literal_slots >= KERNEL_MIN_LITERALS:
         try:
-            _kernel_module = importlib.import_module("generator.textkernel")
+            _kernel_module = importlib.import_module("puzzlesat.generator.core.textkernel")
         except ImportError:  # numba missing: the numpy path gives the same bytes
             _kernel_module = False
     return _kernel_module or None
@@ -152,7 +152,7 @@ def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
     if kernel is None:
         module = _text_kernel(sum(block.literals.size for block in formula.blocks))
     elif kernel:
-        module = importlib.import_module("generator.textkernel")
+        module = importlib.import_module("puzzlesat.generator.core.textkernel")
     else:
         module = None
     if module:

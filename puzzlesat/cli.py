@@ -1,6 +1,6 @@
 """The ``puzzlesat`` command line: parse, call one library function, print.
 
-Every user mistake surfaces as :class:`generator.errors.UserError` (or a click usage error)
+Every user mistake surfaces as :class:`puzzlesat.generator.core.errors.UserError` (or a click usage error)
 and is printed by :func:`main` as one line, ``puzzlesat: error: ...``, with exit code 2.
 """
 
@@ -10,9 +10,9 @@ import sys
 
 import click
 
-import generator
-from generator.errors import UserError
-from generator.families import Param, family_names, get_family
+import puzzlesat
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import Param, family_names, get_family
 
 
 class FamilyGroup(click.Group):
@@ -38,11 +38,12 @@ def _click_option(param: Param) -> click.Option:
 
 def _generate_command(family) -> click.Command:
     def run(seed, encoding, output, name, witness, **raw):
-        from generator.dimacs import atomic_write, canonical_json, write_instance
-        from generator.instance import build
+        from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, write_instance
+        from puzzlesat.generator.instance import build
+        from puzzlesat.validate.proof import certify_unsat
 
         params = {k: v for k, v in raw.items() if v is not None}
-        inst = build(family.NAME, params, encoding, seed, name)
+        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat)
         write_instance(output, inst.formula, inst.header())
         if witness:
             solution = inst.witness_json()
@@ -70,7 +71,7 @@ def _generate_command(family) -> click.Command:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(generator.__version__, prog_name="puzzlesat")
+@click.version_option(puzzlesat.__version__, prog_name="puzzlesat")
 def cli():
     """Puzzles to SAT benchmark instances and back."""
 
@@ -97,7 +98,7 @@ def families():
 @click.option("--svg", default=None, metavar="PATH", help="Also draw the puzzle as SVG.")
 def show(instance, svg):
     """Print an instance's header, its puzzle as a picture, and its counts."""
-    from generator.show import show_instance
+    from puzzlesat.generator.show import show_instance
 
     click.echo(show_instance(instance, svg))
 
@@ -109,7 +110,7 @@ def _default_jobs() -> int:
 
 
 def _executor_options(command):
-    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/executors.py)."""
+    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/suite/executors.py)."""
     command = click.option("--scheduler", default=None, metavar="ADDR",
                            help="Dask scheduler address (tcp://host:8786) [default: a "
                                 "LocalCluster of -j workers].")(command)
@@ -126,8 +127,8 @@ def _executor_options(command):
 @_executor_options
 def publish(spec, output, jobs, executor, scheduler):
     """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation."""
-    from generator.executors import make_executor
-    from generator.suite import publish_suite
+    from puzzlesat.generator.suite import publish_suite
+    from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
         click.echo(publish_suite(spec, output, jobs, pool, progress=True).summary())
@@ -141,8 +142,8 @@ def publish(spec, output, jobs, executor, scheduler):
 def verify(directory, jobs, executor, scheduler):
     """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
     difference."""
-    from generator.executors import make_executor
-    from generator.suite import verify_suite
+    from puzzlesat.generator.suite import verify_suite
+    from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
         result = verify_suite(directory, jobs, pool)
@@ -171,7 +172,7 @@ _TIME_LIMIT = click.option("--time-limit", type=click.FloatRange(min=0, min_open
 def solve(instance, solver, time_limit, proof):
     """Run a reference solver and print SAT Competition output; exit 10 SAT, 20 UNSAT,
     0 unknown."""
-    from validate.runner import solve_instance
+    from puzzlesat.validate.runner import solve_instance
 
     result = solve_instance(instance, solver, time_limit, proof)
     click.echo(result.text(seconds=True), nl=False)
@@ -188,7 +189,7 @@ def validate_command(instance, output, proof, as_json):
     (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken)."""
     import json
 
-    from validate.report import validate_files
+    from puzzlesat.validate.report import validate_files
 
     verdict = validate_files(instance, output, proof)
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
@@ -207,8 +208,8 @@ def validate_command(instance, output, proof, as_json):
 def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof, executor,
                         scheduler):
     """Run the reference solver on every instance of a suite: RESULTS_DIR/<file>.out."""
-    from generator.executors import make_executor
-    from validate.runner import solve_suite
+    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.validate.runner import solve_suite
 
     # local: -j threads, each waiting on its solver's child process
     with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
@@ -228,8 +229,8 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof,
 def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
     """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
     WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
-    from generator.executors import make_executor
-    from validate.report import suite_exit_code, summary, validate_suite
+    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.validate.report import suite_exit_code, summary, validate_suite
 
     with make_executor(executor, scheduler, jobs) as pool:
         verdicts = validate_suite(suite_dir, results_dir, output, executor=pool)
@@ -255,8 +256,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
-    from generator.executors import make_executor
-    from validate.calibrate import calibrate_suite
+    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.validate.calibrate import calibrate_suite
 
     names = [s.strip() for s in solvers.split(",") if s.strip()]
     # local: -j threads, each waiting on its solver's child process
@@ -286,7 +287,7 @@ def submission(directory, output, reference, time_limit, minisat, minisat_limit,
                min_hard):
     """Check the SAT Competition 'bring your own benchmarks' rules on a calibrated suite and
     build the bundle; exit 1 naming each broken rule."""
-    from validate.submission import Rules, build_bundle, check_submission
+    from puzzlesat.validate.submission import Rules, build_bundle, check_submission
 
     rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
     check = check_submission(directory, rules)

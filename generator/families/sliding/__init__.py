@@ -5,7 +5,7 @@ Competition 2021, p. 57: Korf's 24-puzzle instance 50 (optimal length 113) trunc
 optimal trace to the configuration at distance k, with budget k (SAT, the rest of the trace is
 the witness) and k−2 (UNSAT, the trace's optimality is the certificate); budget k−1 is UNSAT by
 parity alone. Puzzle mechanics, the IDA* solver that certifies other starts, and the Korf data
-live in :mod:`generator.npuzzle`. Configurations list the tile per square row-major, 0 = blank,
+live in :mod:`puzzlesat.generator.families.sliding.npuzzle`. Configurations list the tile per square row-major, 0 = blank,
 goal ``0..nm−1``; moves U/D/L/R name the direction the blank moves.
 
 Encoding ``rotated`` (the paper's, rebuilt from its description) and ``rotated-onehot``
@@ -57,11 +57,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generator import npuzzle
-from generator.cnf import Formula, pairwise_at_most_one
-from generator.errors import UserError
-from generator.families import Param
-from generator.grid import neighbour_table
+from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.grid import neighbour_table
+from puzzlesat.generator.families import Param
+from puzzlesat.generator.families.sliding import npuzzle
 
 NAME = "sliding"
 SUMMARY = "n×m sliding-tile puzzles in exactly B moves; Korf 24-puzzle trace truncations"
@@ -261,7 +261,7 @@ def _from_trace(params: dict, source: str) -> Puzzle:
 _NO_UNDO_LOOPS = ("RDLU" * 3, "DRUL" * 3)
 
 
-def expected(puzzle: Puzzle, params: dict) -> tuple[str, str]:
+def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     parity = npuzzle.distance_parity(puzzle.start, puzzle.cols)
     if (puzzle.budget - parity) % 2:
         return "UNSAT", "parity"

@@ -24,10 +24,16 @@ None
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from concurrent.futures import Executor
+import itertools
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from typing import Any
 
-from generator.errors import UserError
+from puzzlesat.generator.core.errors import UserError
 
 EXECUTORS = ("local", "dask")
 
@@ -44,8 +50,6 @@ def make_executor(kind: str, scheduler: str | None, jobs: int,
     if kind == "local":
         if scheduler is not None:
             raise UserError("--scheduler needs --executor dask")
-        from generator.suite import local_executor
-
         executor = local_executor(jobs)
         try:
             yield executor
@@ -78,3 +82,55 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
                                dashboard_address=":0")  # any free port: never clash
     with cluster, Client(cluster) as client:
         yield client
+
+
+def _worker_init(parent: int) -> None:
+    # Ctrl-C reaches the whole process group; only the parent decides what to do with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose parent was killed (SIGKILL) would wait for work forever: leave."""
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+
+
+def local_executor(jobs: int) -> Executor | None:
+    """The default executor: None (build in this process) for one job, else a process pool."""
+    if jobs <= 1:
+        return None
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
+                               initargs=(os.getpid(),))
+
+
+def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
+              window: int = 0) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, fn(*calls[index]))`` as results arrive.
+
+    ``executor`` is any :class:`concurrent.futures.Executor` (a process pool, or e.g. a Dask
+    ``Client.get_executor()``); None runs the calls here, one by one. At most ``window`` calls
+    are in flight (default: 2 per worker, at least 4) so finished bytes do not pile up.
+    """
+    if executor is None:
+        for index, args in enumerate(calls):
+            yield index, fn(*args)
+        return
+    window = window or max(4, 2 * (getattr(executor, "_max_workers", 2) or 2))
+    pending: dict = {}
+    todo = iter(enumerate(calls))
+    try:
+        while True:
+            for index, args in itertools.islice(todo, window - len(pending)):
+                pending[executor.submit(fn, *args)] = index
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=pending.__getitem__):
+                yield pending.pop(future), future.result()
+    finally:
+        for future in pending:
+            future.cancel()
+
+

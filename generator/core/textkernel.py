@@ -1,6 +1,6 @@
 """Compiled DIMACS text kernel (numba; the optional ``fast`` extra).
 
-:func:`generator.dimacs.clause_bytes` formats clauses with numpy: a fixed-width table of every
+:func:`puzzlesat.generator.core.dimacs.clause_bytes` formats clauses with numpy: a fixed-width table of every
 literal's text, indexed by the block, then the padding bytes deleted. That costs a pass over
 ~1.5× the output in padding and leaves it near 190 MB/s. This kernel writes each literal's text
 straight to its place, so only the real bytes are touched (~3× faster on the Eternity II
@@ -8,7 +8,7 @@ board). It produces the same bytes, and the tests hold the two equal; the numpy 
 portable definition, so regenerating a suite never depends on numba being installable.
 
 Importing this module imports numba (~0.4 s plus loading the cached machine code), which is why
-:mod:`generator.dimacs` loads it only for big formulas.
+:mod:`puzzlesat.generator.core.dimacs` loads it only for big formulas.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _write_block(literals, table, lengths, num_vars, out, pos):  # pragma: no co
 
 def clause_text(blocks, table: np.ndarray) -> bytes:
     """DIMACS clause lines of ``blocks`` (objects with ``name`` and 2-D ``literals``) from the
-    literal text table of :func:`generator.dimacs.literal_table` (row ``l + V`` = text of
+    literal text table of :func:`puzzlesat.generator.core.dimacs.literal_table` (row ``l + V`` = text of
     literal ``l`` and a space, NUL-padded)."""
     num_vars = (table.shape[0] - 1) // 2
     width = -(-table.shape[1] // 8) * 8  # whole words: the copy loop vectorises

@@ -1,0 +1,51 @@
+"""One suite task built in a worker: pure, picklable, no file access. Publish and verify both
+build through :func:`build_task`, so they cannot disagree about an instance's bytes."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from puzzlesat.generator.core.dimacs import (
+    canonical_json,
+    clause_bytes,
+    compress,
+    dimacs_bytes,
+    gbd_hash_of_body,
+)
+from puzzlesat.generator.instance import build
+from puzzlesat.generator.suite.spec import Task
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a worker returns for one task: the published bytes and the manifest facts."""
+
+    data: bytes | None  # compressed file; None when the caller's copy was found identical
+    text_sha256: str  # of the uncompressed DIMACS text
+    text: bytes | None  # the DIMACS text (only when asked for, e.g. by verify)
+    witness: bytes | None
+    gbd_hash: str
+    variables: int
+    clauses: int
+    expected: str
+    expected_from: str
+
+
+def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False) -> Built:
+    """Build, render and compress one instance. When ``reuse_text_sha256`` equals the sha256
+    of the regenerated text, compression (the expensive part) is skipped."""
+    inst = build(task.family, task.params, task.encoding, task.seed, task.name)
+    body = clause_bytes(inst.formula)
+    text = dimacs_bytes(inst.formula, inst.header(), body)
+    text_sha256 = hashlib.sha256(text).hexdigest()
+    reuse = reuse_text_sha256 == text_sha256
+    kind = None if task.compression == "none" else task.compression
+    solution = inst.witness_json()
+    witness = None if solution is None else (canonical_json(solution) + "\n").encode()
+    return Built(None if reuse else compress(text, kind), text_sha256,
+                 text if keep_text else None, witness, gbd_hash_of_body(body),
+                 inst.formula.num_vars, inst.formula.num_clauses, inst.expected,
+                 inst.expected_from)
+
+

@@ -1,0 +1,80 @@
+"""The package layout: one importable package, every module's doctests, no import running
+back up (core < families < instance < suite; generator never imports validate)."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import pkgutil
+import tomllib
+
+import pytest
+from conftest import REPO
+
+import puzzlesat
+
+#: source folder -> installed package (pyproject's package-dir)
+ROOTS = {"puzzlesat": "puzzlesat", "generator": "puzzlesat.generator",
+         "validate": "puzzlesat.validate"}
+#: package prefix -> prefixes it must not import (the layers above it)
+FORBIDDEN = {
+    "puzzlesat.generator.core": ("puzzlesat.generator.families", "puzzlesat.generator.instance",
+                                 "puzzlesat.generator.suite", "puzzlesat.validate",
+                                 "puzzlesat.cli"),
+    "puzzlesat.generator.families": ("puzzlesat.generator.instance", "puzzlesat.generator.suite",
+                                     "puzzlesat.validate", "puzzlesat.cli"),
+    "puzzlesat.generator": ("puzzlesat.validate", "puzzlesat.cli"),
+    "puzzlesat.validate": ("puzzlesat.cli",),
+}
+
+
+def source_modules() -> dict[str, object]:
+    """Installed module name -> source path, for every .py file of the three folders."""
+    found = {}
+    for folder, package in ROOTS.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            parts = list(path.relative_to(REPO / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def test_pyproject_lists_every_package():
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = {name for name, path in source_modules().items() if path.name == "__init__.py"}
+    assert set(config["packages"]) == packages
+
+
+def test_every_module_imports_from_the_installed_package():
+    names = [m.name for m in pkgutil.walk_packages(puzzlesat.__path__, "puzzlesat.")]
+    names += [m.name for m in pkgutil.walk_packages(
+        importlib.import_module("puzzlesat.generator").__path__, "puzzlesat.generator.")]
+    names += [m.name for m in pkgutil.walk_packages(
+        importlib.import_module("puzzlesat.validate").__path__, "puzzlesat.validate.")]
+    expected = set(source_modules()) - {"puzzlesat.__main__"}
+    assert expected <= set(names) | set(ROOTS.values())
+    for name in sorted(expected):
+        importlib.import_module(name)
+
+
+@pytest.mark.parametrize("module", sorted(source_modules()))
+def test_no_import_runs_back_up(module):
+    tree = ast.parse(source_modules()[module].read_text())
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    for prefix, forbidden in FORBIDDEN.items():
+        if module == prefix or module.startswith(prefix + "."):
+            bad = [name for name in imported if name.startswith(forbidden)]
+            assert not bad, f"{module} imports {bad} from a layer above it"
+            break
+
+
+@pytest.mark.parametrize("module", sorted(set(source_modules()) - {"puzzlesat.__main__"}))
+def test_doctests(module):
+    runner = doctest.DocTestRunner()
+    report: list[str] = []
+    for test in doctest.DocTestFinder().find(importlib.import_module(module)):
+        runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)
