@@ -1,0 +1,335 @@
+"""Heule's encoding: the board as the encoder sees it (square classes, normalised pieces,
+colour domains, variable numbering) and the clause groups in the published order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
+
+if TYPE_CHECKING:
+    from puzzlesat.generator.families.edgematch.pieces import Puzzle
+
+
+#: center piece types: pattern of the sides read clockwise from the pattern's start
+TYPE_PATTERNS = ("aaaa", "aaab", "abab", "aabb", "aabc", "abac", "abcd")
+
+
+def piece_type(sides) -> tuple[int, int]:
+    """(type 1..7, start side) of a center piece: the first start side, clockwise from N, at
+    which the piece reads as its pattern.
+
+    >>> piece_type([5, 5, 7, 5]), piece_type([1, 2, 3, 4]), piece_type([2, 1, 1, 3])
+    ((2, 3), (7, 0), (5, 1))
+    """
+    sides = list(sides)
+    for t, pattern in enumerate(TYPE_PATTERNS, start=1):
+        for start in range(4):
+            seq = sides[start:] + sides[:start]
+            letters: dict = {}
+            if all(letters.setdefault(ch, v) == v for ch, v in zip(pattern, seq)) \
+                    and len(set(letters.values())) == len(letters):
+                return t, start
+    raise AssertionError(sides)  # unreachable: every piece has a pattern
+
+
+def heule_turned(seed: int | None, n: int) -> np.ndarray:
+    """Which of n pieces Heule's em-encode turns 180 degrees after ``srand(seed)``: one glibc
+    ``rand()`` per piece in file order, turned iff it is 2 mod 4 (its other rotation branches
+    undo themselves). glibc's ``rand`` is the additive generator r[i] = r[i-31] + r[i-3]
+    (mod 2^32) on 31 words seeded by x -> 16807 x mod (2^31 - 1), output r[i] >> 1 from i = 344.
+
+    >>> heule_turned(1, 8).astype(int).tolist()  # glibc srand(1): 1804289383, 846930886, ...
+    [0, 1, 0, 0, 0, 0, 1, 0]
+    """
+    if seed is None:
+        return np.zeros(n, dtype=bool)
+    word = seed % 2**32 or 1
+    word = word - 2**32 if word >= 2**31 else word  # glibc seeds with an int32
+    r = [word]
+    for _ in range(30):
+        word = 16807 * word % 2147483647
+        r.append(word)
+    r += r[:3]
+    r = [v % 2**32 for v in r]
+    for i in range(34, 344 + n):
+        r.append((r[i - 31] + r[i - 3]) % 2**32)
+    return np.array([(v >> 1) % 4 == 2 for v in r[344:]], dtype=bool)
+
+
+def _type_template(t: int) -> list[list[tuple[int, int, int]]]:
+    """The clauses of a center piece of type ``t`` for one square, each a list of literals
+    (sign, square side, role): role i is the i-th letter of the type's pattern (a, b, c, d),
+    read clockwise from the pattern's start. The leading ¬x is implied."""
+    a, b, c, d = range(4)
+    pos = lambda side, role: (1, side % 4, role)  # noqa: E731
+    neg = lambda side, role: (-1, side % 4, role)  # noqa: E731
+    somewhere = lambda role: [pos(s, role) for s in range(4)]  # noqa: E731
+    sides = range(4)
+    if t == 1:
+        return [[pos(s, a)] for s in sides]
+    if t == 2:
+        # the six pairs, in the published order: per s in {N, E}: (s,s+1), (s,s+2), (s+2,s+3)
+        return [somewhere(b)] + [[pos(s + i, a), pos(s + j, a)]
+                                 for s in (N, E) for i, j in ((0, 1), (0, 2), (2, 3))]
+    if t == 3:
+        return [cl for s in sides for cl in ([pos(s, a), pos(s + 1, a)], [pos(s, b), pos(s + 1, b)])]
+    if t == 4:
+        return [cl for s in (N, E) for cl in ([pos(s, a), pos(s + 2, a)], [pos(s, b), pos(s + 2, b)])]
+    if t == 5:
+        return [somewhere(b), somewhere(c)] + [
+            cl for s in sides for cl in (
+                [pos(s, a), pos(s + 2, a)], [neg(s, c), pos(s - 1, b)], [neg(s, b), pos(s + 1, c)],
+                [neg(s, a), neg(s + 1, a), pos(s + 2, b)])]
+    if t == 6:
+        return [somewhere(b), somewhere(c)] + [
+            cl for s in sides for cl in (
+                [pos(s, a), pos(s + 1, a)], [neg(s, b), pos(s + 2, c)], [neg(s, c), pos(s + 2, b)])]
+    return [somewhere(k) for k in (a, b, c, d)] + [
+        [neg(s, k), pos(s + 1, (k + 1) % 4)] for s in sides for k in (a, b, c, d)]
+
+
+class Board:
+    """Everything the encoder and decoder need: square classes, normalised pieces, colour
+    domains and the variable numbering (kept in this one place)."""
+
+    def __init__(self, puzzle: Puzzle):
+        grid = self.grid = Grid(puzzle.rows, puzzle.cols, puzzle.bounded)
+        pieces = puzzle.pieces
+        n = len(pieces)
+        if puzzle.bounded:
+            zeros = (pieces == FRAME).sum(axis=1)
+            self.cls = 2 - zeros  # 0 corner, 1 border, 2 center
+        else:
+            self.cls = np.full(n, 2)
+        self.normal_turn = np.array([_normal_turn(p) for p in pieces.tolist()], dtype=np.int64)
+        idx = (np.arange(4)[None, :] + self.normal_turn[:, None]) % 4
+        self.normal = pieces[np.arange(n)[:, None], idx]  # corners frame N W, borders frame N
+        self.squares = (grid.corner, grid.border, grid.center)
+        self.turns = (grid.corner_turn, grid.border_turn, None)
+        self.members = tuple(np.flatnonzero(self.cls == k) for k in range(3))
+        # type and pattern start of every center piece, read as the encoder sees it: turned
+        # 180 degrees where Heule's shuffle turned it (only types 4, 6, 7 change their roles)
+        turned = heule_turned(puzzle.turn_seed, n)
+        read = np.where(turned[:, None], np.roll(self.normal, 2, axis=1), self.normal)
+        self.type_start = np.zeros((n, 2), dtype=np.int64)
+        for p in self.members[2]:
+            t, start = piece_type(read[p])
+            self.type_start[p] = t, (start + 2 * turned[p]) % 4
+
+        # colour domains by first appearance (file order, sides N E S W); a side's colour is a
+        # center colour when both neighbouring sides are non-frame
+        side_is_center = (np.roll(pieces, 1, axis=1) != FRAME) & (np.roll(pieces, -1, axis=1) != FRAME)
+        if not puzzle.bounded:
+            side_is_center[:] = True
+        flat, centerish = pieces.reshape(-1), side_is_center.reshape(-1) & (pieces.reshape(-1) != FRAME)
+        borderish = ~side_is_center.reshape(-1) & (flat != FRAME)
+        self.domains = (_first_appearance(flat[borderish], puzzle.signed),
+                        _first_appearance(flat[centerish], puzzle.signed))
+        palette = np.unique(np.concatenate([flat, -flat] if puzzle.signed else [flat]))
+        self.palette = palette
+        self.gid = np.searchsorted(palette, pieces)  # palette index of every piece side
+        index = np.zeros((2, palette.size), dtype=np.int64)  # 1-based domain position
+        for k, dom in enumerate(self.domains):
+            index[k, np.searchsorted(palette, dom)] = np.arange(1, dom.size + 1)
+        negate = np.searchsorted(palette, -palette) if puzzle.signed else np.arange(palette.size)
+
+        # variables: x piece-major in file order, then y diamond-major
+        size = np.array([sq.size for sq in self.squares])[self.cls]
+        self.x_offset = np.concatenate([[0], np.cumsum(size)[:-1]]) + 1
+        self.num_x = int(size.sum())
+        dcls = np.where(grid.diamond_is_border, 0, 1)
+        width = np.array([self.domains[0].size, self.domains[1].size])[dcls]
+        self.y_base = self.num_x + np.concatenate([[0], np.cumsum(width)[:-1]])
+        self.num_vars = self.num_x + int(width.sum())
+        # lit[q, s, g]: "side s of square q shows palette colour g (as the piece sees it)"
+        d = grid.diamond_of
+        seen = np.where(grid.second_of_diamond[:, :, None], negate[None, None, :], np.arange(palette.size))
+        pos = index[dcls[np.maximum(d, 0)][:, :, None], seen]
+        self.lit = np.where((d[:, :, None] >= 0) & (pos > 0),
+                            self.y_base[np.maximum(d, 0)][:, :, None] + pos, 0)
+        self.dcls = dcls
+
+    def x(self, cls: int) -> np.ndarray:
+        """x variables of the class's pieces (file order) × the class's squares."""
+        members = self.members[cls]
+        return self.x_offset[members][:, None] + np.arange(self.squares[cls].size)[None, :]
+
+    def y(self, cls: int) -> tuple[np.ndarray, np.ndarray]:
+        """(diamond ids, their colour variables) of the border (0) or center (1) diamonds."""
+        ids = np.flatnonzero(self.dcls == cls)
+        return ids, self.y_base[ids][:, None] + 1 + np.arange(self.domains[cls].size)[None, :]
+
+
+def _normal_turn(sides: list[int]) -> int:
+    """Quarter turns t with normalised side i = original side (i + t) mod 4: corners get the
+    frame on N and W, border pieces on N, center pieces stay."""
+    zeros = [s == FRAME for s in sides]
+    if sum(zeros) == 2:
+        return next(t for t in range(4) if zeros[t] and zeros[(t + 3) % 4])
+    if sum(zeros) == 1:
+        return zeros.index(True)
+    return 0
+
+
+def _first_appearance(values: np.ndarray, signed: bool) -> np.ndarray:
+    if signed:
+        values = np.stack([values, -values], axis=1).reshape(-1)
+    _, first = np.unique(values, return_index=True)
+    return values[np.sort(first)]
+
+
+# -- encoding -------------------------------------------------------------------------------------
+def encode(puzzle: Puzzle, encoding: str) -> Formula:
+    """Heule's CNF in one of :data:`ENCODINGS`, clause order as in the published files.
+
+    >>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+    >>> f = encode(load_pieces("em_7_3_6"), "all")
+    >>> f.num_vars, f.num_clauses
+    (1473, 30387)
+    """
+    board = puzzle.board
+    fbcolors, explicit = encoding in ("fbcolors", "all"), encoding in ("explicit", "all")
+    f = Formula()
+    f.new_vars("x", board.num_x)
+    f.new_vars("y", board.num_vars - board.num_x)
+    for cls in range(3):
+        f.add("square_at_least_one", board.x(cls).T)
+    for _piece, xs in _piece_rows(board):
+        f.add("piece_at_least_one", xs[None, :])
+        if explicit:
+            f.add("piece_at_most_one", pairwise_at_most_one(xs))
+    f.add("diamond_exactly_one", diamond_exactly_one(board))
+    f.add("piece_clauses", piece_clauses(board, fbcolors))
+    f.add("duplicate_pieces", duplicate_pieces(puzzle))
+    return f
+
+
+def _piece_rows(board: Board):
+    """(piece, its x variables) in file order."""
+    rows = {int(p): xs for cls in range(3) for p, xs in zip(board.members[cls], board.x(cls))}
+    return [(p, rows[p]) for p in range(len(board.cls))]
+
+
+def diamond_exactly_one(board: Board) -> np.ndarray:
+    """Per diamond: (colour 1 ∨ ... ∨ colour K), then pairwise at-most-one."""
+    chunks = []
+    for cls in range(2):
+        ids, ys = board.y(cls)
+        if ids.size == 0 or ys.shape[1] == 0:
+            continue
+        k = ys.shape[1]
+        amo = pairwise_at_most_one(ys).reshape(ids.size, k * (k - 1) // 2, 2)
+        chunks.append((ids, _stack_rows(ys[:, None, :], amo)))
+    return _merge(chunks)
+
+
+def piece_clauses(board: Board, fbcolors: bool) -> np.ndarray:
+    """Per piece (file order), per square of its class: corner and border side colours, and
+    for center pieces the forbidden colours (fbcolors) then the type clauses."""
+    chunks = [frame_piece_clauses(board, cls) for cls in (0, 1) if board.members[cls].size]
+    centers = board.members[2]
+    types = board.type_start[centers, 0]
+    for t in range(1, 8):
+        chunk = center_type_clauses(board, centers[types == t], t, fbcolors and t != 1)
+        if chunk is not None:
+            chunks.append(chunk)
+    return _merge(chunks)
+
+
+def frame_piece_clauses(board: Board, cls: int):
+    """Corner (2) and border (3) pieces: ¬x ∨ [side = colour] for each non-frame side of the
+    normalised piece (E S for corners, E S W for border pieces), per square."""
+    members, squares, turns = board.members[cls], board.squares[cls], board.turns[cls]
+    sides = np.array([E, S] if cls == 0 else [E, S, W])
+    x = board.x(cls)
+    g = board.gid[members[:, None], (sides[None, :] + board.normal_turn[members][:, None]) % 4]
+    at = (sides[None, :] + turns[:, None]) % 4  # square side of each piece side, per square
+    y = board.lit[squares[None, :, None], at[None, :, :], g[:, None, :]]
+    rows = np.stack([np.broadcast_to(-x[:, :, None], y.shape), y], axis=-1)
+    return members, rows.reshape(members.size, -1, 2)
+
+
+def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: bool):
+    """Type-``t`` center pieces: per square, the fbcolors clauses (sides N E S W, absent
+    colours in domain order), then the type template with ¬x in front."""
+    if members.size == 0:
+        return None
+    squares, x = board.squares[2], board.x(2)[np.searchsorted(board.members[2], members)]
+    start = board.type_start[members, 1]
+    pattern = TYPE_PATTERNS[t - 1]
+    offset = np.array([pattern.index(ch) for ch in sorted(set(pattern))])  # first a, b, ...
+    role_side = (start[:, None] + offset[None, :]) % 4
+    roles = board.gid[members[:, None], role_side]  # palette colour of role a, b, c, d
+    template = _type_template(t)
+    width = max(len(cl) for cl in template)
+    sign = np.zeros((len(template), width), np.int64)
+    side = np.zeros_like(sign)
+    role = np.zeros_like(sign)
+    for i, cl in enumerate(template):
+        for j, (sg, sd, rl) in enumerate(cl):
+            sign[i, j], side[i, j], role[i, j] = sg, sd, rl
+    lits = sign * board.lit[squares[None, :, None, None], side[None, None], roles[:, role][:, None]]
+    body = np.concatenate([np.broadcast_to(-x[:, :, None, None], lits.shape[:3] + (1,)), lits], axis=-1)
+    body = body.reshape(members.size, -1, width + 1)
+    if fbcolors:  # all of a piece's forbidden-colour clauses precede its type clauses
+        centre_palette = np.searchsorted(board.palette, board.domains[1])
+        absent = ~(centre_palette[None, :, None] == board.gid[members][:, None, :]).any(axis=2)
+        forbidden = np.array([centre_palette[a] for a in absent])  # equal count within a type
+        y = board.lit[squares[None, :, None, None], np.arange(4)[None, None, :, None],
+                      forbidden[:, None, None, :]]
+        fb = np.stack([np.broadcast_to(-x[:, :, None, None], y.shape), -y], axis=-1)
+        body = _stack_rows(fb.reshape(members.size, -1, 2), body)
+    return members, body
+
+
+def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
+    """(¬x(p,j) ∨ ¬x(q,j)) for identical pieces p < q (equal up to rotation), per square j,
+    pairs in lexicographic order."""
+    board = puzzle.board
+    key = _rotation_key(board.normal if puzzle.bounded else puzzle.pieces, puzzle.bounded)
+    chunks = []
+    n = len(key)
+    for cls in range(3):
+        members = board.members[cls]
+        i, j = np.triu_indices(members.size, 1)
+        same = (key[members[i]] == key[members[j]]).all(axis=1)
+        i, j = i[same], j[same]
+        x = board.x(cls)
+        rows = np.stack([-x[i], -x[j]], axis=-1)
+        chunks.append((members[i] * n + members[j], rows))
+    return _merge(chunks)
+
+
+def _rotation_key(pieces: np.ndarray, fixed: bool) -> np.ndarray:
+    """A piece's identity up to rotation: normalised frame pieces as they are, center pieces
+    as their lexicographically smallest rotation."""
+    turns = np.stack([np.roll(pieces, -t, axis=1) for t in range(4)], axis=1)  # (n, 4, 4)
+    order = np.lexsort(turns.transpose(2, 0, 1)[::-1], axis=-1)[:, 0]
+    smallest = turns[np.arange(len(pieces)), order]
+    if fixed:
+        framed = (pieces == FRAME).any(axis=1)
+        smallest = np.where(framed[:, None], pieces, smallest)
+    return smallest
+
+
+def _stack_rows(*parts: np.ndarray) -> np.ndarray:
+    """Concatenate (m, r_i, w_i) blocks along the row axis, zero-padded to one width."""
+    width = max(p.shape[-1] for p in parts)
+    padded = [np.pad(p, [(0, 0)] * (p.ndim - 1) + [(0, width - p.shape[-1])]) for p in parts]
+    return np.concatenate(padded, axis=-2)
+
+
+def _merge(chunks: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Rows of several (keys (m,), rows (m, r, w)) chunks in key order (stable), one block."""
+    chunks = [(k, r) for k, r in chunks if r.size]
+    if not chunks:
+        return np.zeros((0, 1), np.int32)
+    width = max(r.shape[-1] for _, r in chunks)
+    keys = np.concatenate([np.repeat(k, r.shape[1]) for k, r in chunks])
+    rows = np.concatenate([np.pad(r, [(0, 0), (0, 0), (0, width - r.shape[-1])]).reshape(-1, width)
+                           for _, r in chunks])
+    return rows[np.argsort(keys, kind="stable")]

@@ -1,0 +1,95 @@
+"""JSON of puzzles and solutions, and pictures of a board (text and SVG)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzlesat.generator.families.edgematch.geometry import FRAME, E, N, S, W
+from puzzlesat.generator.families.edgematch.pieces import (
+    Puzzle,
+    Solution,
+    make_puzzle,
+    shown_sides,
+)
+
+
+def puzzle_to_json(puzzle: Puzzle) -> dict:
+    data = {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
+            "signed": puzzle.signed, "source": puzzle.source, "pieces": puzzle.pieces.tolist()}
+    if puzzle.turn_seed is not None:
+        data["turn_seed"] = puzzle.turn_seed
+    return data
+
+
+def puzzle_from_json(data: dict) -> Puzzle:
+    puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
+                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")),
+                       "puzzle")
+    puzzle.turn_seed = data.get("turn_seed")
+    return puzzle
+
+
+def solution_to_json(solution: Solution) -> dict:
+    return {"piece": np.asarray(solution.piece).tolist(),
+            "rotation": np.asarray(solution.rotation).tolist()}
+
+
+def solution_from_json(data: dict) -> Solution:
+    return Solution(np.array(data["piece"], np.int64), np.array(data["rotation"], np.int64))
+
+
+def render(puzzle: Puzzle, solution: Solution | None = None) -> str:
+    """The board as text: each square shows its N, E, S and W colours ('.' = frame). Without
+    a solution, the pieces are laid out in file order, unrotated.
+
+    >>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+    >>> print(render(load_pieces("four-squares")))
+    +-----+-----+
+    |  3  |  3  |
+    |4   1|2   4|
+    |  2  |  1  |
+    +-----+-----+
+    |  2  |  1  |
+    |4   1|2   4|
+    |  3  |  3  |
+    +-----+-----+
+    """
+    n = len(puzzle.pieces)
+    if solution is None:
+        solution = Solution(np.arange(n), np.zeros(n, np.int64))
+    shown = shown_sides(puzzle.pieces, solution).reshape(puzzle.rows, puzzle.cols, 4)
+    text = np.where(shown == FRAME, ".", shown.astype(str)) if puzzle.bounded else shown.astype(str)
+    w = max(len(t) for t in text.reshape(-1))
+    rule = "+" + "+".join(["-" * (3 * w + 2)] * puzzle.cols) + "+"
+    lines = [rule]
+    for row in text:
+        lines.append("|" + "|".join(f"{' ' * (w + 1)}{t[N]:^{w}}{' ' * (w + 1)}" for t in row) + "|")
+        lines.append("|" + "|".join(f"{t[W]:<{w}}{' ' * (w + 2)}{t[E]:>{w}}" for t in row) + "|")
+        lines.append("|" + "|".join(f"{' ' * (w + 1)}{t[S]:^{w}}{' ' * (w + 1)}" for t in row) + "|")
+        lines.append(rule)
+    return "\n".join(lines)
+
+
+def render_svg(puzzle: Puzzle, solution: Solution | None = None, size: int = 40) -> str:
+    """The board as SVG: each square as four triangles filled by colour (frame grey)."""
+    n = len(puzzle.pieces)
+    if solution is None:
+        solution = Solution(np.arange(n), np.zeros(n, np.int64))
+    shown = shown_sides(puzzle.pieces, solution)
+    values = sorted(set(np.abs(shown).reshape(-1).tolist()))
+    hue = {v: (i * 137) % 360 for i, v in enumerate(values)}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{puzzle.cols * size}" '
+           f'height="{puzzle.rows * size}">']
+    corners = [(0, 0), (1, 0), (1, 1), (0, 1)]  # NW NE SE SW, unit square
+    for q in range(n):
+        r, c = divmod(q, puzzle.cols)
+        cx, cy = (c + 0.5) * size, (r + 0.5) * size
+        for s in range(4):
+            (ax, ay), (bx, by) = corners[s], corners[(s + 1) % 4]
+            v = int(shown[q, s])
+            fill = "#999" if (v == FRAME and puzzle.bounded) else \
+                f"hsl({hue[abs(v)]},{70 if v >= 0 else 40}%,{55 if v >= 0 else 35}%)"
+            points = f"{(c + ax) * size},{(r + ay) * size} {(c + bx) * size},{(r + by) * size} {cx},{cy}"
+            out.append(f'<polygon points="{points}" fill="{fill}" stroke="#333" stroke-width="0.5"/>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
