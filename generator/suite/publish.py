@@ -178,9 +178,10 @@ def kept_calibration(out: Path, rows: list[dict]) -> dict[str, bytes]:
         files = {(row["name"], row["hash"]): row["file"] for row in rows}
         kept = [dict(row, file=files[key]) for row in old
                 if (key := (row.get("name"), row.get("hash"))) in files]
-        if kept != old:
+        if len(kept) < len(old):
             for plot in out.glob(CALIBRATION_PLOTS):
                 plot.unlink()
+        if kept != old:
             if kept:
                 buffer = io.StringIO()
                 writer = csv.DictWriter(buffer, columns, lineterminator="\n")
