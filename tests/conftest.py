@@ -12,6 +12,8 @@ from puzzlesat.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("PUZZLESAT_FIXTURES", REPO.parent / "shared" / "fixtures"))
+#: published data vendored for the fidelity tests (always present; see tests/data/PROVENANCE.txt)
+DATA = REPO / "tests" / "data"
 
 
 def fixture_path(*parts: str) -> Path:

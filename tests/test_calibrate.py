@@ -96,18 +96,58 @@ def test_verify_reports_a_tampered_calibration(calibrated, tmp_path):
     assert any(d.startswith("SHA256SUMS: line") for d in differences), differences
 
 
-def test_republishing_changed_instances_drops_their_calibration(calibrated, tmp_path):
+@pytest.mark.parametrize("changes, built, kept", [
+    ([(b"seed = 3", b"seed = 4")], 1, {"sliding"}),  # a new flow grid under the same name
+    ([(b"width = 5, height = 5", b"width = 6, height = 5")], 1, {"sliding"}),  # new params
+    ([(b"seed = 3", b"seed = 4"), (b"k = [8, 8], budget = [8, 6]", b"k = [9], budget = [9]")],
+     2, set()),  # nothing left
+    ([], 0, {"sliding", "flow"}),  # the same spec again
+], ids=["flow-seed", "flow-params", "all-changed", "unchanged"])
+def test_republishing_keeps_the_calibration_of_unchanged_instances(calibrated, tmp_path,
+                                                                    changes, built, kept):
     suite, _ = calibrated
     import shutil
 
     copy = tmp_path / "copy"
     shutil.copytree(suite, copy)
-    spec = tmp_path / "changed.toml"
-    spec.write_bytes(TINY.replace(b"seed = 3", b"seed = 4"))  # a new flow grid
-    publish_suite(spec, copy)
-    assert not (copy / "calibration.csv").exists()
-    assert not list(copy.glob("calibration-*"))
-    assert "calibration" not in json.loads((copy / "manifest.json").read_text())
+    spec = TINY
+    for old, new in changes:
+        spec = spec.replace(old, new)
+    (tmp_path / "changed.toml").write_bytes(spec)
+    published = publish_suite(tmp_path / "changed.toml", copy)
+    assert published.built == built
+    before = (suite / "calibration.csv").read_text().splitlines(keepends=True)
+    lines = [line for line in before[1:] if line.split(",")[3] in kept]
+    plots = sorted(p.name for p in copy.glob("calibration-*"))
+    if not lines:
+        assert not (copy / "calibration.csv").exists() and plots == []
+        assert "calibration" not in json.loads((copy / "manifest.json").read_text())
+    else:  # the rows of unchanged instances, byte for byte; plots only if nothing went
+        assert (copy / "calibration.csv").read_text() == "".join(before[:1] + lines)
+        hashes = {(r["name"], r["hash"]) for r in published.rows}
+        assert {(r["name"], r["hash"]) for r in read_calibration(copy)} <= hashes
+        manifest = json.loads((copy / "manifest.json").read_text())
+        assert [r["name"] for r in manifest["calibration"]] == \
+            [r["name"] for r in read_calibration(copy)]
+        assert plots == ([] if len(lines) < len(before) - 1 else
+                         sorted(p.name for p in suite.glob("calibration-*")))
+    assert verify_suite(copy).differences == []
+
+
+def test_republishing_with_another_compression_keeps_every_row(calibrated, tmp_path):
+    """Same clauses in new files: the measurements still apply, their ``file`` follows."""
+    suite, _ = calibrated
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(suite, copy)
+    (tmp_path / "gz.toml").write_bytes(TINY.replace(b"seed = 3", b'seed = 3\ncompression = "gz"'))
+    assert publish_suite(tmp_path / "gz.toml", copy).built == 3
+    rows, before = read_calibration(copy), read_calibration(suite)
+    assert [r["file"] for r in rows] == [r["file"].replace(".xz", ".gz") for r in before]
+    assert [dict(r, file="") for r in rows] == [dict(r, file="") for r in before]
+    assert sorted(p.name for p in copy.glob("calibration-*")) == \
+        sorted(p.name for p in suite.glob("calibration-*"))  # the same points: plots stay
     assert verify_suite(copy).differences == []
 
 

@@ -91,3 +91,53 @@ def test_bad_executor_options(kind, scheduler, jobs, message):
     with pytest.raises(UserError, match=message):
         with make_executor(kind, scheduler, jobs):
             pass
+
+
+# -- slots: N workers run N calls at once ---------------------------------------------------------
+def meet(folder, n, timeout, index):
+    """Call ``index`` arrives in ``folder`` and waits (at most ``timeout`` s) until ``n`` calls
+    have arrived; returns how many were seen together (n unless fewer ran at the same time)."""
+    import os
+    import time
+    import uuid
+    from pathlib import Path
+
+    (Path(folder) / f"{index}-{uuid.uuid4().hex}").touch()
+    deadline = time.monotonic() + timeout
+    while (seen := len(os.listdir(folder))) < n and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return seen
+
+
+def _all_meet(executor, n, folder):
+    from puzzlesat.generator.suite.executors import run_tasks
+
+    folder.mkdir()
+    # distinct arguments: Dask runs identical pure calls once
+    return sorted(r for _, r in run_tasks(meet, [(str(folder), n, 30, i) for i in range(n)],
+                                          executor))
+
+
+def test_a_local_pool_of_n_runs_n_calls_at_once(tmp_path):
+    with make_executor("local", None, 2) as pool:
+        assert pool.slots == 2
+        assert _all_meet(pool, 2, tmp_path / "meet") == [2, 2]
+
+
+def test_a_dask_cluster_of_n_threads_runs_n_calls_at_once(tmp_path):
+    # more than the old fixed window of 4 in flight (it read a process pool's _max_workers)
+    with make_executor("dask", None, 6, processes=False) as pool:
+        assert pool.slots == 6
+        assert _all_meet(pool, 6, tmp_path / "meet") == [6] * 6
+
+
+def test_slots_of_a_bare_dask_executor_and_of_standard_pools(dask_pool):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from puzzlesat.generator.suite.executors import executor_slots
+
+    assert executor_slots(None) == 1
+    assert executor_slots(dask_pool) == 2
+    assert executor_slots(dask_pool.client.get_executor()) == 2
+    with ThreadPoolExecutor(max_workers=3) as threads:
+        assert executor_slots(threads) == 3

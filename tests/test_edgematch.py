@@ -22,7 +22,7 @@ from puzzlesat.generator.core.dimacs import (
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import edgematch as em
 from puzzlesat.generator.instance import build, model_array
-from tests.conftest import assert_one_line_error, fixture_path
+from tests.conftest import DATA, assert_one_line_error, fixture_path
 
 ENCODINGS = list(em.ENCODINGS)
 TABLE1_PIECES = {"clue1": "clue1", "clue2": "clue2", "clue3": "clue3", "clue4": "clue4",
@@ -167,7 +167,7 @@ def solve(clauses):
 
 # -- Table 1 -----------------------------------------------------------------------------------
 def table1_rows():
-    path = fixture_path("published", "heule2009-table1.csv")
+    path = DATA / "heule2009-table1.csv"
     with open(path) as fh:
         return list(csv.DictReader(fh))
 
@@ -216,7 +216,7 @@ def _role_free(puzzle, formula_clauses):
 
 @pytest.mark.parametrize("name,encoding,tag", SAT09)
 def test_sat09_same_p_line_and_clause_multiset(name, encoding, tag):
-    published = read_dimacs(fixture_path("edgematch", "sat09-cnf", f"{name}_{tag}.cnf.gz"))
+    published = read_dimacs(DATA / "sat09" / f"{name}_{tag}.cnf.xz")
     puzzle = em.load_pieces(name)
     formula = em.encode(puzzle, encoding)
     assert (formula.num_vars, formula.num_clauses) == (published.num_vars, published.num_clauses)
@@ -229,7 +229,7 @@ def test_sat09_same_p_line_and_clause_multiset(name, encoding, tag):
 
 @pytest.mark.parametrize("name,encoding,tag", SAT09)
 def test_sat09_same_gbd_hash(name, encoding, tag):
-    published = read_dimacs(fixture_path("edgematch", "sat09-cnf", f"{name}_{tag}.cnf.gz"))
+    published = read_dimacs(DATA / "sat09" / f"{name}_{tag}.cnf.xz")
     puzzle = em.generate({"pieces": name, "turn_seed": em.SAT09_TURN_SEED}, None)
     formula = em.encode(puzzle, encoding)
     assert gbd_hash_of_body(clause_bytes(formula)) == published.gbd_hash

@@ -121,7 +121,8 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     # (a forked process pool would also inherit a stale forkserver from this process)
     executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
     try:
-        for index, result in run_tasks(calibrate_one, calls, executor):
+        for index, result in run_tasks(calibrate_one, calls, executor,
+                                       slots=jobs if own else None):
             results[index] = result
     finally:
         if own and executor is not None:

@@ -236,10 +236,12 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
 
     counts = dict.fromkeys(EXIT_CODES, 0)
     calls = [(instance, solver, time_limit, proof) for instance in instances]
+    own = executor is None
     with contextlib.ExitStack() as stack:
-        if executor is None:
+        if own:
             executor = stack.enter_context(ThreadPoolExecutor(max_workers=jobs))
-        for index, result in tqdm(run_tasks(solve_one, calls, executor), total=len(calls),
+        for index, result in tqdm(run_tasks(solve_one, calls, executor,
+                                            slots=jobs if own else None), total=len(calls),
                                   unit="instance", desc="solving", disable=not progress):
             instance = instances[index]
             atomic_write(output_path(results_dir, instance), result.text(seconds=True).encode())

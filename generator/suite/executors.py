@@ -16,6 +16,11 @@ but the reference runner kills solvers past their time limit by running them in 
 LocalCluster started here therefore turns ``distributed.worker.daemon`` off; start external
 workers with ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for ``calibrate``/``solve-suite``.
 
+Every executor made here says how many calls it runs at once, its ``slots`` (the pool's jobs;
+for Dask the cluster's worker threads, counted live so that workers joining later, e.g. SLURM
+jobs that start after the command, are used too); :func:`run_tasks` keeps twice that many in
+flight.
+
 >>> with make_executor("local", None, 1) as executor:
 ...     print(executor)
 None
@@ -58,7 +63,44 @@ def make_executor(kind: str, scheduler: str | None, jobs: int,
                 executor.shutdown(wait=True, cancel_futures=True)
         return
     with _dask_client(scheduler, jobs, processes) as client:
-        yield client.get_executor()
+        yield DaskExecutor(client)
+
+
+class DaskExecutor(Executor):
+    """``client.get_executor()`` with ``slots``: the cluster's worker threads (the sum of
+    ``client.nthreads()``), asked again at most once a second, at least 1."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self._inner = client.get_executor()
+        self._slots, self._asked = 1, -1.0
+
+    def submit(self, fn, /, *args, **kwargs):
+        return self._inner.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._inner.shutdown(wait=wait)
+
+    @property
+    def slots(self) -> int:
+        if time.monotonic() - self._asked >= 1.0:
+            self._slots = max(1, sum(self.client.nthreads().values()))
+            self._asked = time.monotonic()
+        return self._slots
+
+
+def executor_slots(executor: Executor | None) -> int:
+    """How many calls ``executor`` runs at once: 1 for None (this process), else its ``slots``
+    (set by :func:`make_executor` and :func:`local_executor`), the ``max_workers`` of a
+    standard-library pool made elsewhere, or the worker threads of a Dask ``ClientExecutor``."""
+    if executor is None:
+        return 1
+    slots = getattr(executor, "slots", None)
+    if slots is None:
+        slots = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+    if slots is None and hasattr(executor, "_client"):  # a bare client.get_executor()
+        slots = DaskExecutor(executor._client).slots
+    return max(1, int(slots or 1))
 
 
 @contextlib.contextmanager
@@ -101,28 +143,32 @@ def local_executor(jobs: int) -> Executor | None:
     """The default executor: None (build in this process) for one job, else a process pool."""
     if jobs <= 1:
         return None
-    return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
-                               initargs=(os.getpid(),))
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
+                                   initargs=(os.getpid(),))
+    executor.slots = jobs  # type: ignore[attr-defined]
+    return executor
 
 
 def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
-              window: int = 0) -> Iterator[tuple[int, Any]]:
+              window: int = 0, slots: int | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, fn(*calls[index]))`` as results arrive.
 
     ``executor`` is any :class:`concurrent.futures.Executor` (a process pool, or e.g. a Dask
     ``Client.get_executor()``); None runs the calls here, one by one. At most ``window`` calls
-    are in flight (default: 2 per worker, at least 4) so finished bytes do not pile up.
+    are in flight (default: 2 per slot, at least 4) so finished bytes do not pile up and every
+    slot has work; ``slots`` defaults to :func:`executor_slots`, asked again as calls finish
+    (a Dask cluster may grow).
     """
     if executor is None:
         for index, args in enumerate(calls):
             yield index, fn(*args)
         return
-    window = window or max(4, 2 * (getattr(executor, "_max_workers", 2) or 2))
     pending: dict = {}
     todo = iter(enumerate(calls))
     try:
         while True:
-            for index, args in itertools.islice(todo, window - len(pending)):
+            limit = window or max(4, 2 * (slots or executor_slots(executor)))
+            for index, args in itertools.islice(todo, max(0, limit - len(pending))):
                 pending[executor.submit(fn, *args)] = index
             if not pending:
                 return

@@ -110,11 +110,7 @@ def _publish(spec: Spec, out: Path, executor: Executor | None, progress: bool) -
             rows[index] = manifest_row(spec, task, result, data)
             bar.update()
     rows_done = [r for r in rows if r is not None]
-    calibration = calibration_files(out)
-    if built and calibration:  # instances changed: their measurements no longer apply
-        for rel in calibration:
-            (out / rel).unlink()
-        calibration = {}
+    calibration = kept_calibration(out, rows_done)
     files = suite_files(spec, rows_done, calibration)
     _remove_stale(out, spec)
     for rel, data in files.items():
@@ -166,6 +162,35 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
         "group": task.group,
         "replicate": task.replicate,
     }
+
+
+def kept_calibration(out: Path, rows: list[dict]) -> dict[str, bytes]:
+    """The calibration files still true of the suite now published as ``rows``: a table row is
+    kept while an instance of that name has that GBD hash (same clauses: its measurement still
+    applies; ``file`` follows the manifest), the others are removed. When a row goes, the plots
+    (drawn by ``puzzlesat calibrate``, which draws them again) go too, and the table when it
+    is empty. Returns :func:`calibration_files` afterwards."""
+    path = out / CALIBRATION_FILE
+    if path.is_file():
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            old, columns = list(reader), reader.fieldnames or []
+        files = {(row["name"], row["hash"]): row["file"] for row in rows}
+        kept = [dict(row, file=files[key]) for row in old
+                if (key := (row.get("name"), row.get("hash"))) in files]
+        if len(kept) < len(old):
+            for plot in out.glob(CALIBRATION_PLOTS):
+                plot.unlink()
+        if kept != old:
+            if kept:
+                buffer = io.StringIO()
+                writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(kept)
+                atomic_write(path, buffer.getvalue().encode())
+            else:
+                path.unlink()
+    return calibration_files(out)
 
 
 def calibration_files(out: Path) -> dict[str, bytes]:

@@ -80,7 +80,7 @@ STORY = (
 REFERENCES = (
     {"type": "conference-paper", "title": "Sliding Puzzles",
      "authors": [{"family-names": "Clausecker", "given-names": "Robert"},
-                 {"family-names": "Kaiser", "given-names": "Daniel"}],
+                 {"family-names": "Kaiser", "given-names": "Benjamin"}],
      "collection-title": "Proceedings of SAT Competition 2021", "year": 2021, "start": 57},
     {"type": "article", "title": "Disjoint pattern database heuristics",
      "authors": [{"family-names": "Korf", "given-names": "Richard E."},
