@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import flow
 from puzzlesat.generator.instance import build, model_array
@@ -234,28 +235,91 @@ def test_planted_grids_are_sat_and_their_witnesses_models():
 
 
 def test_planted_colour_count_and_determinism():
-    params = {"width": 9, "height": 9, "colors": 7, "min_path": 3}
+    params = {"width": 9, "height": 9, "colors": 12, "min_path": 3}
     a, b = flow.generate(params, Rng(3)), flow.generate(params, Rng(3))
-    assert a.num_colors == 7
+    assert a.num_colors == 12
     assert flow.puzzle_to_text(a) == flow.puzzle_to_text(b)
     ranged = flow.generate({"width": 8, "height": 8, "min_colors": 9, "max_colors": 11,
                             "min_path": 3}, Rng(1))
     assert 9 <= ranged.num_colors <= 11
+    # the default is about sqrt(width * height), as in real levels
+    assert flow.generate({"width": 12, "height": 12}, Rng(0)).num_colors == 12
+    assert flow.generate({"width": 20, "height": 5}, Rng(0)).num_colors == 10
+
+
+def planted_paths_ok(puzzle, min_path) -> list:
+    """The planted solution by the puzzle's rules, plus path lengths (plain Python)."""
+    problems = flow.check(puzzle, puzzle.planted)
+    paths, _ = flow.trace_paths(puzzle, puzzle.planted)
+    problems += [f"path {u} has {len(p)} cells" for u, p in enumerate(paths) if len(p) < min_path]
+    return problems
+
+
+@st.composite
+def plant_requests(draw):
+    width, height = draw(st.integers(1, 14)), draw(st.integers(1, 14))
+    min_path = draw(st.integers(2, 5))
+    low, high = flow.colour_range(width, height, min_path)
+    if high == 0:
+        return width, height, min_path, None, 0
+    return width, height, min_path, draw(st.integers(low, high)), draw(st.integers(0, 2**32))
+
+
+@settings(max_examples=150, deadline=None)
+@given(plant_requests())
+def test_planting_meets_every_colour_count_exactly(request):
+    """Any size, seed and count in colour_range: a valid path cover (check passes, paths at
+    least min_path long, no one-colour 2x2 block), exactly that many colours, and the same
+    puzzle again from the same seed."""
+    width, height, min_path, colors, seed = request
+    params = {"width": width, "height": height, "min_path": min_path}
+    if colors is None:
+        with pytest.raises(UserError, match="try a shorter --min-path"):
+            flow.generate(params, Rng(seed))
+        return
+    params["colors"] = colors
+    puzzle = flow.generate(params, Rng(seed))
+    assert puzzle.num_colors == colors
+    assert planted_paths_ok(puzzle, min_path) == []
+    assert not flow.has_one_colour_2x2(puzzle.planted.colors)
+    again = flow.generate(params, Rng(seed))
+    assert flow.puzzle_to_json(again) == flow.puzzle_to_json(puzzle)
+    assert flow.solution_to_json(again.planted) == flow.solution_to_json(puzzle.planted)
+
+
+def test_plain_stripes_last_resort_meets_the_count(monkeypatch):
+    """With no rewiring attempt left, planting cuts plain stripes: still exact and valid."""
+    monkeypatch.setattr(flow.plant, "PLANT_ATTEMPTS", 0)
+    for colors in (10, 21, 30):
+        puzzle = flow.generate({"width": 10, "height": 10, "colors": colors}, Rng(colors))
+        assert puzzle.num_colors == colors and planted_paths_ok(puzzle, 3) == []
 
 
 def test_unique_grids_are_unique():
-    puzzle = flow.generate({"width": 6, "height": 6, "unique": True, "no_2x2": True,
-                            "min_path": 3}, Rng(2))
-    assert not flow.has_one_colour_2x2(puzzle.planted.colors)
+    puzzle = flow.generate({"width": 6, "height": 6, "unique": True, "min_path": 3}, Rng(2))
+    assert puzzle.attempts >= 1
+    assert flow.expected(puzzle, {})[1].startswith("planted, unique (cadical195, ")
     acyclic = flow.encode(puzzle, "acyclic")
     assert solve(acyclic, [block_colouring(puzzle, puzzle.planted)]) is None
     # is_unique (zucker + lazy cycle blocking) agrees with acyclic
     verdicts = []
-    for seed in range(4):
-        grid = flow.generate({"width": 8, "height": 8}, Rng(seed))
+    for seed in range(6):
+        grid = flow.generate({"width": 8, "height": 8, "colors": 12}, Rng(seed))
         other = solve(flow.encode(grid, "acyclic"), [block_colouring(grid, grid.planted)])
         verdicts.append(flow.is_unique(grid))
         assert verdicts[-1] == (other is None), seed
+
+
+def test_unique_reports_its_attempts(puzzlesat, tmp_path, monkeypatch):
+    """The user sees how many grids were drawn: in the summary and the header."""
+    verdicts = iter([False, False, True])
+    monkeypatch.setattr(flow, "is_unique", lambda puzzle: next(verdicts))
+    out = tmp_path / "u.cnf"
+    result = puzzlesat("generate", "flow", "--width", "7", "--height", "7", "--unique",
+                       "-o", out)
+    assert result.code == 0, result.err
+    assert "expected SAT (planted, unique (cadical195, 3 attempts))" in result.err
+    assert read_dimacs(out).header["expected-from"] == "planted, unique (cadical195, 3 attempts)"
 
 
 def test_unique_gives_up_with_a_clear_error(puzzlesat, tmp_path, monkeypatch):
@@ -267,9 +331,66 @@ def test_unique_gives_up_with_a_clear_error(puzzlesat, tmp_path, monkeypatch):
     out = tmp_path / "u.cnf"
     result = puzzlesat("generate", "flow", "--width", "6", "--height", "6", "--unique",
                        "-o", out)
-    assert_one_line_error(result, "no unique 6x6 grid with any number of colours",
-                          "after 3 attempts")
+    assert_one_line_error(result, "no unique 6x6 grid with 6 colours", "after 3 attempts")
     assert len(tried) == 3 and not out.exists()
+
+
+def test_no_2x2_is_gone_with_a_clear_error(puzzlesat, tmp_path):
+    """Planted paths never touch themselves, so no grid ever had a one-colour 2x2 block and
+    --no-2x2 never changed anything: it is removed; a suite that still sets it is told so."""
+    assert "no_2x2" not in {p.name for p in flow.PARAMS}
+    spec = tmp_path / "s.toml"
+    spec.write_text('[suite]\nname = "s"\nauthor = "a"\nversion = "1"\nseed = 1\n'
+                    '[[group]]\nfamily = "flow"\nparams = { width = 5, height = 5, '
+                    'no_2x2 = true }\n')
+    result = puzzlesat("publish", spec, "-o", tmp_path / "out")
+    assert_one_line_error(result, "unknown parameter 'no_2x2' for family flow")
+
+
+def clauses_by_length(flat: np.ndarray):
+    """The clauses of flat DIMACS literals (each clause ends in 0) as lists, grouped by length
+    (one numpy gather per length, not one Python step per clause)."""
+    ends = np.flatnonzero(flat == 0)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    lengths = ends - starts
+    for length in np.unique(lengths).tolist():
+        first = starts[lengths == length]
+        yield flat[first[:, None] + np.arange(length)].tolist()
+
+
+@pytest.mark.parametrize("size", [30, 40, 60])
+def test_large_grids_with_n_colours_solve_and_validate(puzzlesat, tmp_path, size):
+    """n x n with --colors n through the command line, solved by CaDiCaL, VERIFIED-SAT by
+    `puzzlesat validate` (speed is bench/bench_flow.py's business, not a test's).
+
+    At n colours the zucker formula has about 3.7·n⁴ clauses (60x60: 13.4 M), and CaDiCaL
+    left alone takes minutes from 30x30 on: the solver is given the planted solution as its
+    initial phases, so the test checks the pipeline (file → solver → answer → validator →
+    decoded solution → the puzzle's rules), not the solver's search."""
+    out = tmp_path / f"f{size}.cnf"
+    result = puzzlesat("generate", "flow", "--width", size, "--height", size, "--colors", size,
+                       "--seed", 7, "--encoding", "zucker", "-o", out)
+    assert result.code == 0, result.err
+    dimacs = read_dimacs(out)
+    puzzle = flow.puzzle_from_json(dimacs.header["puzzle"])
+    assert puzzle.num_colors == size
+    planted = flow.generate({"width": size, "height": size, "colors": size}, Rng(7))
+    assert flow.puzzle_to_json(planted) == flow.puzzle_to_json(puzzle)
+    known = flow.assignment(puzzle, "zucker", planted.planted)
+    assert known.size == dimacs.num_vars + 1
+    with Solver(name="cadical195") as solver:
+        for clauses in clauses_by_length(dimacs.literals):
+            solver.append_formula(clauses)
+        variables = np.arange(1, dimacs.num_vars + 1)
+        solver.set_phases(np.where(known[1:], variables, -variables).tolist())
+        assert solver.solve()
+        model = solver.get_model()
+    del dimacs
+    answer = tmp_path / "answer.out"
+    answer.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    result = puzzlesat("validate", out, answer)
+    assert result.code == 0, result.out + result.err
+    assert "VERIFIED-SAT" in result.out
 
 
 def test_golden_instance_bytes():
@@ -278,7 +399,7 @@ def test_golden_instance_bytes():
     assert hashlib.sha256(data).hexdigest() == GOLDEN_SHA256, flow.render(inst.puzzle)
 
 
-GOLDEN_SHA256 = "b4af0475533d80640dde6402453e22bad8ac75fd2619cfccb6d5732b9dbb4ec1"
+GOLDEN_SHA256 = "2f47d19a8f0ceade96861e8c99b7272f178abba9f0c904f5d89e42a07b414298"
 
 
 # -- formats ------------------------------------------------------------------------------------
@@ -297,7 +418,7 @@ def test_text_and_json_round_trips():
 # -- the command line ---------------------------------------------------------------------------
 def test_cli_generates(puzzlesat, tmp_path):
     out = tmp_path / "f.cnf.xz"
-    result = puzzlesat("generate", "flow", "--width", 9, "--height", 9, "--colors", 7, "--seed",
+    result = puzzlesat("generate", "flow", "--width", 9, "--height", 9, "--colors", 12, "--seed",
                        3, "--encoding", "acyclic", "-o", out)
     assert result.code == 0, result.err
     assert "expected SAT (planted)" in result.err
@@ -322,10 +443,16 @@ def test_cli_rejects_bad_levels(puzzlesat, tmp_path, text, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("--width", 3, "--height", 3, "--colors", 4), "need 12 cells"),
+    (("--width", 3, "--height", 3, "--colors", 4), "takes 3..3 colours, asked for 4"),
     (("--width", 0, "--height", 3), "at least 1"),
     (("--width", 3), "give --width and --height"),
-    (("--width", 3, "--height", 3, "--colors", 1), "no 3x3 grid"),
+    (("--width", 3, "--height", 3, "--colors", 1), "takes 3..3 colours, asked for 1"),
+    (("--width", 12, "--height", 12, "--colors", 49), "takes 12..48 colours, asked for 49"),
+    (("--width", 60, "--height", 60, "--colors", 63), "takes 60..62 colours, asked for 63"),
+    (("--width", 9, "--height", 9, "--min-colors", 5, "--max-colors", 12),
+     "takes 9..27 colours, asked for 5..12"),
+    (("--width", 2, "--height", 2), "no 2x2 grid has paths of at least 3 cells"),
+    (("--width", 70, "--height", 63), "needs at least 63 colours"),
 ])
 def test_cli_rejects_impossible_sizes(puzzlesat, tmp_path, args, fragment):
     result = puzzlesat("generate", "flow", *args, "-o", tmp_path / "f.cnf")

@@ -130,7 +130,7 @@ def test_suite_usage_errors(tmp_path, puzzlesat):
 # -- real clients on generated instances -----------------------------------------------------
 #: one small instance per family (SAT, planted) and one UNSAT instance
 FAMILY_INSTANCES = [
-    ("flow", {"width": 4, "height": 4, "colors": 3}),
+    ("flow", {"width": 4, "height": 4, "colors": 4}),
     ("edge-matching", {"rows": 3, "cols": 3, "border_colors": 2, "center_colors": 2}),
     ("sliding", {"rows": 2, "cols": 3, "walk": 6}),
 ]

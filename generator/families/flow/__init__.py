@@ -46,26 +46,29 @@ path); on a cycle the cell of least rank cannot.
 Encoding ``zucker-2x2`` = ``zucker`` + per 2×2 block of free cells the clause that it is not
 a 4-cycle (``¬y(tl, BR) ∨ ¬y(tr, BL) ∨ ¬y(bl, TR) ∨ ¬y(br, TL)``): cheap, not complete.
 
-Planted generator: every cell starts as a one-cell path; adjacent path heads are merged at
-random (short paths first) when the two paths touch nowhere else (the "domino tiling +
-merges" design, from single cells); when no merge is possible, an end cell moves to an
-adjacent path end ("shrink one flow, grow its neighbour") until the requested number of paths
-remains. Paths built this way never touch themselves, so the planted colouring is a model of
-every encoding.
+Planted generator (:mod:`.plant`): stripes along the longer side, cut into pieces; random
+valid rewiring moves (merge two paths at touching ends, move an end cell to a neighbouring
+path, or split a path where another path's end meets it and join the part to that end) bend
+and merge them into long lanes; random cuts then give exactly the number of colours asked
+for. Every count from the shorter side to ``shorter × (longer // min_path)`` (at most 62) is
+met exactly; the default is about √(width·height), like real levels. Paths built this way
+never touch themselves, so the planted colouring is a model of every encoding.
 
 >>> p = parse_text("R.G\\n...\\nR.G")
 >>> f = encode(p, "zucker")
 >>> f.num_vars, f.num_clauses
 (36, 250)
->>> q = generate({"width": 4, "height": 3, "colors": 2}, Rng(1))
+>>> q = generate({"width": 5, "height": 4, "colors": 4}, Rng(1))
 >>> print(render(q, witness(q)))
-ABBB  ╷┌─┐
-ABAB  │╵╷│
-AAAB  └─┘╵
+AAAAA  ┌───╴
+ABBBB  ╵╶──╴
+CDDDD  ╷╶──┐
+CCCCD  └──╴╵
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -86,10 +89,11 @@ from puzzlesat.generator.families.flow.encode import (  # noqa: F401  (the famil
     zucker,
 )
 from puzzlesat.generator.families.flow.plant import (  # noqa: F401
+    MOVES_PER_CELL,
     PLANT_ATTEMPTS,
-    PLANT_MOVES_PER_CELL,
     UNIQUE_ATTEMPTS,
     _planted_puzzle,
+    colour_range,
     has_one_colour_2x2,
     is_unique,
     plant_paths,
@@ -120,10 +124,11 @@ STORY = (
     "cell colours and direction types whose clauses make neighbours along a path share a colour "
     "and all other neighbours differ. That encoding admits free-standing cycles, so the "
     "'acyclic' variant adds rank bits that every free cell must descend along its path, and "
-    "'zucker-2x2' forbids 2×2 cycles only. Planted grids are built by merging adjacent path "
-    "heads of paths that touch nowhere else, so their known solution is a model of every "
-    "encoding (expected SAT, from the planted solution); level files are UNKNOWN unless their "
-    "unsatisfiability is certified by a checked DRAT proof."
+    "'zucker-2x2' forbids 2×2 cycles only. Planted grids are path covers grown from stripes by "
+    "random moves that keep every path from touching itself (merges, end-cell moves, "
+    "rewiring) and then cut into exactly the requested number of paths, so their known "
+    "solution is a model of every encoding (expected SAT, from the planted solution); level "
+    "files are UNKNOWN unless their unsatisfiability is certified by a checked DRAT proof."
 )
 REFERENCES = (
     {
@@ -145,13 +150,14 @@ ENCODINGS = {
 PARAMS = (
     Param("width", int, None, "Grid width (planted grids).", minimum=1),
     Param("height", int, None, "Grid height (planted grids).", minimum=1),
-    Param("colors", int, None, "Number of colours [default: as few as random merges reach, "
-          "about 1.5-2.3 sqrt(width*height)].", minimum=1),
+    Param("colors", int, None, "Number of colours, met exactly: from the shorter side up to "
+          "(shorter side) * (longer side // min-path), at most 62 (n..62 for n x n with "
+          "n = 15..62 and min-path 3) [default: about sqrt(width*height), as real levels].",
+          minimum=1),
     Param("min_colors", int, None, "Draw the number of colours from min..max.", minimum=1),
     Param("max_colors", int, None, "Upper end of the colour range.", minimum=1),
     Param("min_path", int, 3, "Shortest planted path, in cells.", minimum=2),
     Param("unique", bool, False, "Keep only grids whose solution a solver proves unique."),
-    Param("no_2x2", bool, False, "Reject grids with a one-colour 2x2 block."),
     Param("puzzle", str, None, "A level file: the article's text format or JSON."),
     Param("certify", bool, False,
           "Level files: prove UNSAT with a checked DRAT proof (puzzlesat.validate.proof)."),
@@ -173,15 +179,18 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
         colors = f"c{params['min_colors']}-{params['max_colors']}"
     else:
         colors = "cauto"
-    flags = "".join(tag for key, tag in (("unique", "-u"), ("no_2x2", "-n2")) if params.get(key))
+    flags = "-u" if params.get("unique") else ""
     if params.get("min_path", 3) != 3:
         flags += f"-m{params['min_path']}"
     return f"flow-{params['width']}x{params['height']}-{colors}{flags}-{draw}-{encoding}"
 
 
 def generate(params: dict, rng: Rng) -> Puzzle:
-    """A level file (``puzzle``) or a planted grid (``width``, ``height``, colours)."""
-    planted_keys = ("width", "height", "colors", "min_colors", "max_colors", "unique", "no_2x2")
+    """A level file (``puzzle``) or a planted grid (``width``, ``height``, colours).
+
+    With ``unique``, planted grids are drawn until :func:`is_unique` proves one unique; the
+    number of grids drawn is kept in ``Puzzle.attempts`` and shown in ``expected-from``."""
+    planted_keys = ("width", "height", "colors", "min_colors", "max_colors", "unique")
     if "puzzle" in params:
         extra = [k for k in planted_keys if params.get(k)]
         if extra:
@@ -192,45 +201,65 @@ def generate(params: dict, rng: Rng) -> Puzzle:
     if "width" not in params or "height" not in params:
         raise UserError("flow: give --width and --height, or --puzzle")
     width, height, min_path = params["width"], params["height"], params.get("min_path", 3)
-    low, high = _color_range(params)
-    cells = width * height
-    if high > len(LABELS):
-        raise UserError(f"flow: at most {len(LABELS)} colours, asked for {high}")
-    if max(low, 1) * min_path > cells:
-        raise UserError(f"flow: {low} colours with paths of at least {min_path} cells need "
-                        f"{low * min_path} cells; {width}x{height} has {cells}")
-    attempts = UNIQUE_ATTEMPTS if params.get("unique") else PLANT_ATTEMPTS
-    for _ in range(attempts):
-        colors = low + rng.integer(high - low + 1) if high else None
-        paths = plant_paths(width, height, colors, min_path, rng)
-        if paths is None or len(paths) > len(LABELS):  # uncapped merging may end above 62
-            continue
-        puzzle = _planted_puzzle(width, height, paths)
-        if params.get("no_2x2") and has_one_colour_2x2(puzzle.planted.colors):
-            continue
-        if params.get("unique") and not is_unique(puzzle):
-            continue
+    low, high = _color_range(params, width, height, min_path)
+    attempts = UNIQUE_ATTEMPTS if params.get("unique") else 1
+    for attempt in range(1, attempts + 1):
+        colors = low + rng.integer(high - low + 1) if high > low else low
+        puzzle = _planted_puzzle(width, height, plant_paths(width, height, colors, min_path, rng))
+        if params.get("unique"):
+            if not is_unique(puzzle):
+                continue
+            puzzle.attempts = attempt
         return puzzle
-    wanted = "unique " if params.get("unique") else ""
-    count = f"{low}..{high}" if high else "any number of"
-    raise UserError(f"flow: no {wanted}{width}x{height} grid with {count} colours and "
-                    f"paths of at least {min_path} cells after {attempts} attempts; try more "
-                    "colours or a shorter --min-path")
+    raise UserError(f"flow: no unique {width}x{height} grid with {_counts(low, high)} colours "
+                    f"and paths of at least {min_path} cells after {attempts} attempts; try "
+                    "more colours or a smaller grid")
 
 
-def _color_range(params: dict) -> tuple[int, int]:
+def _counts(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def default_colors(width: int, height: int, min_path: int) -> int:
+    """About √(width·height), what real levels use: the article's n×n levels have about n
+    colours (regular 5x5..9x9: 5-9; jumbo 10x10..14x14: 11-16; extreme ones fewer, 4-10),
+    the spec's "pair count around √(w·h)"; clipped to :func:`colour_range`.
+
+    >>> default_colors(12, 12, 3), default_colors(20, 5, 3), default_colors(60, 60, 3)
+    (12, 10, 60)
+    """
+    low, high = colour_range(width, height, min_path)
+    return min(max(round(math.sqrt(width * height)), low), high)
+
+
+def _color_range(params: dict, width: int, height: int, min_path: int) -> tuple[int, int]:
+    """The colour counts asked for, checked against :func:`colour_range`."""
+    low, high = colour_range(width, height, min_path)
+    if high == 0:
+        raise UserError(f"flow: no {width}x{height} grid has paths of at least {min_path} cells "
+                        f"(the longer side is {max(width, height)}); try a shorter --min-path")
+    if low > high:
+        raise UserError(f"flow: a {width}x{height} grid needs at least {low} colours (one per "
+                        f"stripe of the shorter side), more than the {len(LABELS)} labels of the "
+                        "text format")
     if "colors" in params:
         if "min_colors" in params or "max_colors" in params:
             raise UserError("flow: give --colors or --min-colors/--max-colors, not both")
-        return params["colors"], params["colors"]
-    if "min_colors" in params or "max_colors" in params:
+        asked = (params["colors"], params["colors"])
+    elif "min_colors" in params or "max_colors" in params:
         if "min_colors" not in params or "max_colors" not in params:
             raise UserError("flow: --min-colors and --max-colors go together")
         if params["min_colors"] > params["max_colors"]:
             raise UserError(f"flow: --min-colors {params['min_colors']} exceeds --max-colors "
                             f"{params['max_colors']}")
-        return params["min_colors"], params["max_colors"]
-    return 0, 0  # no target: merge until no merge is left
+        asked = (params["min_colors"], params["max_colors"])
+    else:
+        colors = default_colors(width, height, min_path)
+        return colors, colors
+    if asked[0] < low or asked[1] > high:
+        raise UserError(f"flow: a {width}x{height} grid with paths of at least {min_path} cells "
+                        f"takes {low}..{high} colours, asked for {_counts(*asked)}")
+    return asked
 
 
 def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
@@ -240,6 +269,9 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
     them too."""
     if puzzle.planted is not None:
+        if puzzle.attempts:
+            return "SAT", (f"planted, unique (cadical195, {puzzle.attempts} "
+                           f"attempt{'s' if puzzle.attempts > 1 else ''})")
         return "SAT", "planted"
     if not params.get("certify"):
         return "UNKNOWN", "none"

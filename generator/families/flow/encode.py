@@ -237,9 +237,12 @@ def decode(puzzle: Puzzle, encoding: str, model: np.ndarray) -> Solution:
 
 def assignment(puzzle: Puzzle, encoding: str, solution: Solution) -> np.ndarray:
     """The model of ``encoding`` that the solution stands for (ranks = position along the
-    path among free cells)."""
-    formula = encode(puzzle, encoding)
+    path among free cells). ``zucker`` and ``zucker-2x2`` have only the shared ``x``/``y``
+    variables, so only ``acyclic`` needs its formula built."""
+    if encoding not in ("zucker", "zucker-2x2", "acyclic"):
+        raise UserError(f"unknown encoding {encoding!r} for family flow")
     lay = _layout(puzzle)
+    formula = encode(puzzle, encoding) if encoding == "acyclic" else lay.formula
     model = np.zeros(formula.num_vars + 1, dtype=bool)
     cells = np.arange(lay.ends.size)
     model[lay.x[cells, solution.colors.reshape(-1)]] = True

@@ -1,10 +1,35 @@
 """Planted Flow Free grids: paths that cover the grid without touching themselves, and the
-uniqueness test."""
+uniqueness test.
+
+A planted grid is a *path cover*: every cell on exactly one path, and no path touching itself
+(no two cells of one path adjacent unless consecutive on it), which is what the article's
+"different colour" clauses demand. Planting runs in three steps, each linear in the grid:
+
+1. **Stripes.** The grid is cut into straight stripes along its longer side, each stripe into
+   up to :data:`STRIPE_PIECES` random pieces of at least ``min_path`` cells. A cover.
+2. **Rewiring.** :data:`MOVES_PER_CELL` × cells random moves, each kept only when the cover
+   stays valid: an end ``a`` of path p and a neighbour ``b`` on another path q; q is split at
+   ``b`` and one side of it (b first) is appended to p at ``a``. Taking all of q is a merge
+   (one path fewer), taking q's end cell alone moves that cell ("shrink one flow, grow its
+   neighbour"), anything between rewires two paths. A move is valid when p and the part
+   taken touch only at (a, b) and what is left of q is empty or at least ``min_path`` long.
+   The stripes bend into random lanes and merge: the count falls well below the shorter side.
+3. **Cutting.** Paths are cut at random places into exactly ``colors`` paths of at least
+   ``min_path`` cells (a piece of an induced path is induced). A cut never wastes capacity
+   that the remaining cuts need.
+
+So every count from the shorter side (stripes, before any merge) up to what cutting can reach
+is met exactly: :func:`colour_range`. When an attempt ends with more paths than asked for
+(rare, small grids) the next attempt starts again; the last resort is the plain stripes cut.
+Random numbers come from one :class:`puzzlesat.generator.core.seeds.Rng` through
+:class:`_Draws` (raw 64-bit words taken in blocks), so planting is deterministic and cheap.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families.flow.encode import _layout, decode, encode
@@ -15,144 +40,184 @@ from puzzlesat.generator.families.flow.puzzle import (
     trace_paths,
 )
 
-PLANT_ATTEMPTS = 20
-#: end-cell moves allowed per cell of the grid in one planting attempt
-PLANT_MOVES_PER_CELL = 20
-UNIQUE_ATTEMPTS = 60
+#: planting attempts before the plain-stripes last resort
+PLANT_ATTEMPTS = 4
+#: rewiring moves tried per grid cell in one attempt
+MOVES_PER_CELL = 8
+#: pieces per initial stripe (more pieces: more path ends, so more moves that apply)
+STRIPE_PIECES = 3
+#: attempts of --unique before giving up
+UNIQUE_ATTEMPTS = 200
+#: raw 64-bit words taken from the Rng at a time
+DRAW_BLOCK = 1024
 
 
-def plant_paths(width: int, height: int, colors: int | None, min_path: int,
-                rng: Rng) -> list | None:
-    """``colors`` paths (lists of row-major cells) covering the grid, none touching itself and
-    each at least ``min_path`` long, or None when no move is left or the move budget is spent.
-    With ``colors`` None, as many paths as remain when no merge is possible.
+class _Draws:
+    """Bounded integers from an :class:`Rng`'s raw stream: ``below(k)`` = ``(x·k) >> 64`` for
+    the next raw word x (bias < k / 2**64). Words are taken in blocks of :data:`DRAW_BLOCK`,
+    so the stream consumed is a function of the calls made: deterministic."""
 
-    Every cell starts as its own path. A merge joins a head of one path to an adjacent head
-    of another when the two paths touch only there (so the union never touches itself); paths
-    shorter than ``min_path`` are merged first. When no merge is possible, one path's end
-    cell moves to the adjacent end of another (shrink one flow, grow its neighbour) and
-    merging is tried again; short paths that cannot merge take such cells first.
+    def __init__(self, rng: Rng):
+        self.rng, self.words, self.next = rng, [], 0
+
+    def below(self, bound: int) -> int:
+        if self.next == len(self.words):
+            self.words, self.next = self.rng.raw(DRAW_BLOCK).tolist(), 0
+        word = self.words[self.next]
+        self.next += 1
+        return (word * bound) >> 64
+
+
+def colour_range(width: int, height: int, min_path: int) -> tuple[int, int]:
+    """(fewest, most) colours that planting always meets exactly on a width×height grid with
+    paths of at least ``min_path`` cells: from the number of stripes (the shorter side) to
+    what cutting the stripes can reach, at most ``len(LABELS)``; (0, 0) when the longer side
+    is shorter than ``min_path``.
+
+    >>> colour_range(12, 12, 3), colour_range(60, 60, 3), colour_range(2, 2, 3)
+    ((12, 48), (60, 62), (0, 0))
     """
-    grid = _PathCover(width, height)
-    budget = PLANT_MOVES_PER_CELL * width * height
-    while len(grid.paths) > (colors or 1) and budget > 0:
-        live = list(grid.paths)
-        short = [p for p in live if len(grid.paths[p]) < min_path]
-        found = None
-        for pool in (list(short), live):
-            while pool and found is None:
-                options = grid.merges(pool.pop(rng.integer(len(pool))))
-                if options:
-                    found = options[rng.integer(len(options))]
-            if found is not None:
-                break
-        if found is not None:
-            grid.join(*found)
+    stripes, length = min(width, height), max(width, height)
+    if length < min_path:
+        return 0, 0
+    return stripes, min(len(LABELS), stripes * (length // min_path))
+
+
+def plant_paths(width: int, height: int, colors: int, min_path: int,
+                rng: Rng) -> list:
+    """Exactly ``colors`` paths (lists of row-major cells) covering the grid, none touching
+    itself, each at least ``min_path`` long (see the module docstring).
+    ``colors`` must lie in :func:`colour_range`."""
+    low, high = colour_range(width, height, min_path)
+    if not low <= colors <= high:
+        raise UserError(f"flow: {width}x{height} with paths of at least {min_path} cells takes "
+                        f"{low}..{high} colours, asked for {colors}")
+    draws = _Draws(rng)
+    for attempt in range(PLANT_ATTEMPTS + 1):
+        last = attempt == PLANT_ATTEMPTS
+        paths = _stripes(width, height, 1 if last else STRIPE_PIECES, min_path, draws)
+        if not last:
+            paths = _rewire(width, height, paths, min_path, MOVES_PER_CELL, draws)
+        if len(paths) <= colors <= sum(len(p) // min_path for p in paths):
+            return _cut(paths, colors, min_path, draws)
+    raise AssertionError("unreachable: plain stripes meet every count in colour_range")
+
+
+def _stripes(width: int, height: int, pieces: int, min_path: int, draws: _Draws) -> list:
+    """Rows (or columns, when the grid is taller than wide), each cut into up to ``pieces``
+    pieces of at least ``min_path`` cells."""
+    cells = np.arange(width * height).reshape(height, width)
+    lines = (cells if width >= height else cells.T).tolist()
+    return [piece for line in lines
+            for piece in _cut([line], min(pieces, len(line) // min_path), min_path, draws)]
+
+
+def _rewire(width: int, height: int, paths: list, min_path: int, moves_per_cell: int,
+            draws: _Draws) -> list:
+    """Random valid moves on the cover ``paths`` (see the module docstring, step 2)."""
+    cells = width * height
+    nb = [[n for n in row if n >= 0] for row in neighbour_table(height, width).tolist()]
+    paths = [list(p) for p in paths]
+    owner = [0] * cells
+    pos = [0] * cells
+    for p, path in enumerate(paths):
+        for i, c in enumerate(path):
+            owner[c] = p
+            pos[c] = i
+    alive = list(range(len(paths)))
+    slot = list(range(len(paths)))
+    below = draws.below
+    for _ in range(moves_per_cell * cells):
+        p = alive[below(len(alive))]
+        mine = paths[p]
+        a = mine[-1] if below(2) else mine[0]
+        b = nb[a][below(len(nb[a]))]
+        q = owner[b]
+        if q == p:
             continue
-        if colors is None and not short:
-            break
-        # a short path that cannot merge grows instead, taking an end cell from a neighbour
-        moves = [m for p in short for m in grid.transfers_into(p)] or grid.transfers()
-        if not moves:
-            break
-        grid.transfer(*moves[rng.integer(len(moves))])
-        budget -= 1
-    paths = list(grid.paths.values())
-    if len(paths) > (colors or len(paths)) or any(len(path) < min_path for path in paths):
-        return None
-    return paths
+        other = paths[q]
+        i = pos[b]
+        front = below(2)
+        lo, hi = (0, i + 1) if front else (i, len(other))   # the part taken: other[lo:hi]
+        rest = len(other) - (hi - lo)
+        if 0 < rest < min_path or _touch_elsewhere(nb, owner, pos, mine, other, p, q, lo, hi,
+                                                   a, b):
+            continue
+        if mine[-1] != a:
+            mine.reverse()
+            for k, c in enumerate(mine):
+                pos[c] = k
+        part = other[lo:hi]
+        if front:
+            part.reverse()                                   # b first
+        base = len(mine)
+        for k, c in enumerate(part):
+            owner[c] = p
+            pos[c] = base + k
+        mine.extend(part)
+        if rest == 0:
+            k, moved = slot[q], alive.pop()
+            if moved != q:
+                alive[k] = moved
+                slot[moved] = k
+            paths[q] = None
+        elif front:
+            paths[q] = other[hi:]
+            for k, c in enumerate(paths[q]):
+                pos[c] = k
+        else:
+            del other[lo:]
+    return [paths[p] for p in sorted(alive)]
 
 
-class _PathCover:
-    """Paths covering a grid, with ``owner[cell]`` and ``touch[p][q]``, the number of adjacent
-    cell pairs between paths p and q (dicts keep insertion order: walks are deterministic)."""
+def _touch_elsewhere(nb, owner, pos, mine, other, p, q, lo, hi, a, b) -> bool:
+    """Does path p touch ``other[lo:hi]`` (cells of path q) anywhere but at (a, b)? Scans the
+    shorter of the two."""
+    if len(mine) <= hi - lo:
+        for c in mine:
+            for n in nb[c]:
+                if owner[n] == q and lo <= pos[n] < hi and (c != a or n != b):
+                    return True
+        return False
+    for k in range(lo, hi):
+        c = other[k]
+        for n in nb[c]:
+            if owner[n] == p and (c != b or n != a):
+                return True
+    return False
 
-    def __init__(self, width: int, height: int):
-        cells = width * height
-        self.nb = [[n for n in row if n >= 0] for row in neighbour_table(height, width).tolist()]
-        self.paths = {c: [c] for c in range(cells)}
-        self.owner = list(range(cells))
-        self.touch = {c: {n: 1 for n in self.nb[c]} for c in range(cells)}
 
-    def heads(self, p: int) -> tuple:
-        path = self.paths[p]
-        return (path[0], path[-1]) if len(path) > 1 else (path[0],)
+def _cut(paths: list, colors: int, min_path: int, draws: _Draws) -> list:
+    """``paths`` cut at random places into ``colors`` pieces of at least ``min_path`` cells.
+    A path of L cells holds ``L // min_path`` pieces at most (its capacity); a cut that lowers
+    the total capacity is taken only while the total stays at least ``colors``."""
+    pieces = [list(p) for p in paths]
+    m = min_path
+    capacity = sum(len(p) // m for p in pieces)
+    while len(pieces) < colors:
+        thrifty = capacity == colors          # every further cut must keep capacity
+        weights = [_cut_places(len(p), m, thrifty) for p in pieces]
+        pick = draws.below(sum(weights))
+        k = 0
+        while pick >= weights[k]:
+            pick -= weights[k]
+            k += 1
+        path = pieces[k]
+        at = [a for a in range(m, len(path) - m + 1)
+              if not thrifty or a % m <= len(path) % m][pick]
+        capacity -= len(path) // m - at // m - (len(path) - at) // m
+        pieces[k:k + 1] = [path[:at], path[at:]]
+    return pieces
 
-    def merges(self, p: int) -> list:
-        """(head of p, head of q) pairs whose join keeps the union from touching itself."""
-        out = []
-        for head in self.heads(p):
-            for n in self.nb[head]:
-                q = self.owner[n]
-                if q != p and n in self.heads(q) and self.touch[p].get(q) == 1:
-                    out.append((head, n))
-        return out
 
-    def join(self, a: int, b: int) -> None:
-        """Join the path with head ``a`` to the path with head ``b`` (the longer keeps its
-        id)."""
-        p, q = self.owner[a], self.owner[b]
-        if len(self.paths[p]) < len(self.paths[q]):
-            p, q, a, b = q, p, b, a
-        head, tail = self.paths[p], self.paths.pop(q)
-        if head[-1] != a:
-            head.reverse()
-        if tail[0] != b:
-            tail.reverse()
-        head.extend(tail)
-        for c in tail:
-            self.owner[c] = p
-        for r, n in self.touch.pop(q).items():
-            del self.touch[r][q]
-            if r != p:
-                self._count(p, r, n)
-
-    def transfers_into(self, q: int) -> list:
-        """(end cell c of another path of ≥ 2 cells, head b of q) such that q with c appended
-        still touches itself nowhere."""
-        return [(c, b) for b in self.heads(q) for c in self.nb[b]
-                if self.owner[c] != q and len(self.paths[self.owner[c]]) > 1
-                and c in self.heads(self.owner[c])
-                and sum(self.owner[n] == q for n in self.nb[c]) == 1]
-
-    def transfers(self) -> list:
-        """(end cell c of a path of ≥ 2 cells, adjacent end b of another path) such that b's
-        path with c appended still touches itself nowhere."""
-        out = []
-        for p, path in self.paths.items():
-            if len(path) < 2:
-                continue
-            for c in (path[0], path[-1]):
-                for b in self.nb[c]:
-                    q = self.owner[b]
-                    if (q != p and b in self.heads(q)
-                            and sum(self.owner[n] == q for n in self.nb[c]) == 1):
-                        out.append((c, b))
-        return out
-
-    def transfer(self, c: int, b: int) -> None:
-        p, q = self.owner[c], self.owner[b]
-        path = self.paths[p]
-        path.remove(c)  # an end cell: the path stays one piece
-        tail = self.paths[q]
-        if tail[-1] != b:
-            tail.reverse()
-        tail.append(c)
-        for n in self.nb[c]:
-            if self.owner[n] != p:
-                self._count(p, self.owner[n], -1)
-        self.owner[c] = q
-        for n in self.nb[c]:
-            if self.owner[n] != q:
-                self._count(q, self.owner[n], 1)
-
-    def _count(self, p: int, q: int, n: int) -> None:
-        for a, b in ((p, q), (q, p)):
-            total = self.touch[a].get(b, 0) + n
-            if total:
-                self.touch[a][b] = total
-            else:
-                del self.touch[a][b]
+def _cut_places(length: int, m: int, thrifty: bool) -> int:
+    """Cut places a (pieces of a and length − a cells, both ≥ m); with ``thrifty``, only
+    those that keep ``length // m`` pieces possible (a mod m ≤ length mod m)."""
+    if length < 2 * m:
+        return 0
+    if not thrifty:
+        return length - 2 * m + 1
+    return sum(1 for a in range(m, length - m + 1) if a % m <= length % m)
 
 
 def _planted_puzzle(width: int, height: int, paths: list) -> Puzzle:

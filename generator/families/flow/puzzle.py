@@ -35,6 +35,8 @@ class Puzzle:
     labels: str
     name: str = ""
     planted: Solution | None = None
+    #: planted grids drawn until this one was proved unique (0: uniqueness not asked for)
+    attempts: int = 0
 
     @property
     def height(self) -> int:
