@@ -12,15 +12,19 @@ from hypothesis import strategies as st
 from puzzlesat.generator.core.cnf import Formula, pad_rows
 from puzzlesat.generator.core.dimacs import (
     atomic_write,
+    clause_buffer,
     clause_bytes,
     compress,
     decompress,
     dimacs_bytes,
     gbd_hash_of_body,
     header_lines,
+    literal_table,
+    numpy_clause_bytes,
     parse_dimacs,
     parse_header,
     read_dimacs,
+    stream_clauses,
     write_instance,
 )
 from puzzlesat.generator.core.errors import UserError
@@ -74,6 +78,45 @@ def test_writers_agree_on_many_blocks(blocks, kernel):
     for i, block in enumerate(blocks):
         f.add(f"b{i}", pad_rows(block))
     assert clause_bytes(f, kernel=kernel) == reference_text([c for b in blocks for c in b])
+
+
+# literals around powers of ten, so that text widths change inside a block (runs break there)
+_edge_lit = st.sampled_from([1, 9, 10, 99, 100, 999, 1000, 9999]).flatmap(
+    lambda v: st.sampled_from([v, -v]))
+
+
+@given(rows=st.lists(st.lists(_edge_lit, min_size=1, max_size=4), min_size=1, max_size=12),
+       unit=st.integers(1, 3), repeat=st.integers(1, 30), stage=st.sampled_from([64, 1 << 20]),
+       chunk=st.sampled_from([3, 1 << 14]))
+def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, monkeypatch_module):
+    """The run writer (clause_buffer, stream_clauses) against the reference writer and the
+    plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps."""
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    monkeypatch_module.setattr(dimacs, "_STAGE_BYTES", stage)
+    monkeypatch_module.setattr(dimacs, "_WORD_CHUNK", chunk)
+    clauses = rows * repeat
+    count = len(clauses) // unit * unit
+    f = Formula()
+    f.new_vars("v", 9999)
+    block = pad_rows(clauses[:count])
+    if count:
+        f.add("units", block.reshape(count // unit, unit, -1))
+    f.add("rows", pad_rows(clauses))
+    f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: left to the reference
+    want = numpy_clause_bytes(f.blocks, literal_table(9999))
+    assert want.startswith(reference_text(clauses[:count] + clauses))
+    assert clause_buffer(f).tobytes() == want
+    assert clause_buffer(f, b"p cnf\n").tobytes() == b"p cnf\n" + want
+    pieces = []
+    assert stream_clauses(f, lambda view: pieces.append(bytes(view))) == len(want)
+    assert b"".join(pieces) == want
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
 
 
 def test_kernel_copies_literal_text_wider_than_a_word():
@@ -172,9 +215,10 @@ def test_compressed_round_trip(tmp_path, suffix):
     f.new_vars("v", 3)
     f.add("c", [[1, -2], [2, 3]])
     path = tmp_path / f"a.cnf{suffix}"
-    data = write_instance(str(path), f, {"family": "demo"})
+    size = write_instance(str(path), f, {"family": "demo"})
     assert read_dimacs(path).clauses() == [[1, -2], [2, 3]]
-    assert decompress(path.read_bytes()) == data
+    data = dimacs_bytes(f, {"family": "demo"})
+    assert decompress(path.read_bytes()) == data and size == len(data)
 
 
 def test_compression_is_deterministic_and_standard():

@@ -27,6 +27,7 @@ p cnf 3 2
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import importlib
@@ -146,9 +147,9 @@ def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
     """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line).
 
     ``kernel``: True forces the compiled kernel (ImportError without numba), False the numpy
-    path, None lets the size decide (:data:`KERNEL_MIN_LITERALS`). Both give the same bytes.
+    path (:func:`clause_buffer`), None lets the size decide (:data:`KERNEL_MIN_LITERALS`). All
+    give the same bytes.
     """
-    table = literal_table(formula.num_vars)
     if kernel is None:
         module = _text_kernel(sum(block.literals.size for block in formula.blocks))
     elif kernel:
@@ -156,13 +157,191 @@ def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
     else:
         module = None
     if module:
-        return module.clause_text(formula.blocks, table)
-    return numpy_clause_bytes(formula.blocks, table)
+        return module.clause_text(formula.blocks, literal_table(formula.num_vars))
+    return clause_buffer(formula).tobytes()
+
+
+# -- the run writer ----------------------------------------------------------------------------
+# Each literal's text and its space fit one 8-byte word while V < 10^7 ("-9999999 "). Within a
+# block, consecutive units (rows, or the rows of a 3-D block's unit) whose literals have the
+# same text lengths form a *run*: every literal of a run sits at the same byte offset of its
+# unit's text, so the unit's text is built as whole words by shifting each literal's word
+# into place and OR-ing it in, one column of the run at a time (the NUL padding of a word is
+# zero, so neighbours do not disturb each other), with the rows' "0\n" words preset. Runs are
+# long in generated formulas (text lengths change only at powers of ten); a block with many
+# short runs, or a zero inside a clause, goes to the reference writer instead.
+_WORD_CHUNK = 1 << 14  # literal words per step: a step's temporaries stay in cache
+_SHIFT = [np.uint64(8 * r) for r in range(9)]
+
+
+def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(words, lengths): ``words[l]`` is the text of literal ``l`` and a space as a
+    little-endian uint64 padded with NUL bytes, ``lengths[l]`` its byte count, for ``-V <= l
+    <= V`` (negative literals index from the end, so a clause block indexes the tables as it
+    is); ``words[0]`` (the padding 0) is empty. None when a literal's text does not fit a word
+    (V >= 10^7)."""
+    table = literal_table(num_vars)
+    if table.shape[1] > 8:
+        return None
+    padded = np.zeros((table.shape[0], 8), dtype=np.uint8)
+    padded[:, : table.shape[1]] = table
+    words = np.roll(padded.view(np.uint64).reshape(-1), -num_vars)
+    return words, np.count_nonzero(np.roll(padded, -num_vars, axis=0), axis=1).astype(np.uint8)
+
+
+def _plan_runs(block, num_vars: int, lengths: np.ndarray):
+    """(literals (units, g*w), [(first unit, end unit, layout)], text bytes) of one block,
+    or None when the block is left to the reference writer."""
+    lits = block.literals
+    rows, width = lits.shape
+    g = block.unit if rows % block.unit == 0 else 1
+    if rows == 0 or width == 0:
+        return None
+    low, high = int(lits.min()), int(lits.max())
+    if high > num_vars or low < -num_vars:
+        raise ValueError(f"clause block {block.name!r} has a literal beyond {num_vars}")
+    if width > 1 and low <= 0 <= high:
+        zero = lits == 0
+        if (zero[:, :-1] & ~zero[:, 1:]).any():
+            return None  # a zero inside a clause: the reference writer defines that text
+    index = lits.reshape(rows // g, g * width)  # a literal indexes the rolled tables directly
+    lens = lengths[index]
+    units, n = index.shape
+    bounds = [0, units]
+    if units > 1:
+        if n in (1, 2, 4, 8):  # compare each unit's lengths as one integer
+            key = lens.view(f"u{n}").reshape(-1)
+            change = np.flatnonzero(key[1:] != key[:-1]) + 1
+        else:
+            change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
+        if change.size > units // 8 + 16:
+            return None
+        bounds = [0, *change.tolist(), units]
+    runs, total = [], 0
+    for first, end in zip(bounds[:-1], bounds[1:]):
+        signature = lens[first]
+        key = (g, width, signature.tobytes())
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            layout = _LAYOUTS[key] = _layout(signature.reshape(g, width))
+        runs.append((first, end, layout))
+        total += (end - first) * layout[0]
+    return index, runs, total
+
+
+_LAYOUTS: dict = {}  # (rows, width, literal lengths) -> _layout(...), shared by all blocks
+
+
+def _layout(lens: np.ndarray):
+    """Text bytes of a unit whose literal lengths are ``lens`` (rows, width), its preset words
+    (every row's "0\n"), and per byte offset r within a word: (columns, their words, shift up,
+    columns and words their text spills into, shift down). Literals with the same r start in
+    different words, so one vectorised OR places them all."""
+    g, width = lens.shape
+    count = np.zeros((g, width + 1), dtype=np.int64)
+    count[:, :width] = lens
+    count[:, width] = 2
+    offset = (np.cumsum(count) - count.reshape(-1)).reshape(g, width + 1)
+    size = int(count.sum())
+    preset = np.zeros(size // 8 + 2, dtype=np.uint64)
+    text = preset.view(np.uint8)
+    ends = offset[:, width]
+    text[ends] = ord("0")
+    text[ends + 1] = ord("\n")
+    at, length = offset[:, :width].reshape(-1), lens.reshape(-1).astype(np.int64)
+    groups = []
+    for r in range(8):
+        columns = np.flatnonzero((length > 0) & (at % 8 == r))
+        if columns.size:
+            spill = columns[r + length[columns] > 8]
+            groups.append((columns, at[columns] // 8, _SHIFT[r], spill, at[spill] // 8 + 1,
+                           _SHIFT[8 - r]))
+    return size, preset, groups
+
+
+def _run_texts(plan, words: np.ndarray):
+    """The text of a planned block, a (units, bytes) uint8 array per step."""
+    index, runs, _ = plan
+    step = max(1, _WORD_CHUNK // index.shape[1])
+    for first, end, (size, preset, groups) in runs:
+        for a in range(first, end, step):
+            b = min(end, a + step)
+            unit = words[index[a:b]]
+            text = np.empty((b - a, preset.size), dtype=np.uint64)
+            text[:] = preset
+            for columns, at, up, spill, spill_at, down in groups:
+                text[:, at] |= unit[:, columns] << up
+                if spill.size:
+                    text[:, spill_at] |= unit[:, spill] >> down
+            yield text.view(np.uint8)[:, :size]
+
+
+def _block_texts(formula: Formula):
+    """(text size, [uint8 arrays or bytes]) of every block, planned up front so the size is
+    known before any text is made."""
+    num_vars = formula.num_vars
+    found = word_table(num_vars)
+    if len(_LAYOUTS) > 4096:
+        _LAYOUTS.clear()
+    plans, total = [], 0
+    for block in formula.blocks:
+        plan = _plan_runs(block, num_vars, found[1]) if found is not None else None
+        if plan is None:
+            text = numpy_clause_bytes([block], literal_table(num_vars))
+            total += len(text)
+            plans.append([text])
+        else:
+            total += plan[2]
+            plans.append(_run_texts(plan, found[0]))
+    return total, (text for texts in plans for text in texts)
+
+
+def clause_buffer(formula: Formula, prefix: bytes = b"") -> np.ndarray:
+    """``prefix`` and the clause lines of ``formula`` in one uint8 array (the numpy writer:
+    runs where they pay, the reference writer for other blocks; same bytes either way)."""
+    total, texts = _block_texts(formula)
+    out = np.empty(len(prefix) + total, dtype=np.uint8)
+    out[: len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
+    pos = len(prefix)
+    for text in texts:
+        if isinstance(text, bytes):
+            text = np.frombuffer(text, dtype=np.uint8)
+        out[pos : pos + text.size].reshape(text.shape)[:] = text
+        pos += text.size
+    return out
+
+
+_STAGE_BYTES = 1 << 20
+
+
+def stream_clauses(formula: Formula, write) -> int:
+    """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
+    from one reused buffer (no copy of the whole text is ever made, and the buffer's pages stay
+    mapped); returns the number of bytes."""
+    total, texts = _block_texts(formula)
+    stage = np.empty(_STAGE_BYTES, dtype=np.uint8)
+    pos = 0
+    for text in texts:
+        if isinstance(text, bytes):
+            text = np.frombuffer(text, dtype=np.uint8)
+        if pos + text.size > stage.size:
+            if pos:
+                write(memoryview(stage[:pos]))
+                pos = 0
+            if text.size > stage.size:
+                write(memoryview(np.ascontiguousarray(text).reshape(-1)))
+                continue
+        stage[pos : pos + text.size].reshape(text.shape)[:] = text
+        pos += text.size
+    if pos:
+        write(memoryview(stage[:pos]))
+    return total
 
 
 def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
-    """The portable writer: rows of the fixed-width literal ``table`` for every slot of a block,
-    then the NUL padding deleted."""
+    """The reference writer (the definition the run writer is tested against, and its fallback):
+    rows of the fixed-width literal ``table`` for every slot of a block, then the NUL padding
+    deleted."""
     num_vars = (table.shape[0] - 1) // 2
     width = table.shape[1]
     # One opaque item per literal: fancy indexing copies whole rows in one step (much faster
@@ -184,14 +363,20 @@ def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
     return b"".join(out)
 
 
+
+def dimacs_head(formula: Formula, header: dict | None = None) -> bytes:
+    """The header lines and the ``p cnf`` line."""
+    head = "".join(line + "\n" for line in header_lines(header or {}))
+    head += f"p cnf {formula.num_vars} {formula.num_clauses}\n"
+    return head.encode("ascii")
+
+
 def dimacs_bytes(formula: Formula, header: dict | None = None, body: bytes | None = None) -> bytes:
     """Header, ``p cnf`` line and clauses. Pass ``body`` if :func:`clause_bytes` was already
     computed (publishing hashes the body too)."""
     if body is None:
         body = clause_bytes(formula)
-    head = "".join(line + "\n" for line in header_lines(header or {}))
-    head += f"p cnf {formula.num_vars} {formula.num_clauses}\n"
-    return head.encode("ascii") + body
+    return dimacs_head(formula, header) + body
 
 
 # -- hashing ----------------------------------------------------------------------------------
@@ -233,9 +418,11 @@ def compress(data: bytes, kind: str | None) -> bytes:
     raise ValueError(f"unknown compression {kind!r}")
 
 
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename, so a
-    reader (or an interrupted run) never sees a partial file."""
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike):
+    """A binary file that appears at ``path`` complete or not at all: written to a temporary
+    file in the same folder, flushed to disk, then renamed (a reader, or an interrupted run,
+    never sees a partial file)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     try:
@@ -244,7 +431,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -258,16 +445,31 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def write_instance(path: str, formula: Formula, header: dict | None = None) -> bytes:
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_file`)."""
+    with atomic_file(path) as fh:
+        fh.write(data)
+
+
+def write_instance(path: str, formula: Formula, header: dict | None = None) -> int:
     """Write DIMACS to ``path`` (compressed by extension; ``-`` = plain text to stdout).
-    Returns the uncompressed bytes."""
-    data = dimacs_bytes(formula, header)
+    Plain text is streamed block by block, never held whole. Returns the size of the
+    uncompressed text."""
+    kind = None if path == "-" else compression_of(path)
+    if kind is not None:
+        data = dimacs_bytes(formula, header)
+        atomic_write(path, compress(data, kind))
+        return len(data)
+    head = dimacs_head(formula, header)
     if path == "-":
-        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.write(head)
+        size = stream_clauses(formula, sys.stdout.buffer.write)
         sys.stdout.buffer.flush()
-    else:
-        atomic_write(path, compress(data, compression_of(path)))
-    return data
+        return len(head) + size
+    with atomic_file(path) as fh:
+        fh.write(head)
+        size = stream_clauses(formula, fh.write)
+    return len(head) + size
 
 
 # -- reader ---------------------------------------------------------------------------------
