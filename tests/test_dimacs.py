@@ -265,3 +265,35 @@ def test_xz_with_trailing_garbage_is_rejected(tmp_path):
 def test_concatenated_xz_streams_are_one_file():
     blob = compress(b"p cnf 1 1\n", "xz") + compress(b"1 0\n", "xz")
     assert parse_dimacs(decompress(blob)).clauses() == [[1]]
+
+
+# -- the vectorised literal reader against its reference ----------------------------------------
+_token = st.one_of(st.integers(-99_999_999, 99_999_999).map(str),
+                   st.sampled_from(["-", "--1", "1-", "-0", "-05", "007", "0", "123456789", "-"]))
+_space = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n "])
+
+
+@given(tokens=st.lists(st.tuples(_space, _token), max_size=60), lead=st.sampled_from(["", " ", "\n"]),
+       chunk=st.sampled_from([16, 64, 1 << 15]))
+def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_module):
+    """parse_literals (SWAR words, in steps) accepts and rejects exactly what the reference
+    (minus_signs_ok + parse_integers) does, with the same values."""
+    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers, parse_literals
+
+    monkeypatch_module.setattr(dimacs, "_PARSE_CHUNK", chunk)
+    text = (lead + "".join(space + token for space, token in tokens)).encode()
+
+    def reference():
+        if b"-" in text and not minus_signs_ok(text):
+            raise UserError("x: malformed literal (a '-' must start a number 1-9...)")
+        return parse_integers(text, "x").tolist()
+
+    try:
+        want = reference()
+    except UserError as exc:
+        with pytest.raises(UserError) as got:
+            parse_literals(memoryview(text), "x")
+        assert str(got.value) == str(exc)
+        return
+    assert parse_literals(memoryview(text), "x").tolist() == want
