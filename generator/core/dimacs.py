@@ -234,9 +234,11 @@ _LAYOUTS: dict = {}  # (rows, width, literal lengths) -> _layout(...), shared by
 
 def _layout(lens: np.ndarray):
     """Text bytes of a unit whose literal lengths are ``lens`` (rows, width), its preset words
-    (every row's "0\n"), and per byte offset r within a word: (columns, their words, shift up,
-    columns and words their text spills into, shift down). Literals with the same r start in
-    different words, so one vectorised OR places them all."""
+    (every row's "0\n"), and how to place the literals: for a narrow unit one (column, word,
+    shift up, shift down into the next word) per literal; otherwise per byte offset r within
+    a word: (columns, their words, shift up, columns and words their text spills into, shift
+    down). Literals with the same r start in different words, so one vectorised OR places
+    them all."""
     g, width = lens.shape
     count = np.zeros((g, width + 1), dtype=np.int64)
     count[:, :width] = lens
@@ -249,30 +251,46 @@ def _layout(lens: np.ndarray):
     text[ends] = ord("0")
     text[ends + 1] = ord("\n")
     at, length = offset[:, :width].reshape(-1), lens.reshape(-1).astype(np.int64)
+    if np.count_nonzero(length) <= _NARROW:  # one OR per literal, on plain column views
+        ops = [(int(c), int(at[c]) // 8, _SHIFT[at[c] % 8] if at[c] % 8 else None,
+                _SHIFT[8 - at[c] % 8] if at[c] % 8 + length[c] > 8 else None)
+               for c in np.flatnonzero(length)]
+        return size, preset, ops, None
     groups = []
     for r in range(8):
         columns = np.flatnonzero((length > 0) & (at % 8 == r))
         if columns.size:
             spill = columns[r + length[columns] > 8]
-            groups.append((columns, at[columns] // 8, _SHIFT[r], spill, at[spill] // 8 + 1,
-                           _SHIFT[8 - r]))
-    return size, preset, groups
+            groups.append((columns, at[columns] // 8, _SHIFT[r] if r else None, spill,
+                           at[spill] // 8 + 1, _SHIFT[8 - r]))
+    return size, preset, None, groups
+
+
+_NARROW = 8  # units with at most this many literals take one OR per literal
 
 
 def _run_texts(plan, words: np.ndarray):
     """The text of a planned block, a (units, bytes) uint8 array per step."""
     index, runs, _ = plan
     step = max(1, _WORD_CHUNK // index.shape[1])
-    for first, end, (size, preset, groups) in runs:
+    for first, end, (size, preset, ops, groups) in runs:
         for a in range(first, end, step):
             b = min(end, a + step)
             unit = words[index[a:b]]
             text = np.empty((b - a, preset.size), dtype=np.uint64)
             text[:] = preset
-            for columns, at, up, spill, spill_at, down in groups:
-                text[:, at] |= unit[:, columns] << up
-                if spill.size:
-                    text[:, spill_at] |= unit[:, spill] >> down
+            if ops is not None:
+                for column, word, up, down in ops:
+                    part = unit[:, column]
+                    text[:, word] |= part if up is None else part << up
+                    if down is not None:
+                        text[:, word + 1] |= part >> down
+            else:
+                for columns, at, up, spill, spill_at, down in groups:
+                    part = unit[:, columns]
+                    text[:, at] |= part if up is None else part << up
+                    if spill.size:
+                        text[:, spill_at] |= unit[:, spill] >> down
             yield text.view(np.uint8)[:, :size]
 
 
