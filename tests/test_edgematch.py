@@ -22,7 +22,7 @@ from puzzlesat.generator.core.dimacs import (
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import edgematch as em
 from puzzlesat.generator.instance import build, model_array
-from tests.conftest import assert_one_line_error, fixture_path
+from tests.conftest import FIXTURES, assert_one_line_error, fixture_path
 
 ENCODINGS = list(em.ENCODINGS)
 TABLE1_PIECES = {"clue1": "clue1", "clue2": "clue2", "clue3": "clue3", "clue4": "clue4",
@@ -198,8 +198,35 @@ def test_table1_typo_is_the_only_difference():
 
 
 # -- the published SAT'09 files -----------------------------------------------------------------------
-SAT09 = [("em_7_3_6", "compact", "cmp"), ("em_7_3_6", "fbcolors", "fbc"),
-         ("em_7_3_6", "explicit", "exp"), ("em_7_3_6", "all", "all"), ("em_9_3_5", "compact", "cmp")]
+#: the file tags of the 2009 competition's em files
+SAT09_TAGS = {"cmp": "compact", "fbc": "fbcolors", "exp": "explicit", "all": "all"}
+#: the published files the fixtures hold (the module docstring claims exactly these)
+SAT09_KNOWN = [("em_7_3_6", "compact", "cmp"), ("em_7_3_6", "fbcolors", "fbc"),
+               ("em_7_3_6", "explicit", "exp"), ("em_7_3_6", "all", "all"),
+               ("em_9_3_5", "compact", "cmp")]
+
+
+def _sat09_files():
+    """Every published file in the fixtures folder (name_tag.cnf.gz), so a file added there
+    (em_9_3_5 fbc/exp/all, say) is checked too; the known five when the folder is absent."""
+    folder = FIXTURES / "edgematch" / "sat09-cnf"
+    found = []
+    for path in sorted(folder.glob("*.cnf.gz")) if folder.is_dir() else []:
+        name, _, tag = path.name[: -len(".cnf.gz")].rpartition("_")
+        found.append((name, SAT09_TAGS[tag], tag))
+    return found or SAT09_KNOWN
+
+
+SAT09 = _sat09_files()
+
+
+def test_sat09_fixtures_are_the_files_the_docstring_names():
+    """The docstring claims exactly the files the fixtures hold (each checked below)."""
+    fixture_path("edgematch", "sat09-cnf")
+    assert sorted(SAT09) == sorted(SAT09_KNOWN)
+    for name, _, tag in SAT09_KNOWN:
+        assert f"{name} " in em.__doc__ or f"{name} in" in em.__doc__, name
+        assert tag in em.__doc__, tag
 
 
 def _role_free(puzzle, formula_clauses):
