@@ -297,3 +297,24 @@ def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_modul
         assert str(got.value) == str(exc)
         return
     assert parse_literals(memoryview(text), "x").tolist() == want
+
+
+@pytest.mark.parametrize("text", [
+    b"p cnf 3 2\n1 -2 0\n2 3 0\n", b"c a\np cnf 3 2\n1 -2 0\nc b\n2 3 0\n",
+    b"p cnf 3 2\n1 -2 0\n2 3 0\n%\n0\n", b"p cnf 3 1\n1 x 0\n", b"p cnf 3 1\n1 --2 0\n", b"",
+    b"p cnf 3 1\n1 2 0\np cnf 3 1\n",
+])
+def test_mapped_file_reads_like_its_bytes(tmp_path, text):
+    """read_dimacs maps a plain file and parses it in place: same result, same error."""
+    path = tmp_path / "f.cnf"
+    path.write_bytes(text)
+    try:
+        want = parse_dimacs(text, str(path))
+    except UserError as exc:
+        with pytest.raises(UserError) as got:
+            read_dimacs(path)
+        assert str(got.value) == str(exc)
+        return
+    got = read_dimacs(path)
+    assert (got.header, got.num_vars, got.comments) == (want.header, want.num_vars, want.comments)
+    assert got.literals.tolist() == want.literals.tolist()

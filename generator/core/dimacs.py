@@ -33,6 +33,7 @@ import hashlib
 import importlib
 import json
 import lzma
+import mmap
 import os
 import re
 import sys
@@ -624,7 +625,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     if isinstance(clauses, memoryview):  # scan the whole text, count what the head holds
         if text.find(b"p", body) >= 0:
             raise UserError(f"{name}: more than one 'p cnf' line")
-        stray = text.translate(None, _ALLOWED)[len(text[:body].translate(None, _ALLOWED)):]
+        stray = _stray_bytes(clauses)
     else:
         if b"p" in clauses:
             raise UserError(f"{name}: more than one 'p cnf' line")
@@ -695,14 +696,15 @@ def _parse_step(a: np.ndarray, words: np.ndarray, start: int, end: int, name: st
     """(values, count of '-' signs) of the tokens in ``a[start:end]`` (which starts with white
     space unless it is the text's start), or None for a token too long for a word."""
     digit = a[start:end] >= ord("0")  # every other allowed byte is below '0'
-    ends = np.flatnonzero(digit[:-1] > digit[1:])
-    starts = np.flatnonzero(digit[1:] > digit[:-1])
-    starts += start + 1
-    ends += start
-    if digit.size and digit[-1]:
-        ends = np.append(ends, end - 1)
+    # digit/non-digit changes alternate: a token's start, then its end (one scan for both)
+    change = np.flatnonzero(digit[1:] != digit[:-1])
+    change += start
     if digit.size and digit[0]:
-        starts = np.insert(starts, 0, start)
+        change = np.insert(change, 0, start - 1)
+    if digit.size and digit[-1]:
+        change = np.append(change, end - 1)
+    starts = change[0::2] + 1
+    ends = change[1::2]
     if not ends.size:
         return np.zeros(0, dtype=np.int32), 0
     length = ends - starts
@@ -772,6 +774,37 @@ def parse_integers(text: bytes, name: str) -> np.ndarray:
     return values
 
 
+def _stray_bytes(clauses: memoryview) -> bytes:
+    """The bytes of ``clauses`` other than digits, '-' and white space, in order (read in
+    1 MB pieces, so a mapped file is never copied whole)."""
+    step = 1 << 20
+    for start in range(0, len(clauses), step):
+        stray = bytes(clauses[start : start + step]).translate(None, _ALLOWED)
+        if stray:
+            return stray
+    return b""
+
+
+def _map_plain(path: str | os.PathLike):
+    """A plain (uncompressed) file mapped read-only with its pages mapped up front, or None
+    (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither copied
+    into the process nor page-faulted one page at a time."""
+    if str(path) == "-" or not hasattr(mmap, "MAP_POPULATE"):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(8)
+            if any(first.startswith(magic) for magic, _ in _MAGIC):
+                return None
+            return mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
+                             prot=mmap.PROT_READ)
+    except (OSError, ValueError):  # unreadable (read_bytes reports it), empty, not mappable
+        return None
+
+
 def read_dimacs(path: str | os.PathLike) -> Dimacs:
     """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes)."""
-    return parse_dimacs(read_bytes(path), str(path))
+    mapped = _map_plain(path)
+    if mapped is None:
+        return parse_dimacs(read_bytes(path), str(path))
+    return parse_dimacs(mapped, str(path))
