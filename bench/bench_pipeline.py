@@ -9,7 +9,9 @@ next to their peers, with the two ratios the issue asks for:
     ``gbdc.gbdhash`` of the same file, each in its own process.
 
 Each command runs ``REPEATS`` times after one warm-up; the best wall time is reported (the
-box may be shared), with the CPU time (user + sys) of that run. Run: ``python -m bench.bench_pipeline``.
+box may be shared), with the CPU time (user + sys) of that run. Two floors put the generate
+time in context: starting the CLI (``puzzlesat --version``) and a Python process that writes
+the same bytes with one write and an fsync. Run: ``python -m bench.bench_pipeline``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ REPEATS = 3
 GENERATE = ["generate", "edge-matching", "--rows", "16", "--cols", "16", "--border-colors", "5",
             "--center-colors", "17", "--encoding", "all"]
 PARAMS = {"rows": 16, "cols": 16, "border_colors": 5, "center_colors": 17}
+
+
+#: read a file and write its bytes to another with one write and an fsync (as generate does)
+_RAW_WRITE = """import os, sys
+data = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, data)
+os.fsync(fd)
+"""
 
 
 def _puzzlesat() -> list[str]:
@@ -120,6 +131,13 @@ def main() -> None:
             print(line("gbdc.gbdhash (whole process)", t_gbd, c_gbd, clauses, mb))
         except ImportError:
             print("gbdc is not installed (pip install gbdc): no validate ratio")
+
+        # the floor of any generate on this box: starting the CLI, and writing the same bytes
+        t_cli, c_cli = best_of(puzzlesat + ["--version"])
+        copy = os.path.join(folder, "copy.cnf")
+        t_raw, c_raw = best_of([sys.executable, "-c", _RAW_WRITE, cnf, copy])
+        print(line("floor: puzzlesat --version (start, imports)", t_cli, c_cli, clauses, mb))
+        print(line("floor: python write of e2.cnf's bytes + fsync", t_raw, c_raw, clauses, mb))
 
         print("ratios:")
         if t_pysat is not None:
