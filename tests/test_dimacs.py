@@ -6,21 +6,25 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzlesat.generator.core.cnf import Formula, pad_rows
 from puzzlesat.generator.core.dimacs import (
     atomic_write,
+    clause_buffer,
     clause_bytes,
     compress,
     decompress,
     dimacs_bytes,
     gbd_hash_of_body,
     header_lines,
+    literal_table,
+    numpy_clause_bytes,
     parse_dimacs,
     parse_header,
     read_dimacs,
+    stream_clauses,
     write_instance,
 )
 from puzzlesat.generator.core.errors import UserError
@@ -74,6 +78,46 @@ def test_writers_agree_on_many_blocks(blocks, kernel):
     for i, block in enumerate(blocks):
         f.add(f"b{i}", pad_rows(block))
     assert clause_bytes(f, kernel=kernel) == reference_text([c for b in blocks for c in b])
+
+
+# literals around powers of ten, so that text widths change inside a block (runs break there)
+_edge_lit = st.sampled_from([1, 9, 10, 99, 100, 999, 1000, 9999]).flatmap(
+    lambda v: st.sampled_from([v, -v]))
+
+
+@settings(deadline=None)  # numpy set-up per example; timing varies on a shared box
+@given(rows=st.lists(st.lists(_edge_lit, min_size=1, max_size=4), min_size=1, max_size=12),
+       unit=st.integers(1, 3), repeat=st.integers(1, 30), stage=st.sampled_from([64, 1 << 20]),
+       chunk=st.sampled_from([3, 1 << 14]))
+def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, monkeypatch_module):
+    """The run writer (clause_buffer, stream_clauses) against the reference writer and the
+    plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps."""
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    monkeypatch_module.setattr(dimacs, "_STAGE_BYTES", stage)
+    monkeypatch_module.setattr(dimacs, "_WORD_CHUNK", chunk)
+    clauses = rows * repeat
+    count = len(clauses) // unit * unit
+    f = Formula()
+    f.new_vars("v", 9999)
+    block = pad_rows(clauses[:count])
+    if count:
+        f.add("units", block.reshape(count // unit, unit, -1))
+    f.add("rows", pad_rows(clauses))
+    f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: left to the reference
+    want = numpy_clause_bytes(f.blocks, literal_table(9999))
+    assert want.startswith(reference_text(clauses[:count] + clauses))
+    assert clause_buffer(f).tobytes() == want
+    assert clause_buffer(f, b"p cnf\n").tobytes() == b"p cnf\n" + want
+    pieces = []
+    assert stream_clauses(f, lambda view: pieces.append(bytes(view))) == len(want)
+    assert b"".join(pieces) == want
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
 
 
 def test_kernel_copies_literal_text_wider_than_a_word():
@@ -172,9 +216,10 @@ def test_compressed_round_trip(tmp_path, suffix):
     f.new_vars("v", 3)
     f.add("c", [[1, -2], [2, 3]])
     path = tmp_path / f"a.cnf{suffix}"
-    data = write_instance(str(path), f, {"family": "demo"})
+    size = write_instance(str(path), f, {"family": "demo"})
     assert read_dimacs(path).clauses() == [[1, -2], [2, 3]]
-    assert decompress(path.read_bytes()) == data
+    data = dimacs_bytes(f, {"family": "demo"})
+    assert decompress(path.read_bytes()) == data and size == len(data)
 
 
 def test_compression_is_deterministic_and_standard():
@@ -221,3 +266,57 @@ def test_xz_with_trailing_garbage_is_rejected(tmp_path):
 def test_concatenated_xz_streams_are_one_file():
     blob = compress(b"p cnf 1 1\n", "xz") + compress(b"1 0\n", "xz")
     assert parse_dimacs(decompress(blob)).clauses() == [[1]]
+
+
+# -- the vectorised literal reader against its reference ----------------------------------------
+_token = st.one_of(st.integers(-99_999_999, 99_999_999).map(str),
+                   st.sampled_from(["-", "--1", "1-", "-0", "-05", "007", "0", "123456789", "-"]))
+_space = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n "])
+
+
+@settings(deadline=None)
+@given(tokens=st.lists(st.tuples(_space, _token), max_size=60), lead=st.sampled_from(["", " ", "\n"]),
+       chunk=st.sampled_from([16, 64, 1 << 15]))
+def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_module):
+    """parse_literals (SWAR words, in steps) accepts and rejects exactly what the reference
+    (minus_signs_ok + parse_integers) does, with the same values."""
+    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers, parse_literals
+
+    monkeypatch_module.setattr(dimacs, "_PARSE_CHUNK", chunk)
+    text = (lead + "".join(space + token for space, token in tokens)).encode()
+
+    def reference():
+        if b"-" in text and not minus_signs_ok(text):
+            raise UserError("x: malformed literal (a '-' must start a number 1-9...)")
+        return parse_integers(text, "x").tolist()
+
+    try:
+        want = reference()
+    except UserError as exc:
+        with pytest.raises(UserError) as got:
+            parse_literals(memoryview(text), "x")
+        assert str(got.value) == str(exc)
+        return
+    assert parse_literals(memoryview(text), "x").tolist() == want
+
+
+@pytest.mark.parametrize("text", [
+    b"p cnf 3 2\n1 -2 0\n2 3 0\n", b"c a\np cnf 3 2\n1 -2 0\nc b\n2 3 0\n",
+    b"p cnf 3 2\n1 -2 0\n2 3 0\n%\n0\n", b"p cnf 3 1\n1 x 0\n", b"p cnf 3 1\n1 --2 0\n", b"",
+    b"p cnf 3 1\n1 2 0\np cnf 3 1\n",
+])
+def test_mapped_file_reads_like_its_bytes(tmp_path, text):
+    """read_dimacs maps a plain file and parses it in place: same result, same error."""
+    path = tmp_path / "f.cnf"
+    path.write_bytes(text)
+    try:
+        want = parse_dimacs(text, str(path))
+    except UserError as exc:
+        with pytest.raises(UserError) as got:
+            read_dimacs(path)
+        assert str(got.value) == str(exc)
+        return
+    got = read_dimacs(path)
+    assert (got.header, got.num_vars, got.comments) == (want.header, want.num_vars, want.comments)
+    assert got.literals.tolist() == want.literals.tolist()

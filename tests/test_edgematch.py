@@ -198,8 +198,36 @@ def test_table1_typo_is_the_only_difference():
 
 
 # -- the published SAT'09 files -----------------------------------------------------------------------
-SAT09 = [("em_7_3_6", "compact", "cmp"), ("em_7_3_6", "fbcolors", "fbc"),
-         ("em_7_3_6", "explicit", "exp"), ("em_7_3_6", "all", "all"), ("em_9_3_5", "compact", "cmp")]
+#: the file tags of the 2009 competition's em files
+SAT09_TAGS = {"cmp": "compact", "fbc": "fbcolors", "exp": "explicit", "all": "all"}
+#: the published files we hold (the module docstring claims exactly these)
+SAT09_KNOWN = [("em_7_3_6", "compact", "cmp"), ("em_7_3_6", "fbcolors", "fbc"),
+               ("em_7_3_6", "explicit", "exp"), ("em_7_3_6", "all", "all"),
+               ("em_9_3_5", "compact", "cmp")]
+
+
+def _sat09_files(folder, suffix):
+    """(name, encoding, tag) of every name_tag<suffix> file in ``folder``."""
+    found = []
+    for path in sorted(folder.glob("*" + suffix)) if folder.is_dir() else []:
+        name, _, tag = path.name[: -len(suffix)].rpartition("_")
+        found.append((name, SAT09_TAGS[tag], tag))
+    return found
+
+
+#: the vendored copies (tests/data/sat09), checked on every clone
+SAT09 = _sat09_files(DATA / "sat09", ".cnf.xz")
+
+
+def test_sat09_files_are_the_ones_the_docstring_names_and_all_are_vendored():
+    """The docstring claims exactly the files we hold, and every published file in the fixtures
+    (em_9_3_5 fbc/exp/all, should they be added there) is vendored and so checked below."""
+    assert sorted(SAT09) == sorted(SAT09_KNOWN)
+    published = _sat09_files(fixture_path("edgematch", "sat09-cnf"), ".cnf.gz")
+    assert sorted(published) == sorted(SAT09)
+    for name, _, tag in SAT09_KNOWN:
+        assert f"{name} " in em.__doc__ or f"{name} in" in em.__doc__, name
+        assert tag in em.__doc__, tag
 
 
 def _role_free(puzzle, formula_clauses):

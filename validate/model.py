@@ -49,7 +49,10 @@ def truth_table(literals: np.ndarray, num_vars: int) -> np.ndarray:
 def clause_starts(flat: np.ndarray) -> np.ndarray:
     """Index of each clause's first entry in the flat array."""
     ends = np.flatnonzero(flat == 0)
-    return np.concatenate([[0], ends[:-1] + 1]) if ends.size else ends
+    if ends.size:  # shift by one in place: starts[i] = ends[i-1] + 1
+        ends[1:] = ends[:-1] + 1
+        ends[0] = 0
+    return ends
 
 
 def falsified_clauses(flat: np.ndarray, num_vars: int, literals: np.ndarray) -> np.ndarray:
@@ -58,7 +61,8 @@ def falsified_clauses(flat: np.ndarray, num_vars: int, literals: np.ndarray) -> 
     starts = clause_starts(flat)
     if not starts.size:
         return starts
-    true_here = table[flat.astype(np.int64, copy=False) + num_vars]
+    # rolled so that a literal indexes it directly (negative from the end): no int64 copy
+    true_here = np.roll(table, -num_vars)[flat]
     satisfied = np.logical_or.reduceat(true_here, starts)
     return np.flatnonzero(~satisfied)
 

@@ -45,8 +45,6 @@ from puzzlesat.validate.model import (
     truth_table,
 )
 from puzzlesat.validate.output import STATUSES, MalformedOutput, SolverOutput, read_output
-from puzzlesat.validate.proof import ProofCheck, check_proof_file
-from puzzlesat.validate.runner import manifest_results, output_path, suite_instances
 
 VERIFIED = ("VERIFIED-SAT", "VERIFIED-UNSAT")
 UNVERIFIED = ("UNSAT-UNCHECKED", "UNKNOWN")
@@ -181,7 +179,9 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
 def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
     notes = []
     if proof is not None:
-        check: ProofCheck = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
+        from puzzlesat.validate.proof import check_proof_file  # only for UNSAT with a proof
+
+        check = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
         if check.ok:
             verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
             if base["expected"] == "SAT":
@@ -249,6 +249,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
         _table_format(table)  # fail before the work, not after
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
+    from puzzlesat.validate.runner import manifest_results, suite_instances
+
     expected = manifest_results(suite_dir)
     instances = suite_instances(suite_dir)
     calls = [(instance, Path(results_dir), expected.get(instance.name)) for instance in instances]
@@ -263,6 +265,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
 
 def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance."""
+    from puzzlesat.validate.runner import output_path
+
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
     if not out.exists():
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")

@@ -8,7 +8,10 @@ A :class:`Formula` owns
 * an ordered list of **clause blocks**: 2-D int32 arrays, one clause per row. Rows may be
   shorter than the block is wide: a row ends at its first 0 (zeros are padding, never a
   literal). This lets a family interleave clauses of different widths in exactly the order a
-  published file uses while still building them with vectorised index arithmetic.
+  published file uses while still building them with vectorised index arithmetic. A 3-D
+  array ``(units, rows, width)`` adds ``units × rows`` clauses in C order and records
+  ``unit = rows``: the writer formats units whose literals have the same text widths as one
+  fixed-width array (e.g. the same template of clauses for every square of a board).
 
 The clause order of the formula is block order, then row order.
 
@@ -63,6 +66,7 @@ class VariableBlock:
 class ClauseBlock:
     name: str
     literals: np.ndarray  # 2-D int32, rows are clauses, trailing zeros are padding
+    unit: int = 1  # rows per unit (a 3-D block's middle axis); the layout never changes clauses
 
     @property
     def num_clauses(self) -> int:
@@ -140,12 +144,16 @@ class Formula:
     # -- clauses ---------------------------------------------------------------------------
     def add(self, name: str, clauses) -> None:
         lits = np.asarray(clauses, dtype=LITERAL_DTYPE)
+        unit = 1
         if lits.ndim == 1:
             lits = lits.reshape(1, -1)
+        elif lits.ndim == 3:
+            unit = max(1, lits.shape[1])
+            lits = lits.reshape(-1, lits.shape[2])
         if lits.ndim != 2:
-            raise ValueError(f"clause block {name!r} must be 2-D, got shape {lits.shape}")
+            raise ValueError(f"clause block {name!r} must be 2-D or 3-D, got shape {lits.shape}")
         if lits.shape[0]:
-            self.blocks.append(ClauseBlock(name, np.ascontiguousarray(lits)))
+            self.blocks.append(ClauseBlock(name, np.ascontiguousarray(lits), unit))
 
     @property
     def num_clauses(self) -> int:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 
 if TYPE_CHECKING:
@@ -129,7 +129,9 @@ class Board:
         borderish = ~side_is_center.reshape(-1) & (flat != FRAME)
         self.domains = (_first_appearance(flat[borderish], puzzle.signed),
                         _first_appearance(flat[centerish], puzzle.signed))
-        palette = np.unique(np.concatenate([flat, -flat] if puzzle.signed else [flat]))
+        palette = np.sort(np.concatenate([flat, -flat]) if puzzle.signed else flat)
+        palette = palette[np.concatenate([[True], palette[1:] != palette[:-1]])]  # np.unique
+        # without its import of numpy.ma (20 ms of every command's start)
         self.palette = palette
         self.gid = np.searchsorted(palette, pieces)  # palette index of every piece side
         index = np.zeros((2, palette.size), dtype=np.int64)  # 1-based domain position
@@ -183,6 +185,12 @@ def _first_appearance(values: np.ndarray, signed: bool) -> np.ndarray:
 
 
 # -- encoding -------------------------------------------------------------------------------------
+#
+# Every clause group is written straight into its final order: a preallocated int32 array per
+# group (or per class of pieces), filled by index arithmetic. A piece's rows are a contiguous
+# view of its class's array, so the formula's blocks follow the file order without any merge,
+# pad or sort. The type clauses of a center piece are a 3-D block (square, template row,
+# literal): every square repeats one template, which the writer formats as fixed-width text.
 def encode(puzzle: Puzzle, encoding: str) -> Formula:
     """Heule's CNF in one of :data:`ENCODINGS`, clause order as in the published files.
 
@@ -198,66 +206,106 @@ def encode(puzzle: Puzzle, encoding: str) -> Formula:
     f.new_vars("y", board.num_vars - board.num_x)
     for cls in range(3):
         f.add("square_at_least_one", board.x(cls).T)
-    for _piece, xs in _piece_rows(board):
-        f.add("piece_at_least_one", xs[None, :])
-        if explicit:
-            f.add("piece_at_most_one", pairwise_at_most_one(xs))
+    for at_least_one, at_most_one in piece_one(board, explicit):
+        f.add("piece_at_least_one", at_least_one)
+        if at_most_one is not None:
+            f.add("piece_at_most_one", at_most_one)
     f.add("diamond_exactly_one", diamond_exactly_one(board))
-    f.add("piece_clauses", piece_clauses(board, fbcolors))
+    for rows in piece_clauses(board, fbcolors):
+        for part in rows:
+            f.add("piece_clauses", part)
     f.add("duplicate_pieces", duplicate_pieces(puzzle))
     return f
 
 
-def _piece_rows(board: Board):
-    """(piece, its x variables) in file order."""
-    rows = {int(p): xs for cls in range(3) for p, xs in zip(board.members[cls], board.x(cls))}
-    return [(p, rows[p]) for p in range(len(board.cls))]
+def _class_position(board: Board) -> np.ndarray:
+    """Index of every piece among the members of its class."""
+    position = np.zeros(len(board.cls), dtype=np.int64)
+    for cls in range(3):
+        position[board.members[cls]] = np.arange(board.members[cls].size)
+    return position
+
+
+def piece_one(board: Board, explicit: bool) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Per piece in file order: (x(p,1) ∨ ... ∨ x(p,k)) as one row, and with ``explicit`` the
+    pairwise at-most-one over the same variables (pairs in lexicographic order)."""
+    at_least, at_most = [], []
+    for cls in range(3):
+        x = board.x(cls)
+        m, k = x.shape
+        rows = x.astype(np.int32).reshape(m, 1, k)
+        at_least.append(rows)
+        pairs = None
+        if explicit:
+            i, j = np.triu_indices(k, 1)
+            first = -board.x_offset[board.members[cls]].astype(np.int32)[:, None, None]
+            pairs = first - np.stack([i, j], axis=1).astype(np.int32)[None]  # x(p,i) = off + i
+        at_most.append(pairs)
+    out = []
+    for cls, i in zip(board.cls.tolist(), _class_position(board).tolist()):
+        out.append((at_least[cls][i], None if at_most[cls] is None else at_most[cls][i]))
+    return out
 
 
 def diamond_exactly_one(board: Board) -> np.ndarray:
     """Per diamond: (colour 1 ∨ ... ∨ colour K), then pairwise at-most-one."""
-    chunks = []
+    size = np.array([board.domains[0].size, board.domains[1].size])
+    k_of = size[board.dcls]
+    rows_of = np.where(k_of > 0, 1 + k_of * (k_of - 1) // 2, 0)
+    first = np.cumsum(rows_of) - rows_of
+    out = np.zeros((int(rows_of.sum()), max(2, int(size.max(initial=0)))), dtype=np.int32)
     for cls in range(2):
         ids, ys = board.y(cls)
         if ids.size == 0 or ys.shape[1] == 0:
             continue
         k = ys.shape[1]
-        amo = pairwise_at_most_one(ys).reshape(ids.size, k * (k - 1) // 2, 2)
-        chunks.append((ids, _stack_rows(ys[:, None, :], amo)))
-    return _merge(chunks)
+        out[first[ids], :k] = ys
+        i, j = np.triu_indices(k, 1)
+        at = first[ids][:, None] + 1 + np.arange(i.size)[None, :]
+        out[at, 0] = -ys[:, i]
+        out[at, 1] = -ys[:, j]
+    return out
 
 
-def piece_clauses(board: Board, fbcolors: bool) -> np.ndarray:
-    """Per piece (file order), per square of its class: corner and border side colours, and
-    for center pieces the forbidden colours (fbcolors) then the type clauses."""
-    chunks = [frame_piece_clauses(board, cls) for cls in (0, 1) if board.members[cls].size]
+def piece_clauses(board: Board, fbcolors: bool) -> list[tuple[np.ndarray, ...]]:
+    """Per piece (file order), the blocks for every square of its class: corner and border
+    side colours, and for center pieces the forbidden colours (fbcolors) then the type
+    clauses (one (square, row, literal) block)."""
+    parts: list = [None] * len(board.cls)
+    for cls in (0, 1):
+        if board.members[cls].size:
+            for p, rows in zip(board.members[cls].tolist(), frame_piece_clauses(board, cls)):
+                parts[p] = (rows,)
     centers = board.members[2]
     types = board.type_start[centers, 0]
     for t in range(1, 8):
-        chunk = center_type_clauses(board, centers[types == t], t, fbcolors and t != 1)
-        if chunk is not None:
-            chunks.append(chunk)
-    return _merge(chunks)
+        members = centers[types == t]
+        if members.size:
+            fb, body = center_type_clauses(board, members, t, fbcolors and t != 1)
+            for i, p in enumerate(members.tolist()):
+                parts[p] = (body[i],) if fb is None else (fb[i], body[i])
+    return [rows for rows in parts if rows is not None]
 
 
-def frame_piece_clauses(board: Board, cls: int):
+def frame_piece_clauses(board: Board, cls: int) -> np.ndarray:
     """Corner (2) and border (3) pieces: ¬x ∨ [side = colour] for each non-frame side of the
-    normalised piece (E S for corners, E S W for border pieces), per square."""
+    normalised piece (E S for corners, E S W for border pieces), per square; one
+    (squares × sides, 3) block per piece."""
     members, squares, turns = board.members[cls], board.squares[cls], board.turns[cls]
     sides = np.array([E, S] if cls == 0 else [E, S, W])
     x = board.x(cls)
     g = board.gid[members[:, None], (sides[None, :] + board.normal_turn[members][:, None]) % 4]
     at = (sides[None, :] + turns[:, None]) % 4  # square side of each piece side, per square
-    y = board.lit[squares[None, :, None], at[None, :, :], g[:, None, :]]
-    rows = np.stack([np.broadcast_to(-x[:, :, None], y.shape), y], axis=-1)
-    return members, rows.reshape(members.size, -1, 2)
+    out = np.empty((members.size, squares.size, sides.size, 2), dtype=np.int32)
+    out[..., 0] = -x[:, :, None]
+    out[..., 1] = board.lit[squares[None, :, None], at[None, :, :], g[:, None, :]]
+    return out.reshape(members.size, -1, 2)
 
 
-def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: bool):
-    """Type-``t`` center pieces: per square, the fbcolors clauses (sides N E S W, absent
-    colours in domain order), then the type template with ¬x in front."""
-    if members.size == 0:
-        return None
+def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: bool) -> np.ndarray:
+    """Type-``t`` center pieces: the fbcolors clauses of every square (sides N E S W, absent
+    colours in domain order), then the type template of every square with ¬x in front:
+    (forbidden (m, squares × rows, 2) or None, type clauses (m, squares, rows, width))."""
     squares, x = board.squares[2], board.x(2)[np.searchsorted(board.members[2], members)]
     start = board.type_start[members, 1]
     pattern = TYPE_PATTERNS[t - 1]
@@ -272,18 +320,25 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
     for i, cl in enumerate(template):
         for j, (sg, sd, rl) in enumerate(cl):
             sign[i, j], side[i, j], role[i, j] = sg, sd, rl
-    lits = sign * board.lit[squares[None, :, None, None], side[None, None], roles[:, role][:, None]]
-    body = np.concatenate([np.broadcast_to(-x[:, :, None, None], lits.shape[:3] + (1,)), lits], axis=-1)
-    body = body.reshape(members.size, -1, width + 1)
+    forbidden = None
     if fbcolors:  # all of a piece's forbidden-colour clauses precede its type clauses
         centre_palette = np.searchsorted(board.palette, board.domains[1])
         absent = ~(centre_palette[None, :, None] == board.gid[members][:, None, :]).any(axis=2)
         forbidden = np.array([centre_palette[a] for a in absent])  # equal count within a type
-        y = board.lit[squares[None, :, None, None], np.arange(4)[None, None, :, None],
-                      forbidden[:, None, None, :]]
-        fb = np.stack([np.broadcast_to(-x[:, :, None, None], y.shape), -y], axis=-1)
-        body = _stack_rows(fb.reshape(members.size, -1, 2), body)
-    return members, body
+    nfb = 4 * forbidden.shape[1] if forbidden is not None else 0
+    m, k = members.size, squares.size
+    body = np.zeros((m, k, len(template), width + 1), dtype=np.int32)
+    body[..., 0] = -x[:, :, None]
+    body[..., 1:width + 1] = sign * board.lit[squares[None, :, None, None], side[None, None],
+                                              roles[:, role][:, None]]
+    if not nfb:
+        return None, body
+    y = board.lit[squares[None, :, None, None], np.arange(4)[None, None, :, None],
+                  forbidden[:, None, None, :]]
+    fb = np.empty((m, k, nfb, 2), dtype=np.int32)
+    fb[..., 0] = -x[:, :, None]
+    fb[..., 1] = -y.reshape(m, k, nfb)
+    return fb.reshape(m, k * nfb, 2), body
 
 
 def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
@@ -291,17 +346,15 @@ def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
     pairs in lexicographic order."""
     board = puzzle.board
     key = _rotation_key(board.normal if puzzle.bounded else puzzle.pieces, puzzle.bounded)
-    chunks = []
-    n = len(key)
-    for cls in range(3):
-        members = board.members[cls]
-        i, j = np.triu_indices(members.size, 1)
-        same = (key[members[i]] == key[members[j]]).all(axis=1)
-        i, j = i[same], j[same]
-        x = board.x(cls)
-        rows = np.stack([-x[i], -x[j]], axis=-1)
-        chunks.append((members[i] * n + members[j], rows))
-    return _merge(chunks)
+    p, q = np.triu_indices(len(key), 1)  # every pair, lexicographic
+    same = (board.cls[p] == board.cls[q]) & (key[p] == key[q]).all(axis=1)
+    p, q = p[same], q[same]
+    count = np.array([sq.size for sq in board.squares])[board.cls[p]]
+    square = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    out = np.empty((square.size, 2), dtype=np.int32)
+    out[:, 0] = -(np.repeat(board.x_offset[p], count) + square)
+    out[:, 1] = -(np.repeat(board.x_offset[q], count) + square)
+    return out
 
 
 def _rotation_key(pieces: np.ndarray, fixed: bool) -> np.ndarray:
@@ -314,22 +367,3 @@ def _rotation_key(pieces: np.ndarray, fixed: bool) -> np.ndarray:
         framed = (pieces == FRAME).any(axis=1)
         smallest = np.where(framed[:, None], pieces, smallest)
     return smallest
-
-
-def _stack_rows(*parts: np.ndarray) -> np.ndarray:
-    """Concatenate (m, r_i, w_i) blocks along the row axis, zero-padded to one width."""
-    width = max(p.shape[-1] for p in parts)
-    padded = [np.pad(p, [(0, 0)] * (p.ndim - 1) + [(0, width - p.shape[-1])]) for p in parts]
-    return np.concatenate(padded, axis=-2)
-
-
-def _merge(chunks: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Rows of several (keys (m,), rows (m, r, w)) chunks in key order (stable), one block."""
-    chunks = [(k, r) for k, r in chunks if r.size]
-    if not chunks:
-        return np.zeros((0, 1), np.int32)
-    width = max(r.shape[-1] for _, r in chunks)
-    keys = np.concatenate([np.repeat(k, r.shape[1]) for k, r in chunks])
-    rows = np.concatenate([np.pad(r, [(0, 0), (0, 0), (0, width - r.shape[-1])]).reshape(-1, width)
-                           for _, r in chunks])
-    return rows[np.argsort(keys, kind="stable")]
