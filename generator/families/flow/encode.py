@@ -177,15 +177,16 @@ def direction_pass(lay: _Layout, width: int) -> tuple[list, np.ndarray, np.ndarr
     for a, b in zip(first.tolist(), first[1:].tolist() + [free.size]):
         # a run of free cells with the same on-grid neighbours: one layout, filled at once
         types, pos, own, other, direction = templates[int(code[a])]
-        cells = free[a:b]
-        n, head = b - a, int(counts[a]) - colors * pos.size
+        cells, n = free[a:b], b - a
         region = narrow[start[a]:start[a] + n * int(counts[a])].reshape(n, -1, 3)
         y = lay.ytab[cells][:, types]
-        if types.size <= 3:
+        one = int(not wide[a])  # the at-least-one row is here when it fits width 3
+        if one:
             region[:, 0, :types.size] = y
             region[:, 0, types.size:] = 0
-        region[:, head - types.size * (types.size - 1) // 2:head, :2] = _pair_lits(y)
-        region[:, head - types.size * (types.size - 1) // 2:head, 2] = 0
+        head = one + types.size * (types.size - 1) // 2
+        region[:, one:head, :2] = _pair_lits(y)
+        region[:, one:head, 2] = 0
         if not pos.size:
             continue
         lits = region[:, head:].reshape(n, colors, pos.size, 3)
