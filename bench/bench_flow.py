@@ -1,12 +1,16 @@
-"""Flow Free: planting time and colours per size (10x10..60x60), --unique at 15x15, and acyclic
-round trips (planted grids solved, every decoded model checked).
+"""Flow Free: planting time and colours per size (10x10..60x60), encoding time and clauses/s per
+size and encoding (n x n with n colours), --unique at 15x15, and acyclic round trips (planted
+grids solved, every decoded model checked).
 
-    .venv/bin/python -m bench.bench_flow
+    .venv/bin/python -m bench.bench_flow            # every table
+    .venv/bin/python -m bench.bench_flow encode     # only the named tables (plant encode unique
+                                                    # round_trips)
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 from pysat.solvers import Solver
@@ -18,6 +22,7 @@ from puzzlesat.generator.instance import model_array
 SIZES = tuple(range(10, 61, 5))
 SEEDS = 5
 ROUND_TRIP_SIZES = (5, 7, 9, 11)
+ENCODE_REPEATS = 3
 
 
 def plant_table() -> None:
@@ -39,6 +44,25 @@ def plant_table() -> None:
         print(f"{size:2d}x{size:<2d} {','.join(map(str, sorted(counts))):>8}  {low:2d}..{high:<3d} "
               f"{statistics.median(times) * 1000:8.1f} {max(times) * 1000:8.1f}"
               f"{'':21}{top_ms:8.1f}")
+
+
+def encode_table() -> None:
+    """n x n with n colours (seed 7, as `puzzlesat generate flow --width n --height n --colors n
+    --seed 7`): best of ENCODE_REPEATS encodings, clause throughput."""
+    print("size   encoding    variables     clauses  encode ms (best of "
+          f"{ENCODE_REPEATS})  M clauses/s")
+    for size in SIZES:
+        puzzle = flow.generate({"width": size, "height": size, "colors": size}, Rng(7))
+        for encoding in flow.ENCODINGS:
+            best = float("inf")
+            for _ in range(ENCODE_REPEATS):
+                start = time.perf_counter()
+                formula = flow.encode(puzzle, encoding)
+                best = min(best, time.perf_counter() - start)
+            print(f"{size:2d}x{size:<2d}  {encoding:10s} {formula.num_vars:10,d} "
+                  f"{formula.num_clauses:11,d} {best * 1000:14.1f} {'':7}"
+                  f"{formula.num_clauses / best / 1e6:8.1f}")
+            del formula
 
 
 def unique_table() -> None:
@@ -66,11 +90,14 @@ def round_trips() -> None:
           "models pass check")
 
 
-def main() -> None:
-    plant_table()
-    unique_table()
-    round_trips()
+TABLES = {"plant": plant_table, "encode": encode_table, "unique": unique_table,
+          "round_trips": round_trips}
+
+
+def main(names: list[str]) -> None:
+    for name in names or TABLES:
+        TABLES[name]()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -3,12 +3,13 @@ package docstring), their decoding and the model a solution stands for."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
+from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import OPPOSITE, adjacent_pairs, neighbour_table
 from puzzlesat.generator.families.flow.puzzle import Puzzle, Solution, trace_paths
@@ -51,91 +52,161 @@ def _layout(puzzle: Puzzle) -> _Layout:
     return _Layout(nb, ends, np.flatnonzero(ends < 0), x, ytab, formula)
 
 
-def _by_cell(*parts) -> np.ndarray:
-    """Rows of (cells, rows) parts merged by cell, stably: within a cell, part order then row
-    order — how the article emits its clauses cell by cell."""
-    width = max(rows.shape[1] for _, rows in parts)
-    cells = np.concatenate([np.asarray(c, dtype=np.int64) for c, _ in parts])
-    rows = np.concatenate([np.pad(r, ((0, 0), (0, width - r.shape[1]))) for _, r in parts])
-    return rows[np.argsort(cells, kind="stable")]
+# The article emits its clauses cell by cell, and a cell's clauses have different lengths (a
+# free cell: one of C colours, then C(C,2) pairs). A clause block is 2-D with one width, so a
+# pass is built as a few "lanes", one array per clause width, each filled in place, in the
+# pass's order, by index arithmetic; the pass is then the sequence of lane slices that the
+# cells take in turn (views: no clause is copied, no row padded beyond its lane's width).
+def _add_pass(formula: Formula, name: str, lanes: list, lane: np.ndarray, rows: np.ndarray
+              ) -> None:
+    """Add the clauses of one pass: its segment s is the next ``rows[s]`` rows of
+    ``lanes[lane[s]]`` (each lane holds its rows in the pass's order); consecutive segments of
+    one lane make one block."""
+    lane, rows = lane.reshape(-1), rows.reshape(-1).astype(np.int64)
+    keep = rows > 0
+    lane, rows = lane[keep], rows[keep]
+    if not rows.size:
+        return
+    first = np.flatnonzero(np.concatenate([[True], lane[1:] != lane[:-1]]))
+    sizes = np.add.reduceat(rows, first)
+    which = lane[first]
+    starts = np.empty_like(sizes)
+    for k, array in enumerate(lanes):
+        mine = which == k
+        ends = np.cumsum(sizes[mine])
+        if (ends[-1] if ends.size else 0) != array.shape[0]:
+            raise AssertionError(f"{name}: lane {k} has {array.shape[0]} rows, pass uses {ends}")
+        starts[mine] = ends - sizes[mine]
+    for k, start, size in zip(which.tolist(), starts.tolist(), sizes.tolist()):
+        formula.add(name, lanes[k][start:start + size])
 
 
-def _left_packed(rows: np.ndarray) -> np.ndarray:
-    """Non-zero literals moved to the front of each row, in order (zeros are padding)."""
-    order = np.argsort(rows == 0, axis=1, kind="stable")
-    return np.take_along_axis(rows, order, axis=1)
+def _pair_lits(groups: np.ndarray) -> np.ndarray:
+    """``(n, C(k,2), 2)``: ``¬a ∨ ¬b`` for each pair of positions a < b (lexicographic) in each
+    row of ``groups`` (n, k)."""
+    i, j = np.triu_indices(groups.shape[1], 1)
+    out = np.empty((groups.shape[0], i.size, 2), dtype=np.int32)
+    for column, at in enumerate((i, j)):  # straight into place ("clip": indices are valid)
+        np.take(groups, at, axis=1, out=out[:, :, column], mode="clip")
+    return np.negative(out, out=out)
 
 
-def _neighbour_colour(lay: _Layout, cells: np.ndarray, colors) -> np.ndarray:
-    """``x(neighbour, colour)`` per cell in L, R, T, B order, 0 for off-grid neighbours;
-    ``colors`` broadcasts against (cells, 4)."""
-    nbs = lay.nb[cells][:, LRTB]
-    return np.where(nbs >= 0, lay.x[np.maximum(nbs, 0), colors], 0)
-
-
-def _pairs_per_row(groups: np.ndarray) -> np.ndarray:
-    k = (groups != 0).sum(axis=1)
-    return k * (k - 1) // 2
-
-
-def endpoint_colour_units(lay: _Layout, cells: np.ndarray):
-    """``x(cell, u)`` then ``¬x(cell, v)`` for each other colour v, per endpoint cell."""
+def endpoint_clauses(lay: _Layout, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per endpoint cell of colour u (rows, and rows per cell): ``x(cell, u)``, ``¬x(cell, v)``
+    for each other colour v; at least one neighbour (L R T B order) has colour u; no two do."""
+    colors = lay.x.shape[1]
     u = lay.ends[cells]
+    nbs = lay.nb[cells][:, LRTB]
+    on = nbs >= 0
+    d = on.sum(axis=1)
+    counts = colors + 1 + d * (d - 1) // 2
+    start = np.cumsum(counts) - counts
+    out = np.zeros((int(counts.sum()), max(1, int(d.max(initial=0)))), dtype=np.int32)
+    # units: colour u first, then the others in order
+    p = np.arange(colors)[None, :]
+    v = np.where(p == 0, u[:, None], p - 1 + (p - 1 >= u[:, None]))
+    out[start[:, None] + p, 0] = np.where(p == 0, 1, -1) * lay.x[cells[:, None], v]
+    # neighbours of colour u, the on-grid ones in order
+    packed = np.take_along_axis(np.where(on, lay.x[np.maximum(nbs, 0), u[:, None]], 0),
+                                np.argsort(~on, axis=1, kind="stable"), axis=1)
+    out[start + colors] = packed[:, :out.shape[1]]
+    i, j = np.triu_indices(4, 1)
+    real = j[None, :] < d[:, None]
+    if real.any():
+        at = (start + colors + 1)[:, None] + np.cumsum(real, axis=1) - 1
+        out[at[real], 0] = -packed[:, i][real]
+        out[at[real], 1] = -packed[:, j][real]
+    return out, counts
+
+
+def colour_pass(lay: _Layout) -> tuple[list, np.ndarray, np.ndarray]:
+    """Cell by cell: an endpoint's clauses (:func:`endpoint_clauses`); a free cell's at least
+    one colour, then pairwise at most one. Lanes: endpoints, at-least-one rows, pairs."""
     colors = lay.x.shape[1]
-    order = np.argsort(np.arange(colors)[None, :] != u[:, None], axis=1, kind="stable")
-    lits = -np.take_along_axis(lay.x[cells], order, axis=1)
-    lits[:, 0] *= -1
-    return np.repeat(cells, colors), lits.reshape(-1, 1)
+    ends = np.flatnonzero(lay.ends >= 0)
+    endpoint_rows, endpoint_counts = endpoint_clauses(lay, ends)
+    one = lay.x[lay.free]
+    pairs = _pair_lits(one).reshape(-1, 2)
+    lane = np.tile(np.array([1, 2]), (lay.ends.size, 1))
+    rows = np.tile(np.array([1, colors * (colors - 1) // 2]), (lay.ends.size, 1))
+    lane[ends] = 0
+    rows[ends] = np.stack([endpoint_counts, np.zeros_like(endpoint_counts)], axis=1)
+    return [endpoint_rows, one, pairs], lane, rows
 
 
-def endpoint_one_neighbour(lay: _Layout, cells: np.ndarray):
-    """At least one neighbour has the endpoint's colour (a clause), and no two do (pairs)."""
-    group = _neighbour_colour(lay, cells, lay.ends[cells][:, None])
-    return (cells, _left_packed(group)), (np.repeat(cells, _pairs_per_row(group)),
-                                          pairwise_at_most_one(group))
+@functools.cache
+def _direction_template(code: int):
+    """For a free cell whose on-grid neighbours are the bits of ``code`` (grid directions):
+    its types (TYPE_NAMES indices) and one entry per neighbour clause of a colour, in the
+    article's order (direction L R T B, then type): (type position, sign of x(cell, u), sign
+    of x(nb, u), grid direction of nb)."""
+    on = [(code >> g) & 1 == 1 for g in range(4)]
+    types = [t for t in range(6) if all(on[g] for g in TYPE_DIRS[t])]
+    entries = []
+    for i, g in enumerate(LRTB.tolist()):
+        for pos, t in enumerate(types):
+            if TYPE_POINTS[i, t]:
+                entries += [(pos, -1, 1, g), (pos, 1, -1, g)]
+            elif on[g]:
+                entries.append((pos, -1, -1, g))
+    cols = np.array(entries, dtype=np.int32).reshape(-1, 4).T
+    return np.array(types, dtype=np.int64), cols[0], cols[1], cols[2], cols[3]
 
 
-def cell_one_colour(lay: _Layout, cells: np.ndarray):
-    group = lay.x[cells]
-    return (cells, group), (np.repeat(cells, _pairs_per_row(group)), pairwise_at_most_one(group))
-
-
-def cell_one_type(lay: _Layout, cells: np.ndarray):
-    group = lay.ytab[cells]
-    return (cells, _left_packed(group)), (np.repeat(cells, _pairs_per_row(group)),
-                                          pairwise_at_most_one(group))
-
-
-def type_fixes_neighbour_colours(lay: _Layout, cells: np.ndarray):
-    """Per cell, colour u, direction L R T B, type t: the neighbours t points to share the
-    cell's colour (two clauses); the other on-grid neighbours do not (one clause)."""
+def direction_pass(lay: _Layout, width: int) -> tuple[list, np.ndarray, np.ndarray]:
+    """Free cell by free cell: at least one type, pairwise at most one type, then the
+    neighbour clauses per colour u, direction L R T B and type t: if t points that way,
+    ``¬y ∨ ¬x(cell,u) ∨ x(nb,u)`` and ``¬y ∨ x(cell,u) ∨ ¬x(nb,u)``, otherwise, if the
+    neighbour is on the grid, ``¬y ∨ ¬x(cell,u) ∨ ¬x(nb,u)``. Lanes: the six-type
+    at-least-one rows of interior cells (width 6); everything else (width 3)."""
     colors = lay.x.shape[1]
-    y = lay.ytab[cells][:, None, None, :]                             # (F, 1, 1, 6)
-    own = lay.x[cells][:, :, None, None]                              # (F, C, 1, 1)
-    nbx = _neighbour_colour(lay, np.repeat(cells, colors),
-                            np.tile(np.arange(colors), cells.size)[:, None])
-    nbx = nbx.reshape(cells.size, colors, 4)[:, :, :, None]           # (F, C, 4, 1)
-    points = TYPE_POINTS[None, None, :, :]                            # (1, 1, 4, 6)
-    shape = (cells.size, colors, 4, 6)
-    first = np.stack(np.broadcast_arrays(-y, -own, np.where(points, nbx, -nbx)), axis=-1)
-    second = np.stack(np.broadcast_arrays(-y, own, -nbx), axis=-1)
-    on = (lay.nb[cells][:, LRTB] >= 0)[:, None, :, None]
-    has = np.broadcast_to(y > 0, shape)
-    valid = np.stack([has & (points | on), has & points], axis=-1)    # (F, C, 4, 6, 2)
-    lits = np.stack([first, second], axis=-2)                         # (F, C, 4, 6, 2, 3)
-    return np.repeat(cells, valid.reshape(cells.size, -1).sum(axis=1)), lits[valid]
+    free = lay.free
+    code = ((lay.nb[free] >= 0) << np.arange(4)).sum(axis=1)
+    templates = {c: _direction_template(c) for c in np.unique(code).tolist()}
+    k, m = np.zeros((2, 16), dtype=np.int64)
+    for c, (types, pos, *_) in templates.items():
+        k[c], m[c] = types.size, pos.size
+    k, m = k[code], m[code]
+    wide = k > 3
+    counts = (~wide) + k * (k - 1) // 2 + colors * m
+    start = np.cumsum(counts) - counts
+    narrow = np.empty((int(counts.sum()), 3), dtype=np.int32)
+    # x(nb, u) = x(cell, u) + (nb - cell)·C: x is numbered cell-major
+    step = np.array([-width, 1, width, -1], dtype=np.int32) * colors
+    first = np.flatnonzero(np.concatenate([[True], code[1:] != code[:-1]]))
+    for a, b in zip(first.tolist(), first[1:].tolist() + [free.size]):
+        # a run of free cells with the same on-grid neighbours: one layout, filled at once
+        types, pos, own, other, direction = templates[int(code[a])]
+        cells, n = free[a:b], b - a
+        region = narrow[start[a]:start[a] + n * int(counts[a])].reshape(n, -1, 3)
+        y = lay.ytab[cells][:, types]
+        one = int(not wide[a])  # the at-least-one row is here when it fits width 3
+        if one:
+            region[:, 0, :types.size] = y
+            region[:, 0, types.size:] = 0
+        head = one + types.size * (types.size - 1) // 2
+        region[:, one:head, :2] = _pair_lits(y)
+        region[:, one:head, 2] = 0
+        if not pos.size:
+            continue
+        lits = region[:, head:].reshape(n, colors, pos.size, 3)
+        if not np.may_share_memory(lits, narrow):
+            raise AssertionError("the clause view is a copy")
+        xu = lay.x[cells][:, :, None]
+        lits[..., 0] = -y[:, None, pos]
+        np.multiply(xu, own, out=lits[..., 1])
+        np.add(xu, step[direction], out=lits[..., 2])
+        lits[..., 2] *= other
+    lane = np.stack([np.zeros(free.size, np.int64), np.ones(free.size, np.int64)], axis=1)
+    rows = np.stack([wide.astype(np.int64), counts], axis=1)
+    return [lay.ytab[free[wide]], narrow], lane, rows
 
 
 def zucker(puzzle: Puzzle) -> tuple[Formula, _Layout]:
     lay = _layout(puzzle)
-    ends = np.flatnonzero(lay.ends >= 0)
-    free = lay.free
-    lay.formula.add("colour", _by_cell(endpoint_colour_units(lay, ends),
-                                       *endpoint_one_neighbour(lay, ends),
-                                       *cell_one_colour(lay, free)))
-    if free.size:
-        lay.formula.add("direction", _by_cell(*cell_one_type(lay, free),
-                                              type_fixes_neighbour_colours(lay, free)))
+    _add_pass(lay.formula, "colour", *colour_pass(lay))
+    if lay.free.size:
+        _add_pass(lay.formula, "direction", *direction_pass(lay, puzzle.width))
     return lay.formula, lay
 
 
