@@ -19,6 +19,7 @@ from puzzlesat.generator.core.dimacs import FORMAT_VERSION
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import (
+    FORCE_BYTES,
     FORCE_CLAUSES,
     MAX_CLAUSES,
     MAX_VARIABLES,
@@ -110,7 +111,7 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
 def check_size(family, params: dict, encoding: str, force: bool = False,
                where: str = "") -> Estimate | None:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
-    above :data:`FORCE_CLAUSES` clauses unless ``force``. ``family`` is a module or a name."""
+    above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``. ``family`` is a module or a name."""
     if isinstance(family, str):
         family = get_family(family)
         params = normalize_params(family, params, where)
@@ -121,9 +122,10 @@ def check_size(family, params: dict, encoding: str, force: bool = False,
     if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
         raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
                         f"and clauses; choose smaller parameters")
-    if size.clauses > FORCE_CLAUSES and not force:
-        raise UserError(f"{where}{size.text()} (more than {FORCE_CLAUSES:.0e} clauses): pass "
-                        f"--force to build it anyway")
+    if (size.clauses > FORCE_CLAUSES or size.bytes > FORCE_BYTES) and not force:
+        raise UserError(f"{where}{size.text()} (more than 10^{len(str(FORCE_CLAUSES)) - 1} "
+                        f"clauses or {FORCE_BYTES / 1e9:g} GB): pass --force to build it "
+                        f"anyway")
     return size
 
 

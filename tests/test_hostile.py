@@ -7,7 +7,9 @@ unrelated files untouched, no ``.part``, no half suite.
 
 from __future__ import annotations
 
+import lzma
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -235,6 +237,68 @@ def test_name_with_a_newline_or_slash(tmp_path, puzzlesat, name):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_piece_value_10_pow_23(tmp_path, puzzlesat):
+    (tmp_path / "p.txt").write_text("0\n0 0 1 100000000000000000000000\n")
+    (tmp_path / "p.json").write_text('{"pieces": [[0, 0, 1, 100000000000000000000000]]}')
+    for name in ("p.txt", "p.json"):
+        result = puzzlesat("generate", "edge-matching", "--pieces", tmp_path / name,
+                           "-o", tmp_path / "x.cnf")
+        assert_one_line_error(result, "does not fit in 32 bits")
+    assert not (tmp_path / "x.cnf").exists()
+
+
+# -- size guard -------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, fragment", [
+    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "100000000"),
+     "beyond the DIMACS limit"),
+    (("edge-matching", "--rows", "300", "--cols", "300", "--border-colors", "3",
+      "--center-colors", "10"), "beyond the DIMACS limit"),
+    (("edge-matching", "--rows", "100000", "--border-colors", "3", "--center-colors", "10"),
+     "beyond the DIMACS limit"),
+    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3"), "pass --force"),
+    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3", "--encoding", "direct"),
+     "beyond the DIMACS limit"),
+    (("flow", "--width", "5000", "--height", "5000"), "beyond the DIMACS limit"),
+    (("flow", "--width", "5000", "--height", "10", "--colors", "40"), "pass --force"),
+    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "1000000"),
+     "pass --force"),
+], ids=["sliding budget 10^8", "edge matching 300x300", "edge matching rows 10^5",
+        "sliding rows 10^5", "sliding rows 10^5 direct", "flow width 5000", "flow past threshold", "sliding budget 10^6"])
+@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+def test_size_guard_refuses_before_allocating(tmp_path, puzzlesat, args, fragment, force):
+    """MemoryError, int32 overflow or minutes of work before; now one line with the estimate,
+    at once. --force lets past the threshold, never past the DIMACS limits."""
+    if force and fragment == "pass --force":
+        pytest.skip("with --force this one would really be built")
+    start = time.monotonic()
+    result = puzzlesat("generate", *args, "-o", tmp_path / "x.cnf",
+                       *(["--force"] if force else []))
+    assert_one_line_error(result, "estimated", "variables", "clauses", "GB of DIMACS",
+                          fragment)
+    assert time.monotonic() - start < 5
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_force_lets_past_the_threshold(tmp_path, puzzlesat, monkeypatch):
+    monkeypatch.setattr("puzzlesat.generator.instance.FORCE_CLAUSES", 10)
+    result = puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result, "estimated", "pass --force")
+    assert puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf", "--force").code == 0
+
+
+def test_force_in_a_suite(toy, puzzlesat, tmp_path, monkeypatch):
+    """A suite's instances are all checked before anything is written."""
+    monkeypatch.setattr("puzzlesat.generator.suite.spec.MAX_SUITE_INSTANCES", 3)
+    spec = tmp_path / "toy.toml"
+    spec.write_bytes(SPEC)
+    result = puzzlesat("publish", spec, "-o", tmp_path / "out")
+    assert_one_line_error(result, "more than 3", "--force")
+    assert not (tmp_path / "out").exists()
+    assert puzzlesat("publish", spec, "-o", tmp_path / "out", "--force").code == 0
+    assert_one_line_error(puzzlesat("verify", tmp_path / "out"), "--force")  # as publish
+    assert puzzlesat("verify", tmp_path / "out", "--force").code == 0
+
+
 # -- leftovers --------------------------------------------------------------------------------
 @pytest.mark.parametrize("witness", ["missing/w.json", "folder"], ids=["no folder", "a folder"])
 def test_witness_to_a_bad_path_writes_no_instance(tmp_path, puzzlesat, monkeypatch, witness):
@@ -311,6 +375,48 @@ def test_files_honour_the_umask(toy, puzzlesat, spec_file, tmp_path, umask, mode
 
 
 # -- specs ------------------------------------------------------------------------------------
+def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
+        tmp_path, puzzlesat, monkeypatch):
+    """pieces = "x.txt" resolved against the CWD; now against the spec, copied to inputs/."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    pieces = (REPO / "generator" / "data" / "edgematch" / "clue1.txt").read_bytes()
+    (specs / "my-pieces.txt").write_bytes(pieces)
+    (specs / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                   b'params = { pieces = "my-pieces.txt" }\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / "out"
+    result = puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1")
+    assert result.code == 0, result.err
+    assert (out / "inputs" / "my-pieces.txt").read_bytes() == pieces
+    assert b'pieces = "inputs/my-pieces.txt"' in (out / "suite.toml").read_bytes()
+    assert "inputs/my-pieces.txt" in (out / "SHA256SUMS").read_text()
+    assert list(elsewhere.iterdir()) == []
+    assert puzzlesat("verify", out).code == 0
+    # the header's reproduce command works from the published folder alone
+    published = next((out / "instances").iterdir())
+    header = lzma.decompress(published.read_bytes()).decode().splitlines()
+    words = shlex.split(next(x for x in header if x.startswith("c reproduce: "))[13:])
+    monkeypatch.chdir(out)
+    assert puzzlesat(*words[1:]).code == 0
+    assert (out / published.name).read_bytes() == published.read_bytes()
+    # republishing the published folder from its own suite.toml changes nothing
+    (out / published.name).unlink()
+    before = tree(out)
+    assert puzzlesat("publish", out / "suite.toml", "-o", out).code == 0
+    assert tree(out) == before
+
+
+def test_spec_relative_pieces_missing_file(tmp_path, puzzlesat):
+    (tmp_path / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                      b'params = { pieces = "nope.txt" }\n')
+    result = puzzlesat("publish", tmp_path / "s.toml", "-o", tmp_path / "out")
+    assert_one_line_error(result, "no such file", "nope.txt", "spec's folder")
+    assert not (tmp_path / "out").exists()
+
+
 def test_empty_spec_is_refused(tmp_path, puzzlesat):
     """An empty spec published an empty suite with exit 0."""
     (tmp_path / "e.toml").write_bytes(HEAD)

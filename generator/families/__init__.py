@@ -74,8 +74,10 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: DIMACS limits (literals are 32-bit signed integers in every solver we know): refused always
 MAX_VARIABLES = 2**31 - 1
 MAX_CLAUSES = 2**31 - 1
-#: above this many clauses an instance needs ``--force``
+#: above this many clauses, or bytes of DIMACS text (held in memory while it is written), an
+#: instance needs ``--force``
 FORCE_CLAUSES = 10**8
+FORCE_BYTES = 2 * 10**9
 
 
 @dataclass(frozen=True)
