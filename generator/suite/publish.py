@@ -21,7 +21,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.executors import local_executor, run_tasks
-from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, load_spec
+from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, load_spec
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
                     "variables", "clauses", "bytes", "sha256", "seed", "params")
@@ -204,7 +204,7 @@ def _prepare_output(folder: _Folder, spec: Spec) -> dict:
     previous = {} if folder.fresh else _check_owner(out, spec)
     for sub in ("instances", "witnesses"):
         folder.create(out / sub)
-    for where in (out, out / "instances", out / "witnesses"):
+    for where in (out, out / "instances", out / "witnesses", out / INPUTS):
         for stale in where.glob(".*.part"):  # left by a killed run (atomic_write's temp files)
             stale.unlink()
     for rel, data in spec.inputs.items():
