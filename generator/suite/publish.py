@@ -89,6 +89,8 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
                 if folder.fresh:
                     folder.undo()
                 raise
+            finally:  # Ctrl-C may land between mkstemp and atomic_write's own cleanup
+                clear_parts(out)
     except Exception:
         folder.undo_dirs()
         raise
@@ -204,14 +206,23 @@ def _prepare_output(folder: _Folder, spec: Spec) -> dict:
     previous = {} if folder.fresh else _check_owner(out, spec)
     for sub in ("instances", "witnesses"):
         folder.create(out / sub)
-    for where in (out, out / "instances", out / "witnesses", out / INPUTS):
-        for stale in where.glob(".*.part"):  # left by a killed run (atomic_write's temp files)
-            stale.unlink()
+    clear_parts(out)  # left by a killed run
     for rel, data in spec.inputs.items():
         folder.create((out / rel).parent)
         folder.write(rel, data)
     folder.write(SPEC_FILE, spec.text)
     return previous
+
+
+def clear_parts(out: Path) -> None:
+    """Remove atomic_write's temporary ``.*.part`` files from the suite's folders (only under
+    the publish lock: then no other run is writing them)."""
+    for where in (out, out / "instances", out / "witnesses", out / INPUTS):
+        for stale in where.glob(".*.part"):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
 
 def _check_owner(out: Path, spec: Spec) -> dict:

@@ -157,8 +157,8 @@ class _Inputs:
         out = dict(params)
         for key in names:
             value = params.get(key)
-            if not isinstance(value, str) or not value:
-                continue
+            if not isinstance(value, str) or not value or value in getattr(family, "BUILTINS", ()):
+                continue  # a built-in name wins over a file of that name, as in generate
             path = Path(value) if Path(value).is_absolute() else self.base / value
             looks_like_path = "/" in value or "\\" in value or "." in value
             if not path.is_file():
