@@ -68,7 +68,7 @@ ESTIMATED = {
     "sliding": [SMALL["sliding"], {"rows": 2, "cols": 3, "walk": 5, "budget": 7,
                                    "no_undo": True},
                 {"korf": 50, "k": 12}, {"start": [1, 0, 2, 3]}],
-    "flow": [SMALL["flow"], {"width": 7, "height": 5, "colors": 4}],
+    "flow": [SMALL["flow"], {"width": 7, "height": 5, "colors": 6}],
 }
 
 

@@ -37,7 +37,8 @@ def estimate(params: dict, encoding: str) -> Estimate:
     pairs = width * (height - 1) + (height - 1) * width + height * (width - 1)
     bits = max(1, math.ceil(math.log2(n))) if n > 1 else 1
     variables = n * c + 6 * n
-    groups = [(n * (c + 7 + c * (c - 1) // 2), max(c, 4)), (n * (16 + 48 * c), 6)]
+    groups = [(n * c, 1), (n, max(c, 4)), (n * (6 + c * (c - 1) // 2), 2),  # colour
+              (n, 6), (n * 15, 2), (n * 48 * c, 3)]  # direction
     if encoding == "acyclic":
         variables += n * bits + pairs * bits + 2 * pairs * bits + 2 * pairs
         groups += [(3 * pairs * bits, 3), (2 * (3 * pairs * bits + pairs), bits + 1),
