@@ -6,6 +6,7 @@ here, so the header, the canonical name and the reproduce command are made in on
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,17 @@ from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.dimacs import FORMAT_VERSION
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families import check_encoding, get_family, normalize_params
+from puzzlesat.generator.families import (
+    FORCE_BYTES,
+    FORCE_CLAUSES,
+    MAX_CLAUSES,
+    MAX_VARIABLES,
+    SAFE_NAME,
+    Estimate,
+    check_encoding,
+    get_family,
+    normalize_params,
+)
 
 EXPECTED_VALUES = ("SAT", "UNSAT", "UNKNOWN")
 
@@ -63,25 +74,59 @@ class Instance:
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
-          name: str | None = None, where: str = "", certify=None) -> Instance:
+          name: str | None = None, where: str = "", certify=None, force: bool = False,
+          files_root: str | os.PathLike | None = None) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
     ``certify`` (a :data:`~puzzlesat.generator.families.Certifier`) proves UNSAT answers for
-    families that can ask for a certificate."""
+    families that can ask for a certificate. The family's size estimate is checked first
+    (:func:`check_size`; ``force`` lets past the threshold, never past the DIMACS limits).
+    ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
+    are read (the header keeps the relative path)."""
     family = get_family(family_name)
     params = normalize_params(family, params, where)
     encoding = check_encoding(family, encoding)
+    if name is not None and not SAFE_NAME.match(name):
+        raise UserError(f"{where}--name {name!r} must be letters, digits, '.', '_', '-' "
+                        f"(no slash, space or newline)")
     if not family.uses_seed(params):
         seed = None
     elif seed is None:
         seed = 0
     elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise UserError(f"{where}seed must be a non-negative integer, got {seed!r}")
-    puzzle = family.generate(params, Rng(seed if seed is not None else 0))
+    made = params
+    if files_root is not None:
+        made = {k: (os.path.join(files_root, v) if k in getattr(family, "FILE_PARAMS", ())
+                    and isinstance(v, str) and v.startswith("inputs/") else v)
+                for k, v in params.items()}
+    check_size(family, made, encoding, force, where)
+    puzzle = family.generate(made, Rng(seed if seed is not None else 0))
     formula = family.encode(puzzle, encoding)
-    expected, source = family.expected(puzzle, params, certify)
+    expected, source = family.expected(puzzle, made, certify)
     assert expected in EXPECTED_VALUES, expected
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
                     seed, encoding, puzzle, formula, expected, source)
+
+
+def check_size(family, params: dict, encoding: str, force: bool = False,
+               where: str = "") -> Estimate | None:
+    """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
+    above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``. ``family`` is a module or a name."""
+    if isinstance(family, str):
+        family = get_family(family)
+        params = normalize_params(family, params, where)
+    estimate = getattr(family, "estimate", None)
+    if estimate is None:
+        return None
+    size = estimate(params, encoding)
+    if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
+        raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
+                        f"and clauses; choose smaller parameters")
+    if (size.clauses > FORCE_CLAUSES or size.bytes > FORCE_BYTES) and not force:
+        raise UserError(f"{where}{size.text()} (more than 10^{len(str(FORCE_CLAUSES)) - 1} "
+                        f"clauses or {FORCE_BYTES / 1e9:g} GB): pass --force to build it "
+                        f"anyway")
+    return size
 
 
 def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str:

@@ -6,6 +6,7 @@ and is printed by :func:`main` as one line, ``puzzlesat: error: ...``, with exit
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -37,8 +38,13 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, **raw):
-        from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, write_instance
+    def run(seed, encoding, output, name, witness, force, **raw):
+        from puzzlesat.generator.core.dimacs import (
+            atomic_write,
+            canonical_json,
+            check_writable,
+            write_instance,
+        )
         from puzzlesat.generator.instance import build
 
         def certify_unsat(formula):  # imported only by a family that asks for a certificate
@@ -47,13 +53,23 @@ def _generate_command(family) -> click.Command:
             return certify_unsat(formula)
 
         params = {k: v for k, v in raw.items() if v is not None}
-        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat)
+        if witness:  # a bad witness path must not leave the instance behind
+            check_writable(witness, "--witness")
+        if output != "-":
+            check_writable(output, "-o")
+        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat,
+                     force=force)
+        solution = inst.witness_json() if witness else None
+        if witness and solution is None:
+            raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
         write_instance(output, inst.formula, inst.header())
         if witness:
-            solution = inst.witness_json()
-            if solution is None:
-                raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-            atomic_write(witness, (canonical_json(solution) + "\n").encode())
+            try:
+                atomic_write(witness, (canonical_json(solution) + "\n").encode())
+            except UserError:
+                if output != "-":
+                    os.unlink(output)  # the instance this run just wrote
+                raise
         where = "stdout" if output == "-" else output
         click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
@@ -70,8 +86,35 @@ def _generate_command(family) -> click.Command:
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
+        _force_option(),
     ]
     return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
+
+
+def _force_option() -> click.Option:
+    return click.Option(["--force"], is_flag=True, default=False,
+                        help="Build past the size threshold (10^8 clauses per instance, 10^5 "
+                             "instances per suite); never past the DIMACS limits.")
+
+
+class Seconds(click.ParamType):
+    """A time limit: a finite number of seconds, > 0 and at most 20 days."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        from puzzlesat.validate.runner import MAX_TIME_LIMIT
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIME_LIMIT:
+            self.fail(f"{value!r} must be a finite number of seconds in (0, "
+                      f"{MAX_TIME_LIMIT:g}] (20 days)", param, ctx)
+        return seconds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -128,29 +171,33 @@ def _executor_options(command):
 @click.option("-o", "--output", required=True, metavar="DIR", help="Folder to publish into.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances built in parallel (never changes bytes).")
+@click.option("--force", is_flag=True, help="Build past the size thresholds (10^8 clauses per "
+              "instance, 10^5 instances); never past the DIMACS limits.")
 @_executor_options
-def publish(spec, output, jobs, executor, scheduler):
-    """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation."""
+def publish(spec, output, jobs, force, executor, scheduler):
+    """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation.
+    DIR must be new, empty, or this suite's earlier publication."""
     from puzzlesat.generator.suite import publish_suite
     from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
-        click.echo(publish_suite(spec, output, jobs, pool, progress=True).summary())
+        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force).summary())
 
 
 @cli.command()
 @click.argument("directory", metavar="DIR")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances regenerated in parallel.")
+@click.option("--force", is_flag=True, help="Regenerate past the size thresholds (as publish).")
 @_executor_options
-def verify(directory, jobs, executor, scheduler):
+def verify(directory, jobs, force, executor, scheduler):
     """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
     difference."""
     from puzzlesat.generator.suite import verify_suite
     from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
-        result = verify_suite(directory, jobs, pool)
+        result = verify_suite(directory, jobs, pool, force=force)
     for line in result.differences:
         click.echo(line)
     click.echo(result.summary())
@@ -161,7 +208,7 @@ def verify(directory, jobs, executor, scheduler):
 _SOLVER = click.option("--solver", default="cadical195", show_default=True,
                        help="python-sat solver or alias (cadical195, kissat404, glucose4, "
                             "minisat22, ...).")
-_TIME_LIMIT = click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+_TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                            default=None, metavar="SECONDS",
                            help="Kill the solver after this many seconds: s UNKNOWN "
                                 "[default: no limit].")
@@ -249,7 +296,7 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
 @click.argument("directory", metavar="DIR")
 @click.option("--solvers", default=",".join(("minisat22", "cadical195", "kissat404")),
               show_default=True, help="Comma-separated python-sat solvers.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+@click.option("--time-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
@@ -277,11 +324,11 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
               help="Bundle folder; FOLDER.tar.xz beside it [default: DIR-submission].")
 @click.option("--reference", default="cadical195", show_default=True,
               help="The team's solver: must solve every instance within --time-limit.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=3600.0,
+@click.option("--time-limit", type=Seconds(), default=3600.0,
               show_default=True, metavar="SECONDS")
 @click.option("--minisat", default="minisat22", show_default=True,
               help="The baseline solver of the 'not solved within a minute' rule.")
-@click.option("--minisat-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+@click.option("--minisat-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS")
 @click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
               help="Instances a submission must have.")

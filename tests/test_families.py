@@ -56,3 +56,37 @@ def test_round_trip_through_a_solver(name, encoding):
     again = family.solution_from_json(family.solution_to_json(solution))
     assert family.solution_to_json(again) == family.solution_to_json(solution)
     assert isinstance(family.render(puzzle, solution), str)
+
+
+#: more params per family for the size estimate (cheap to build in every encoding)
+ESTIMATED = {
+    "edge-matching": [SMALL["edge-matching"],
+                      {"rows": 5, "cols": 7, "border_colors": 3, "center_colors": 4,
+                       "signed": True},
+                      {"rows": 4, "center_colors": 3, "unbounded": True},
+                      {"pieces": "clue1"}],
+    "sliding": [SMALL["sliding"], {"rows": 2, "cols": 3, "walk": 5, "budget": 7,
+                                   "no_undo": True},
+                {"korf": 50, "k": 12}, {"start": [1, 0, 2, 3]}],
+    "flow": [SMALL["flow"], {"width": 7, "height": 5, "colors": 6}],
+}
+
+
+@pytest.mark.parametrize("name,encoding", [(n, e) for n in family_names()
+                                           for e in get_family(n).ENCODINGS])
+def test_estimate_bounds_the_real_counts(name, encoding):
+    """``estimate`` (params only, nothing allocated) is at least the real size."""
+    from puzzlesat.generator.core.dimacs import clause_bytes
+
+    family = get_family(name)
+    assert sorted(ESTIMATED) == sorted(family_names())
+    for raw in ESTIMATED[name]:
+        params = normalize_params(family, raw)
+        size = family.estimate(params, encoding)
+        formula = family.encode(family.generate(params, Rng(3)), encoding)
+        assert size.variables >= formula.num_vars, (raw, size, formula.num_vars)
+        assert size.clauses >= formula.num_clauses, (raw, size, formula.num_clauses)
+        assert size.bytes >= len(clause_bytes(formula)), (raw, size)
+        if name == "sliding" and encoding != "direct" and "walk" not in raw \
+                and "start" not in raw:  # budget known: exact
+            assert (size.variables, size.clauses) == (formula.num_vars, formula.num_clauses)

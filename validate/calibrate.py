@@ -156,7 +156,9 @@ def _read_suite(out: Path):
     if not (out / SPEC_FILE).is_file() or not manifest.is_file():
         raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
                         f"run puzzlesat publish)")
-    spec = parse_spec((out / SPEC_FILE).read_bytes(), str(out / SPEC_FILE))
+    # a published suite: its inputs/ files are read from it; its size was accepted when it was
+    # published (--force then), so it is not asked for again
+    spec = parse_spec((out / SPEC_FILE).read_bytes(), str(out / SPEC_FILE), force=True, base=out)
     try:
         instances = json.loads(manifest.read_text(encoding="utf-8"))["instances"]
     except (ValueError, KeyError, TypeError) as exc:

@@ -33,7 +33,8 @@ def truth_table(literals: np.ndarray, num_vars: int) -> np.ndarray:
     (the solver contradicts itself or answers another formula)."""
     lits = np.asarray(literals, dtype=np.int64)
     if lits.size:
-        beyond = np.flatnonzero(np.abs(lits) > num_vars)
+        # not np.abs: abs(-2**63) overflows and stays negative
+        beyond = np.flatnonzero((lits > num_vars) | (lits < -num_vars))
         if beyond.size:
             raise MalformedOutput(f"model literal {int(lits[beyond[0]])} is beyond the "
                                   f"instance's {num_vars} variables")

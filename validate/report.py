@@ -211,9 +211,17 @@ def decode_puzzle(header: dict, model: np.ndarray) -> tuple[PuzzleReport | None,
         family, puzzle, encoding = puzzle_from_header(header)
     except UserError as exc:
         return None, f"not decoded: {exc}"
-    solution = family.decode(puzzle, encoding, model)
-    return PuzzleReport(family.NAME, encoding, list(family.check(puzzle, solution)),
-                        family.solution_to_json(solution), family.render(puzzle, solution)), ""
+    try:
+        solution = family.decode(puzzle, encoding, model)
+        problems = list(family.check(puzzle, solution))
+        report = PuzzleReport(family.NAME, encoding, problems, family.solution_to_json(solution),
+                              family.render(puzzle, solution))
+    except (IndexError, KeyError, ValueError, TypeError, OverflowError) as exc:
+        # a header that lies about its puzzle: the file's fault, not the solver's
+        return None, (f"not decoded: the header puzzle does not match the CNF "
+                      f"({type(exc).__name__}: {exc})")
+    return report, ""
+
 
 
 def validate_files(instance: str | os.PathLike, output: str | os.PathLike,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import math
 import multiprocessing
 import os
 import time
@@ -40,6 +41,8 @@ from puzzlesat.validate.output import MAX_V_LINE
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
                  "glucose4", "glucose42", "lingeling", "maplechrono", "maplecm", "maplesat")
 EXIT_CODES = {"SAT": 10, "UNSAT": 20, "UNKNOWN": 0}
+#: the longest --time-limit: 20 days (poll() takes at most 2**31 ms)
+MAX_TIME_LIMIT = 20 * 24 * 3600.0
 _WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
 
 
@@ -133,8 +136,10 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
     if proof and solver not in PROOF_SOLVERS:
         raise UserError(f"solver {solver} cannot write proofs in python-sat "
                         f"(use one of: {', '.join(PROOF_SOLVERS)})")
-    if time_limit is not None and time_limit <= 0:
-        raise UserError(f"--time-limit must be positive, got {time_limit}")
+    if time_limit is not None and not (math.isfinite(time_limit)
+                                       and 0 < time_limit <= MAX_TIME_LIMIT):
+        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
+                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
     start = time.perf_counter()
     if time_limit is None:
         status, model, lines, error = solve(source, solver, proof)
@@ -170,8 +175,11 @@ def _solve_in_child(solve, source, solver, proof, time_limit):
 
 
 def write_proof(path: str | os.PathLike, lines: list[str] | None) -> None:
-    """Text DRAT, one step per line (an empty file when the solver found no refutation)."""
-    atomic_write(path, "".join(line + "\n" for line in lines or []).encode("ascii"))
+    """Text DRAT, one step per line; nothing at all when there is no proof (SAT, UNKNOWN), so
+    no empty file stands for a proof that does not exist."""
+    if lines is None:
+        return
+    atomic_write(path, "".join(line + "\n" for line in lines).encode("ascii"))
 
 
 # -- suites -----------------------------------------------------------------------------
@@ -252,8 +260,8 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
 
 
 #: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
-#: process, still killable
-_NO_LIMIT = 20 * 24 * 3600.0
+#: process, still killable; also the longest --time-limit
+_NO_LIMIT = MAX_TIME_LIMIT
 
 
 def solve_instance(instance, solver: str = "cadical195", time_limit: float | None = None,

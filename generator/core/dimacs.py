@@ -437,6 +437,34 @@ def compress(data: bytes, kind: str | None) -> bytes:
     raise ValueError(f"unknown compression {kind!r}")
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it (``/proc``), else by setting and restoring
+    it (not thread-safe, so only where ``/proc`` is missing)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_writable(path: str | os.PathLike, what: str = "output") -> None:
+    """A UserError unless :func:`atomic_write` can create ``path`` (its folder exists and is
+    writable, and the path is not a folder): checked before other files are written."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UserError(f"{what} {path} is a folder")
+    if not folder.is_dir():
+        raise UserError(f"cannot write {what} {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {what} {path}: folder {folder} is not writable")
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike):
     """A binary file that appears at ``path`` complete or not at all: written to a temporary
@@ -449,6 +477,7 @@ def atomic_file(path: str | os.PathLike):
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; published files are shared
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()

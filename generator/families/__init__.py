@@ -30,6 +30,12 @@ through :func:`get_family`.
                    the encoding's clauses accept for this solution (used to test witnesses)
 ``puzzle_to_json / puzzle_from_json / solution_to_json / solution_from_json``
 ``render(puzzle, solution=None) -> str``        text picture; ``render_svg`` where it helps
+``estimate(params, encoding) -> Estimate``      variables, clauses and bytes from the
+                   (normalised) params without generating or allocating anything: upper
+                   bounds (exact where cheap); checked against the DIMACS limits and the
+                   ``--force`` threshold before ``generate``
+``FILE_PARAMS``    (optional) names of params whose value may be a file path: a suite reads
+                   it from the spec's folder and publishes a copy under ``inputs/``
 
 :class:`Family` states the same contract as a :class:`typing.Protocol`, so a type checker and
 the contract test (tests/test_families.py) hold every family module to it.
@@ -38,6 +44,7 @@ the contract test (tests/test_families.py) hold every family module to it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -59,6 +66,32 @@ FAMILY_MODULES = {
     "sliding": "sliding",
     "flow": "flow",
 }
+
+
+#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+#: DIMACS limits (literals are 32-bit signed integers in every solver we know): refused always
+MAX_VARIABLES = 2**31 - 1
+MAX_CLAUSES = 2**31 - 1
+#: above this many clauses, or bytes of DIMACS text (held in memory while it is written), an
+#: instance needs ``--force``
+FORCE_CLAUSES = 10**8
+FORCE_BYTES = 2 * 10**9
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An instance's size from its params alone (nothing allocated): upper bounds, exact
+    where the family can say. ``bytes`` is the uncompressed DIMACS body."""
+
+    variables: int
+    clauses: int
+    bytes: int
+
+    def text(self) -> str:
+        return (f"estimated {self.variables:,} variables, {self.clauses:,} clauses, "
+                f"{self.bytes / 1e9:.3g} GB of DIMACS")
 
 
 @dataclass(frozen=True)
@@ -105,6 +138,7 @@ class Family(Protocol):
     def solution_to_json(self, solution: Any) -> dict: ...
     def solution_from_json(self, data: dict) -> Any: ...
     def render(self, puzzle: Any, solution: Any = None) -> str: ...
+    def estimate(self, params: dict, encoding: str) -> Estimate: ...
 
 
 def family_names() -> list[str]:

@@ -32,10 +32,14 @@ class Built:
     expected_from: str
 
 
-def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False) -> Built:
+def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False,
+               root: str | None = None) -> Built:
     """Build, render and compress one instance. When ``reuse_text_sha256`` equals the sha256
-    of the regenerated text, compression (the expensive part) is skipped."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name)
+    of the regenerated text, compression (the expensive part) is skipped. ``root`` is the
+    suite folder its ``inputs/`` files are read from. Sizes were checked (with the user's
+    ``--force``) before any task was handed out: :func:`.publish.check_sizes`."""
+    inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True,
+                 files_root=root)
     body = clause_bytes(inst.formula)
     text = dimacs_bytes(inst.formula, inst.header(), body)
     text_sha256 = hashlib.sha256(text).hexdigest()

@@ -15,8 +15,8 @@ to build, in spec order. Nothing is built or written here.
 from __future__ import annotations
 
 import itertools
+import math
 import os
-import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,7 +26,12 @@ from typing import Any
 from puzzlesat.generator.core.dimacs import canonical_json
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import derive_seed
-from puzzlesat.generator.families import check_encoding, get_family, normalize_params
+from puzzlesat.generator.families import (
+    SAFE_NAME,
+    check_encoding,
+    get_family,
+    normalize_params,
+)
 
 COMPRESSION_SUFFIX = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
@@ -34,7 +39,10 @@ SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compress
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
 SPEC_FILE = "suite.toml"
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+INPUTS = "inputs"
+#: a suite of more instances than this needs ``--force`` (checked before the task list is made)
+MAX_SUITE_INSTANCES = 100_000
+_SAFE_NAME = SAFE_NAME
 
 
 # -- the spec ---------------------------------------------------------------------------------
@@ -72,6 +80,11 @@ class Spec:
     tasks: tuple[Task, ...]
     text: bytes = field(repr=False)
     extra: dict = field(default_factory=dict)  # title, description, date, license, url
+    #: input files the params name (a piece file), by their path in the published suite
+    #: (``inputs/<file>``): copied there so the published folder is self-contained
+    inputs: dict = field(default_factory=dict, repr=False)
+    #: where each input was read from (``inputs/<file>`` -> path)
+    sources: dict = field(default_factory=dict, repr=False)
 
     @property
     def families(self) -> list[str]:
@@ -79,17 +92,24 @@ class Spec:
         return list(dict.fromkeys(t.family for t in self.tasks))
 
 
-def load_spec(path: str | os.PathLike) -> Spec:
-    """Read and validate a suite spec file (every mistake is a UserError naming the place)."""
+def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
+    """Read and validate a suite spec file (every mistake is a UserError naming the place).
+    Relative input files in its params (a piece file) are read from the spec's folder."""
     try:
         text = Path(path).read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read suite spec {path}: {exc.strerror or exc}") from None
-    return parse_spec(text, str(path))
+    return parse_spec(text, str(path), force=force, base=Path(path).parent)
 
 
-def parse_spec(text: bytes, where: str) -> Spec:
-    """Validate spec text and expand its groups into tasks (nothing is built or written)."""
+def parse_spec(text: bytes, where: str, force: bool = False,
+               base: str | os.PathLike | None = None) -> Spec:
+    """Validate spec text and expand its groups into tasks (nothing is built or written).
+
+    A suite of more than :data:`MAX_SUITE_INSTANCES` instances needs ``force``; the count is
+    made before any task is. Input files named by params (a family's ``FILE_PARAMS``) are
+    resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
+    tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except UnicodeDecodeError:
@@ -104,14 +124,121 @@ def parse_spec(text: bytes, where: str) -> Spec:
     groups = data.get("group", [])
     if not isinstance(groups, list):
         raise UserError(f"{where}: 'group' must be an array of tables ([[group]])")
+    inputs = _Inputs(Path(base) if base is not None else Path("."), where)
     tasks: list[Task] = []
     for number, group in enumerate(groups, start=1):
-        tasks += _expand_group(group, number, suite, f"{where} [[group]] {number}: ")
+        label = f"{where} [[group]] {number}: "
+        count = _group_size(group, label)
+        if len(tasks) + count > MAX_SUITE_INSTANCES and not force:
+            raise UserError(f"{label}the suite would have up to {len(tasks) + count} "
+                            f"instances (more than {MAX_SUITE_INSTANCES}): pass --force to "
+                            f"build it anyway")
+        tasks += _expand_group(group, number, suite, label, inputs)
     _check_unique_names(tasks, where)
     extra = {k: suite[k] for k in SUITE_KEYS if k in suite and k not in REQUIRED_SUITE_KEYS
              and k != "compression"}
     return Spec(suite["name"], suite["author"], suite["version"], suite["seed"],
-                suite["compression"], tuple(tasks), text, extra)
+                suite["compression"], tuple(tasks), inputs.rewrite(text, data), extra,
+                inputs.files, inputs.sources)
+
+
+class _Inputs:
+    """Input files named by params, resolved against the spec's folder and renamed
+    ``inputs/<file>`` for the published suite."""
+
+    def __init__(self, base: Path, where: str):
+        self.base, self.where = base, where
+        self.files: dict[str, bytes] = {}  # inputs/<file> -> bytes
+        self.renamed: dict[str, str] = {}  # value written in the spec -> inputs/<file>
+        self.sources: dict[str, str] = {}  # inputs/<file> -> the path it was read from
+
+    def resolve(self, family, params: dict, label: str) -> dict:
+        names = getattr(family, "FILE_PARAMS", ())
+        out = dict(params)
+        for key in names:
+            value = params.get(key)
+            if not isinstance(value, str) or not value or value in getattr(family, "BUILTINS", ()):
+                continue  # a built-in name wins over a file of that name, as in generate
+            path = Path(value) if Path(value).is_absolute() else self.base / value
+            looks_like_path = "/" in value or "\\" in value or "." in value
+            if not path.is_file():
+                if looks_like_path:
+                    raise UserError(f"{label}params.{key}: no such file {path} (a relative "
+                                    f"path is read from the spec's folder)")
+                continue  # a built-in name
+            rel = f"{INPUTS}/{path.name}"
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise UserError(f"{label}params.{key}: cannot read {path}: "
+                                f"{exc.strerror or exc}") from None
+            if not _SAFE_NAME.match(path.name):
+                raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
+                                f"letters, digits, '.', '_', '-'")
+            if self.files.get(rel, data) != data:
+                raise UserError(f"{label}params.{key}: two different input files are named "
+                                f"{path.name}; rename one")
+            self.files[rel] = data
+            self.sources[rel] = str(path)
+            if value != rel:
+                self.renamed[value] = rel
+            out[key] = rel
+        return out
+
+    def rewrite(self, text: bytes, data: dict) -> bytes:
+        """The spec text with each renamed input path written as ``inputs/<file>``, checked by
+        parsing it again."""
+        if not self.renamed:
+            return text
+        new = text.decode("utf-8")
+        for old, rel in self.renamed.items():
+            for quote in ('"', "'"):
+                new = new.replace(f"{quote}{old}{quote}", f"{quote}{rel}{quote}")
+        if tomllib.loads(new) != _renamed(data, self.renamed):
+            raise UserError(f"{self.where}: cannot rewrite the input paths "
+                            f"({', '.join(self.renamed)}) to {INPUTS}/: write them as "
+                            f"plain strings")
+        return new.encode("utf-8")
+
+
+def _renamed(value: Any, renamed: dict) -> Any:
+    if isinstance(value, dict):
+        return {k: _renamed(v, renamed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, renamed) for v in value]
+    return renamed.get(value, value) if isinstance(value, str) else value
+
+
+def _group_size(group: Any, where: str) -> int:
+    """How many tasks a [[group]] expands to, counted without expanding it (0 when the group
+    is malformed: :func:`_expand_group` then says why)."""
+    if not isinstance(group, dict):
+        return 0
+    try:
+        families = _axis(group.get("family"), str, "family", where, required=True)
+        encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings",
+                          where)
+        replicates = _replicates(group.get("replicates", 1), where)
+    except UserError:
+        return 0
+    size = len(families) * max(1, len(encodings)) * len(replicates)
+    raw, zipped = group.get("params", {}), group.get("zip", {})
+    for table, is_zip in ((raw, False), (zipped, True)):
+        if not isinstance(table, dict) or not table:
+            continue
+        lengths = [_axis_length(v) for v in table.values()]
+        size *= max(lengths) if is_zip else math.prod(lengths)
+    return size
+
+
+def _axis_length(value: Any) -> int:
+    """An upper bound on an axis's length (a list of lists counts as its length)."""
+    if isinstance(value, dict):
+        try:
+            return len(range(value["from"], value["to"] + 1, value.get("step", 1)))
+        except (KeyError, TypeError, ValueError):
+            return 1
+    return len(value) if isinstance(value, list) and value else 1
 
 
 def _suite_table(table: Any, where: str) -> dict:
@@ -139,7 +266,8 @@ def _suite_table(table: Any, where: str) -> dict:
     return out
 
 
-def _expand_group(group: Any, number: int, suite: dict, where: str) -> list[Task]:
+def _expand_group(group: Any, number: int, suite: dict, where: str,
+                  inputs: _Inputs | None = None) -> list[Task]:
     """The grid of one [[group]]: families × params × replicates × encodings, in that order."""
     if not isinstance(group, dict):
         raise UserError(f"{where}must be a table")
@@ -166,6 +294,8 @@ def _expand_group(group: Any, number: int, suite: dict, where: str) -> list[Task
             raise UserError(f"{where}{exc}") from None
         for raw in _param_grid(family, raw_params, zipped, where):
             params = normalize_params(family, raw, where)
+            if inputs is not None:
+                params = inputs.resolve(family, params, where)
             seeded = family.uses_seed(params)
             if not seeded and len(replicates) > 1:
                 raise UserError(f"{where}these params fix the puzzle (no seed is used), so "
@@ -210,7 +340,7 @@ def _replicates(value: Any, where: str) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise UserError(f"{where}replicates must be at least 1, got {value}")
-        return list(range(1, value + 1))
+        return range(1, value + 1)  # type: ignore[return-value]  # counted before expanded
     if isinstance(value, list) and value and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
         if len(set(value)) != len(value):

@@ -16,11 +16,12 @@ from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.publish import (
     calibration_files,
+    check_sizes,
     listed_files,
     manifest_row,
     suite_files,
 )
-from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, parse_spec
+from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, parse_spec
 
 
 @dataclass
@@ -41,15 +42,21 @@ class Verified:
 
 
 def verify_suite(directory: str | os.PathLike, jobs: int = 1,
-                 executor: Executor | None = None) -> Verified:
-    """Regenerate every file of a published suite from its ``suite.toml`` and compare."""
+                 executor: Executor | None = None, force: bool = False) -> Verified:
+    """Regenerate every file of a published suite from its ``suite.toml`` and compare.
+    ``force`` as for publish (a suite beyond the size thresholds)."""
     out = Path(directory)
     if not out.is_dir():
         raise UserError(f"{out} is not a folder")
     spec_file = out / SPEC_FILE
     if not spec_file.is_file():
         raise UserError(f"{out} holds no {SPEC_FILE}: not a published suite")
-    spec = parse_spec(spec_file.read_bytes(), str(spec_file))
+    try:
+        text = spec_file.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read {spec_file}: {exc.strerror or exc}") from None
+    spec = parse_spec(text, str(spec_file), force=force, base=out)
+    check_sizes(spec, force)
     own = executor is None
     executor = local_executor(jobs) if own else executor
     try:
@@ -59,14 +66,19 @@ def verify_suite(directory: str | os.PathLike, jobs: int = 1,
             executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _build_for_verify(task: Task) -> Built:
-    return build_task(task, keep_text=True)
+def _build_for_verify(task: Task, root: str) -> Built:
+    try:
+        return build_task(task, keep_text=True, root=root)
+    except UserError as exc:
+        raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
 
 def _verify(spec: Spec, out: Path, executor: Executor | None) -> Verified:
     rows: list[dict] = [{}] * len(spec.tasks)
     found: list[list[str]] = [[] for _ in spec.tasks]
-    for index, result in run_tasks(_build_for_verify, [(t,) for t in spec.tasks], executor):
+    root = str(out.resolve())
+    calls = [(t, root) for t in spec.tasks]
+    for index, result in run_tasks(_build_for_verify, calls, executor):
         task = spec.tasks[index]
         rows[index] = manifest_row(spec, task, result, result.data)
         found[index] = (compare_instance(out, task.file, result)
@@ -76,9 +88,22 @@ def _verify(spec: Spec, out: Path, executor: Executor | None) -> Verified:
     for rel, data in files.items():
         differences += compare_file(out, rel, data)
     wanted = {t.file for t in spec.tasks} | {r["witness"] for r in rows if r["witness"]}
-    differences += [f"{rel}: not part of the suite" for rel in listed_files(out)
-                    if rel not in wanted]
+    for sub in ("instances", "witnesses"):
+        if (out / sub).exists() and not (out / sub).is_dir():
+            differences.append(f"{sub}: not a folder")
+    differences += [f"{rel}: not part of the suite" for rel in foreign_files(out)
+                    if rel not in wanted and rel not in files]
     return Verified(out, spec, len(files) + len(wanted), differences)
+
+
+def foreign_files(out: Path) -> list[str]:
+    """Candidates for 'not part of the suite': everything in instances/, witnesses/ and
+    inputs/ (hidden files too), and a killed run's ``.part`` files at the top."""
+    found = [rel for rel in listed_files(out) if rel not in ("instances", "witnesses")]
+    if (out / INPUTS).is_dir():
+        found += [f"{INPUTS}/{p.name}" for p in (out / INPUTS).iterdir()]
+    found += [p.name for p in out.glob(".*.part")]
+    return sorted(found)
 
 
 def compare_instance(out: Path, rel: str, result: Built) -> list[str]:
@@ -88,6 +113,8 @@ def compare_instance(out: Path, rel: str, result: Built) -> list[str]:
         data = (out / rel).read_bytes()
     except FileNotFoundError:
         return [f"{rel}: missing"]
+    except OSError as exc:
+        return [f"{rel}: cannot read ({exc.strerror or exc})"]
     if data == result.data:
         return []
     try:
@@ -126,11 +153,16 @@ def compare_file(out: Path, rel: str, expected: bytes | None) -> list[str]:
     """One line naming the first differing line of a small text file, if it differs."""
     path = out / rel
     if expected is None:
-        return [f"{rel}: not part of the suite"] if path.exists() else []
+        try:
+            return [f"{rel}: not part of the suite"] if path.exists() else []
+        except OSError:
+            return []
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return [f"{rel}: missing"]
+    except OSError as exc:
+        return [f"{rel}: cannot read ({exc.strerror or exc})"]
     if data == expected:
         return []
     mine, theirs = data.splitlines(), expected.splitlines()

@@ -75,6 +75,7 @@ from puzzlesat.generator.families.edgematch.encode import (
     piece_clauses,
     piece_type,
 )
+from puzzlesat.generator.families.edgematch.estimate import estimate
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 from puzzlesat.generator.families.edgematch.pieces import (
     BUILTINS,
@@ -206,11 +207,15 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     return "-".join(words + [draw, encoding])
 
 
+
+#: params whose value may be a file: a suite reads it from the spec's folder and publishes it
+FILE_PARAMS = ("pieces",)
+
 __all__ = [
-    "BUILTINS", "ENCODINGS", "FRAME", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES",
+    "BUILTINS", "ENCODINGS", "FILE_PARAMS", "FRAME", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES",
     "SAT09_TURN_SEED", "STORY", "SUMMARY", "TYPE_PATTERNS", "Board", "E", "Grid", "N", "Puzzle",
     "S", "Solution", "W", "assignment", "check", "decode", "diamond_exactly_one",
-    "duplicate_pieces", "encode", "expected", "generate", "heule_turned", "infer_shape",
+    "duplicate_pieces", "encode", "estimate", "expected", "generate", "heule_turned", "infer_shape",
     "instance_name", "load_pieces", "make_puzzle", "parse_pieces", "piece_clauses",
     "piece_type", "planted", "puzzle_from_json", "puzzle_to_json", "render", "render_svg",
     "shown_sides", "solution_from_json", "solution_to_json", "uses_seed", "witness",

@@ -67,10 +67,13 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
         try:
             data = json.loads(text)
             pieces = np.array(data["pieces"], dtype=np.int64)
+        except OverflowError:
+            raise UserError(f"{where}: a colour does not fit in 32 bits") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError(f"{where}: not a JSON piece file ({exc})") from None
         if pieces.ndim != 2 or pieces.shape[1] != 4:
             raise UserError(f"{where}: 'pieces' must be a list of [N, E, S, W] lists")
+        _check_colour_range(pieces.reshape(-1).tolist(), where)
         extra = {k: data[k] for k in ("rows", "cols", "bounded", "signed") if k in data}
         return pieces, extra
     lines = [(i + 1, line.split()) for i, line in enumerate(text.splitlines()) if line.strip()]
@@ -92,7 +95,20 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
             raise UserError(f"{where}:{number}: a piece needs 4 sides, got {len(values)}")
     if not rows:
         raise UserError(f"{where}: no pieces")
+    for number, values in rows:
+        _check_colour_range(values, f"{where}:{number}")
     return np.array([v for _, v in rows], dtype=np.int64), {}
+
+
+#: colours are 32-bit (a signed puzzle negates them; numpy would overflow past int64)
+MAX_COLOUR = 2**31 - 1
+
+
+def _check_colour_range(values, where: str) -> None:
+    bad = [v for v in values if not -MAX_COLOUR <= v <= MAX_COLOUR]
+    if bad:
+        raise UserError(f"{where}: colour {bad[0]} does not fit in 32 bits (|colour| <= "
+                        f"{MAX_COLOUR})")
 
 
 def infer_shape(pieces: np.ndarray, where: str) -> tuple[int, int]:

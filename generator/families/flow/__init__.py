@@ -88,6 +88,7 @@ from puzzlesat.generator.families.flow.encode import (  # noqa: F401  (the famil
     rank_bits,
     zucker,
 )
+from puzzlesat.generator.families.flow.estimate import estimate  # noqa: F401
 from puzzlesat.generator.families.flow.plant import (  # noqa: F401
     MOVES_PER_CELL,
     PLANT_ATTEMPTS,
@@ -287,3 +288,7 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 def witness(puzzle: Puzzle) -> Solution | None:
     return puzzle.planted
+
+
+#: params whose value may be a file: a suite reads it from the spec's folder and publishes it
+FILE_PARAMS = ("puzzle",)

@@ -62,6 +62,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
 from puzzlesat.generator.families import Param
 from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.families.sliding.estimate import estimate  # noqa: F401  (contract)
 
 NAME = "sliding"
 SUMMARY = "n×m sliding-tile puzzles in exactly B moves; Korf 24-puzzle trace truncations"

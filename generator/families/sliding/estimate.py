@@ -1,0 +1,65 @@
+"""Size estimate of a sliding-tile instance from its params alone (nothing generated or
+allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.Estimate`).
+
+For a known budget K (the module docstring of the family gives the counts):
+
+* rotated / rotated-onehot, exact: W = (nm−1)B + n + m; variables (K+1)W + 2K; clauses
+  2W + 4K + 8KW (+ 4(K−1) with ``--no-undo``)
+* direct, on nm = s squares with E directed edges: variables (K+1)s² + KE (exact); clauses
+  at most 2s + (K+1)s·s(s−1)/2 + K + 6Ks + KE + KEs + Ks² (+ (K−1)E)
+
+When the budget is not given it is the trace's k (Korf, random trace), at most the walk's
+length (``--walk``), or, for a ``--start``, at most min(node limit, 20·s·(n+m)): a generous
+bound on the optimal distance (row-by-row solving needs O(s·(n+m)) moves).
+"""
+
+from __future__ import annotations
+
+import math
+
+from puzzlesat.generator.families import Estimate
+
+#: the longest optimal trace shipped (Korf's 24-puzzle instances and the random traces)
+MAX_TRACE = 250
+
+
+def estimate(params: dict, encoding: str) -> Estimate:
+    if "start" in params:
+        squares = len(params["start"])
+        rows = params.get("rows") or (squares // params["cols"] if params.get("cols")
+                                      else math.isqrt(squares))
+        cols = params.get("cols") or (squares // rows if rows else 0)
+    elif "korf" in params or "random_trace" in params:
+        rows, cols = 5, 5
+    else:
+        rows, cols = params.get("rows", 5), params.get("cols", 5)
+    rows, cols = max(int(rows or 0), 1), max(int(cols or 0), 1)
+    s = rows * cols
+    if "budget" in params:
+        k = params["budget"]
+    elif "k" in params:
+        k = params["k"]
+    elif "korf" in params or "random_trace" in params:
+        k = MAX_TRACE
+    elif "walk" in params:
+        k = params["walk"]
+    else:
+        k = min(params.get("node_limit") or 0, 20 * s * (rows + cols))
+    k = max(int(k), 0)
+    no_undo = bool(params.get("no_undo"))
+    digits_of = lambda v: len(str(max(v, 1))) + 2  # noqa: E731  "-123 " per literal
+    if encoding == "direct":
+        edges = 2 * (rows * (cols - 1) + (rows - 1) * cols)
+        variables = (k + 1) * s * s + k * edges
+        groups = [(2 * s, 1), ((k + 1) * s * (s * (s - 1) // 2), 2), (k, edges),
+                  (6 * k * s, 2), (k * edges, 2), (k * edges * s, 3), (k * s * s, 6),
+                  ((k - 1) * edges if no_undo and k else 0, 2)]
+    else:
+        bits = s - 1 if encoding == "rotated-onehot" else max(1, math.ceil(math.log2(s)))
+        width = (s - 1) * bits + rows + cols
+        variables = (k + 1) * width + 2 * k
+        groups = [(2 * width, 1), (4 * k, 3), (8 * k * width, 4),
+                  (4 * (k - 1) if no_undo and k else 0, 4)]
+    clauses = sum(c for c, _ in groups)
+    digits = digits_of(variables)
+    return Estimate(variables, clauses, sum(c * (w * digits + 2) for c, w in groups))

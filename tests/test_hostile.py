@@ -1,0 +1,439 @@
+"""The hostile-input catalogue of issue 12: each item a test named after it.
+
+A user's mistake ends in one line on stderr and exit code 2 (``assert_one_line_error``), or in
+the right verdict; the data-safety items also pin exactly which files exist afterwards:
+unrelated files untouched, no ``.part``, no half suite.
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import shlex
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, assert_one_line_error
+from test_publish import SPEC, tree
+from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
+
+from puzzlesat.generator.suite.publish import LOCK_FILE
+
+EM_SMALL = ("edge-matching", "--rows", "3", "--cols", "3", "--border-colors", "2",
+            "--center-colors", "2")
+EM_BIG = ("edge-matching", "--rows", "4", "--cols", "5", "--border-colors", "2",
+          "--center-colors", "3")
+GOOD_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "toy.toml"
+    path.write_bytes(SPEC)
+    return path
+
+
+def other_spec(tmp_path, name="other") -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_bytes(HEAD.replace(b'name = "t"', f'name = "{name}"'.encode())
+                     + b"[[group]]\nfamily = 'toy'\nparams = { n = 3 }\n")
+    return path
+
+
+# -- data loss --------------------------------------------------------------------------------
+def test_publish_refuses_a_folder_holding_another_suite_toml(toy, puzzlesat, spec_file,
+                                                             tmp_path):
+    """Any folder with a suite.toml was taken as publish's own: overwritten, files deleted."""
+    home = tmp_path / "home"
+    (home / "instances").mkdir(parents=True)
+    (home / "suite.toml").write_bytes(b'[suite]\nname = "mine"\n')
+    (home / "instances" / "notes.txt").write_text("keep me")
+    before = tree(home)
+    assert_one_line_error(puzzlesat("publish", spec_file, "-o", home),
+                          "holds suite 'mine'", "refusing")
+    assert tree(home) == before
+
+
+def test_publish_never_deletes_files_it_did_not_write(toy, puzzlesat, spec_file, tmp_path):
+    """Unrelated files under instances/ and witnesses/ were deleted by the stale sweep."""
+    out = tmp_path / "out"
+    assert puzzlesat("publish", spec_file, "-o", out).code == 0
+    (out / "instances" / "notes.txt").write_text("mine")
+    (out / "witnesses" / "mine.json").write_text("{}")
+    spec_file.write_bytes(SPEC.split(b"[[group]]")[0] + b"[[group]]"
+                          + SPEC.split(b"[[group]]")[2])  # drop the first group
+    assert puzzlesat("publish", spec_file, "-o", out).code == 0
+    assert sorted(p.name for p in (out / "instances").iterdir()) == [
+        "notes.txt", "toy-7-unit.cnf.xz"]  # the listed stale instances went, notes.txt stayed
+    assert sorted(p.name for p in (out / "witnesses").iterdir()) == [
+        "mine.json", "toy-7-unit.json"]
+
+
+def test_publish_refuses_a_different_suite_in_a_published_folder(toy, puzzlesat, spec_file,
+                                                                 tmp_path):
+    """Publishing another spec into a published folder silently replaced it."""
+    out = tmp_path / "out"
+    assert puzzlesat("publish", spec_file, "-o", out).code == 0
+    before = tree(out)
+    result = puzzlesat("publish", other_spec(tmp_path), "-o", out)
+    assert_one_line_error(result, "holds suite 't'", "not 'other'")
+    assert tree(out) == before
+
+
+HOLDER = ("import sys, time; from pathlib import Path; "
+          "from puzzlesat.generator.suite.publish import publish_lock\n"
+          "with publish_lock(Path(sys.argv[1])):\n"
+          "    print('locked', flush=True); time.sleep(60)\n")
+
+
+def test_concurrent_publish_is_refused_by_the_lock(toy, puzzlesat, spec_file, tmp_path):
+    """Two concurrent publishes into one folder both reported success."""
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(out)], cwd=REPO,
+                              stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"locked"
+        result = puzzlesat("publish", other_spec(tmp_path), "-o", out)
+        assert_one_line_error(result, "being published by another run",
+                              f"pid {holder.pid}", LOCK_FILE)
+        assert tree(out) == {LOCK_FILE: f"{holder.pid}\n".encode()}
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_stale_lock_of_a_dead_publish_is_taken_over(toy, puzzlesat, spec_file, tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK_FILE).write_text(f"{dead.pid}\n")  # a SIGKILLed publish's lock file
+    assert puzzlesat("publish", spec_file, "-o", out).code == 0
+    assert not (out / LOCK_FILE).exists()
+    assert puzzlesat("verify", out).code == 0
+
+
+# -- tracebacks -------------------------------------------------------------------------------
+INT64_MIN = -(2**63)
+
+
+@pytest.mark.parametrize("output", [
+    f"s SATISFIABLE\nv 1 {INT64_MIN} 0\n".encode(),
+    f"SAT\n{INT64_MIN} 0\n".encode(),
+    f"{INT64_MIN}\n".encode(),
+], ids=["competition", "minisat", "bare"])
+def test_literal_minus_2_pow_63_in_solver_output(tmp_path, puzzlesat, output):
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    (tmp_path / "o.out").write_bytes(output)
+    result = puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out")
+    assert result.code == 3 and "Traceback" not in result.err
+    assert result.out.startswith("MALFORMED") and "beyond the instance's 3" in result.out
+
+
+def test_literal_minus_2_pow_63_in_validate_suite_without_csv(tmp_path, puzzlesat):
+    (tmp_path / "suite" / "instances").mkdir(parents=True)
+    (tmp_path / "suite" / "instances" / "a.cnf").write_bytes(GOOD_CNF)
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "a.cnf.out").write_bytes(f"s SATISFIABLE\nv {INT64_MIN} 0\n".encode())
+    result = puzzlesat("validate-suite", tmp_path / "suite", tmp_path / "res")
+    assert result.code == 3 and "Traceback" not in result.err
+    assert "MALFORMED a.cnf: " in result.out
+
+
+HEADER_MISMATCH = {
+    "edge-matching": (EM_SMALL, EM_BIG),
+    "flow": (("flow", "--width", "4", "--height", "4"), ("flow", "--width", "7", "--height", "7")),
+    "sliding": (("sliding", "--rows", "2", "--cols", "2", "--walk", "2"),
+                ("sliding", "--rows", "3", "--cols", "3", "--walk", "8")),
+}
+
+
+@pytest.mark.parametrize("family", sorted(HEADER_MISMATCH))
+def test_header_puzzle_that_does_not_match_its_cnf(tmp_path, puzzlesat, family):
+    """A header puzzle from another instance: an IndexError in decode, now a note."""
+    small, big = HEADER_MISMATCH[family]
+    assert puzzlesat("generate", *small, "-o", tmp_path / "small.cnf").code == 0
+    assert puzzlesat("generate", *big, "-o", tmp_path / "big.cnf").code == 0
+    big_puzzle = next(line for line in (tmp_path / "big.cnf").read_bytes().split(b"\n")
+                      if line.startswith(b"c puzzle: "))
+    lines = (tmp_path / "small.cnf").read_bytes().split(b"\n")
+    lines = [big_puzzle if line.startswith(b"c puzzle: ") else line for line in lines]
+    (tmp_path / "lying.cnf").write_bytes(b"\n".join(lines))
+    solved = puzzlesat("solve", tmp_path / "small.cnf")
+    assert solved.code == 10
+    (tmp_path / "small.out").write_text(solved.out)
+    result = puzzlesat("validate", tmp_path / "lying.cnf", tmp_path / "small.out")
+    assert "Traceback" not in result.err and result.err == ""
+    assert result.out.startswith("VERIFIED-SAT")  # the model does satisfy the CNF
+    assert "puzzle: not decoded: the header puzzle does not match the CNF" in result.out
+    assert result.code == 0
+
+
+@pytest.fixture
+def published(toy, puzzlesat, spec_file, tmp_path):
+    out = tmp_path / "out"
+    assert puzzlesat("publish", spec_file, "-o", out).code == 0
+    return out
+
+
+def _instances_missing(out):
+    for p in (out / "instances").iterdir():
+        p.unlink()
+    (out / "instances").rmdir()
+    return "instances/toy-5-r1-unit.cnf.xz: missing"
+
+
+def _instances_a_file(out):
+    _instances_missing(out)
+    (out / "instances").write_text("x")
+    return "instances: not a folder"
+
+
+def _witnesses_a_file(out):
+    for p in (out / "witnesses").iterdir():
+        p.unlink()
+    (out / "witnesses").rmdir()
+    (out / "witnesses").write_text("x")
+    return "witnesses: not a folder"
+
+
+def _instance_a_folder(out):
+    (out / "instances" / "toy-5-r1-unit.cnf.xz").unlink()
+    (out / "instances" / "toy-5-r1-unit.cnf.xz").mkdir()
+    return "instances/toy-5-r1-unit.cnf.xz: cannot read"
+
+
+@pytest.mark.parametrize("damage", [_instances_missing, _instances_a_file, _witnesses_a_file,
+                                    _instance_a_folder],
+                         ids=["instances missing", "instances a file", "witnesses a file",
+                              "instance a folder"])
+def test_verify_on_a_folder_with_instances_or_witnesses_damaged(puzzlesat, published, damage):
+    expected = damage(published)
+    result = puzzlesat("verify", published)
+    assert result.code == 1 and "Traceback" not in result.err, result.err
+    assert any(line.startswith(expected) for line in result.out.splitlines()), result.out
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e300", "0", "-1", "x"])
+@pytest.mark.parametrize("command", ["solve", "solve-suite", "calibrate"])
+def test_time_limit_nan_inf_huge(tmp_path, puzzlesat, command, value):
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    args = {"solve": [tmp_path / "i.cnf"], "solve-suite": [tmp_path, tmp_path / "r"],
+            "calibrate": [tmp_path]}[command]
+    result = puzzlesat(command, *args, "--time-limit", value)
+    assert_one_line_error(result, "--time-limit")
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a/b", "../x", "", " a", "a b"],
+                         ids=["newline", "slash", "dotdot", "empty", "leading space", "space"])
+def test_name_with_a_newline_or_slash(tmp_path, puzzlesat, name):
+    result = puzzlesat("generate", *EM_SMALL, "--name", name, "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result, "--name")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_piece_value_10_pow_23(tmp_path, puzzlesat):
+    (tmp_path / "p.txt").write_text("0\n0 0 1 100000000000000000000000\n")
+    (tmp_path / "p.json").write_text('{"pieces": [[0, 0, 1, 100000000000000000000000]]}')
+    for name in ("p.txt", "p.json"):
+        result = puzzlesat("generate", "edge-matching", "--pieces", tmp_path / name,
+                           "-o", tmp_path / "x.cnf")
+        assert_one_line_error(result, "does not fit in 32 bits")
+    assert not (tmp_path / "x.cnf").exists()
+
+
+# -- size guard -------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, fragment", [
+    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "100000000"),
+     "beyond the DIMACS limit"),
+    (("edge-matching", "--rows", "300", "--cols", "300", "--border-colors", "3",
+      "--center-colors", "10"), "beyond the DIMACS limit"),
+    (("edge-matching", "--rows", "100000", "--border-colors", "3", "--center-colors", "10"),
+     "beyond the DIMACS limit"),
+    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3"), "pass --force"),
+    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3", "--encoding", "direct"),
+     "beyond the DIMACS limit"),
+    (("flow", "--width", "5000", "--height", "5000"), "beyond the DIMACS limit"),
+    (("flow", "--width", "5000", "--height", "10", "--colors", "40"), "pass --force"),
+    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "1000000"),
+     "pass --force"),
+], ids=["sliding budget 10^8", "edge matching 300x300", "edge matching rows 10^5",
+        "sliding rows 10^5", "sliding rows 10^5 direct", "flow width 5000", "flow past threshold", "sliding budget 10^6"])
+@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+def test_size_guard_refuses_before_allocating(tmp_path, puzzlesat, args, fragment, force):
+    """MemoryError, int32 overflow or minutes of work before; now one line with the estimate,
+    at once. --force lets past the threshold, never past the DIMACS limits."""
+    if force and fragment == "pass --force":
+        pytest.skip("with --force this one would really be built")
+    start = time.monotonic()
+    result = puzzlesat("generate", *args, "-o", tmp_path / "x.cnf",
+                       *(["--force"] if force else []))
+    assert_one_line_error(result, "estimated", "variables", "clauses", "GB of DIMACS",
+                          fragment)
+    assert time.monotonic() - start < 5
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_force_lets_past_the_threshold(tmp_path, puzzlesat, monkeypatch):
+    monkeypatch.setattr("puzzlesat.generator.instance.FORCE_CLAUSES", 10)
+    result = puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result, "estimated", "pass --force")
+    assert puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf", "--force").code == 0
+
+
+def test_force_in_a_suite(toy, puzzlesat, tmp_path, monkeypatch):
+    """A suite's instances are all checked before anything is written."""
+    monkeypatch.setattr("puzzlesat.generator.suite.spec.MAX_SUITE_INSTANCES", 3)
+    spec = tmp_path / "toy.toml"
+    spec.write_bytes(SPEC)
+    result = puzzlesat("publish", spec, "-o", tmp_path / "out")
+    assert_one_line_error(result, "more than 3", "--force")
+    assert not (tmp_path / "out").exists()
+    assert puzzlesat("publish", spec, "-o", tmp_path / "out", "--force").code == 0
+    assert_one_line_error(puzzlesat("verify", tmp_path / "out"), "--force")  # as publish
+    assert puzzlesat("verify", tmp_path / "out", "--force").code == 0
+
+
+# -- leftovers --------------------------------------------------------------------------------
+@pytest.mark.parametrize("witness", ["missing/w.json", "folder"], ids=["no folder", "a folder"])
+def test_witness_to_a_bad_path_writes_no_instance(tmp_path, puzzlesat, monkeypatch, witness):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    result = puzzlesat("generate", *EM_SMALL, "-o", "x.cnf", "--witness", witness)
+    assert_one_line_error(result, "--witness")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+
+
+def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypatch):
+    """A failure in the middle of a fresh publish (here: instance n=40 cannot be built) left
+    suite.toml and empty folders; now nothing it created remains."""
+    import puzzlesat.generator.families.toy as toy_module  # the fixture's module
+
+    real = toy_module.generate
+
+    def failing(params, rng):
+        if params["n"] == 40:
+            from puzzlesat.generator.core.errors import UserError
+            raise UserError("cannot build this one")
+        return real(params, rng)
+
+    monkeypatch.setattr(toy_module, "generate", failing)
+    spec = tmp_path / "toy.toml"
+    spec.write_bytes(SPEC)
+    new, empty = tmp_path / "new" / "deeper", tmp_path / "empty"
+    empty.mkdir()
+    for out in (new, empty):
+        result = puzzlesat("publish", spec, "-o", out, "-j", "1")
+        assert_one_line_error(result, "cannot build this one")
+    assert not (tmp_path / "new").exists()
+    assert tree(empty) == {} and list(empty.iterdir()) == []
+
+
+def test_stale_part_files_are_reported_by_verify_and_removed_by_publish(puzzlesat, published,
+                                                                        spec_file):
+    """A SIGKILLed publish leaves hidden .part files."""
+    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3.part",
+             published / ".manifest.json.x8a.part"]
+    for part in parts:
+        part.write_bytes(b"half")
+    result = puzzlesat("verify", published)
+    assert result.code == 1
+    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3.part: not part of the suite" in result.out
+    assert ".manifest.json.x8a.part: not part of the suite" in result.out
+    assert puzzlesat("publish", spec_file, "-o", published).code == 0
+    assert not any(p.exists() for p in parts)
+    assert puzzlesat("verify", published).code == 0
+
+
+def test_no_zero_byte_proof_without_a_proof(tmp_path, puzzlesat):
+    """solve --proof wrote a 0-byte proof file after SAT/UNKNOWN."""
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    result = puzzlesat("solve", tmp_path / "i.cnf", "--proof", tmp_path / "p.drat")
+    assert result.code == 10
+    assert not (tmp_path / "p.drat").exists()
+    (tmp_path / "u.cnf").write_bytes(b"p cnf 1 2\n1 0\n-1 0\n")
+    assert puzzlesat("solve", tmp_path / "u.cnf", "--proof", tmp_path / "u.drat").code == 20
+    assert (tmp_path / "u.drat").exists()
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_files_honour_the_umask(toy, puzzlesat, spec_file, tmp_path, umask, mode):
+    """Every file was 0600 (tempfile's mode), whatever the umask: published suites are shared."""
+    old = os.umask(umask)
+    try:
+        assert puzzlesat("publish", spec_file, "-o", tmp_path / "out").code == 0
+        assert puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf.xz").code == 0
+    finally:
+        os.umask(old)
+    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()] + [tmp_path / "x.cnf.xz"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {mode}
+
+
+# -- specs ------------------------------------------------------------------------------------
+def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
+        tmp_path, puzzlesat, monkeypatch):
+    """pieces = "x.txt" resolved against the CWD; now against the spec, copied to inputs/."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    pieces = (REPO / "generator" / "data" / "edgematch" / "clue1.txt").read_bytes()
+    (specs / "my-pieces.txt").write_bytes(pieces)
+    (specs / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                   b'params = { pieces = "my-pieces.txt" }\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / "out"
+    result = puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1")
+    assert result.code == 0, result.err
+    assert (out / "inputs" / "my-pieces.txt").read_bytes() == pieces
+    assert b'pieces = "inputs/my-pieces.txt"' in (out / "suite.toml").read_bytes()
+    assert "inputs/my-pieces.txt" in (out / "SHA256SUMS").read_text()
+    assert list(elsewhere.iterdir()) == []
+    assert puzzlesat("verify", out).code == 0
+    # the header's reproduce command works from the published folder alone
+    published = next((out / "instances").iterdir())
+    header = lzma.decompress(published.read_bytes()).decode().splitlines()
+    words = shlex.split(next(x for x in header if x.startswith("c reproduce: "))[13:])
+    monkeypatch.chdir(out)
+    assert puzzlesat(*words[1:]).code == 0
+    assert (out / published.name).read_bytes() == published.read_bytes()
+    # republishing the published folder from its own suite.toml changes nothing
+    (out / published.name).unlink()
+    before = tree(out)
+    assert puzzlesat("publish", out / "suite.toml", "-o", out).code == 0
+    assert tree(out) == before
+
+
+def test_spec_relative_pieces_missing_file(tmp_path, puzzlesat):
+    (tmp_path / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                      b'params = { pieces = "nope.txt" }\n')
+    result = puzzlesat("publish", tmp_path / "s.toml", "-o", tmp_path / "out")
+    assert_one_line_error(result, "no such file", "nope.txt", "spec's folder")
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_spec_is_refused(tmp_path, puzzlesat):
+    """An empty spec published an empty suite with exit 0."""
+    (tmp_path / "e.toml").write_bytes(HEAD)
+    result = puzzlesat("publish", tmp_path / "e.toml", "-o", tmp_path / "out")
+    assert_one_line_error(result, "no instances", "nothing to publish")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("group", [
+    b"replicates = 100000000\n",
+    b"replicates = 1000\nparams = { n = { from = 1, to = 1000 } }\n",
+], ids=["replicates 10^8", "grid 10^6"])
+def test_huge_suite_needs_force(toy, puzzlesat, tmp_path, group):
+    """replicates = 10^8 took 4 GB before writing anything."""
+    (tmp_path / "h.toml").write_bytes(HEAD + b"[[group]]\nfamily = 'toy'\n" + group)
+    start = time.monotonic()
+    result = puzzlesat("publish", tmp_path / "h.toml", "-o", tmp_path / "out")
+    assert_one_line_error(result, "more than 100000", "--force")
+    assert time.monotonic() - start < 5
+    assert not (tmp_path / "out").exists()
