@@ -114,6 +114,30 @@ def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, m
     assert b"".join(pieces) == want
 
 
+def test_writer_makes_the_literal_table_once_per_formula(monkeypatch):
+    """A flow formula is thousands of small blocks that the reference writer formats: the
+    table of every literal's text (O(V)) must be made a fixed number of times per formula, not
+    once per block (it was: a 40x40 flow grid took 25 s to write instead of 1 s)."""
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    made = []
+    monkeypatch.setattr(dimacs, "literal_table", lambda n: made.append(n) or literal_table(n))
+
+    def tables_made(blocks: int) -> int:
+        f = Formula()
+        f.new_vars("v", 5000)
+        for block in range(blocks):  # widths change on every row: the reference writer's
+            f.add(f"mixed {block}", [[1 + r % 9, -(1000 + block * 50 + r)] if r % 2 else
+                                     [-(1000 + r), 2 + block % 7] for r in range(50)])
+        made.clear()
+        pieces = []
+        dimacs.stream_clauses(f, lambda view: pieces.append(bytes(view)))
+        assert b"".join(pieces) == numpy_clause_bytes(f.blocks, literal_table(5000))
+        return len(made)
+
+    assert tables_made(20) == tables_made(2)
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as patch:

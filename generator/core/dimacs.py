@@ -302,11 +302,13 @@ def _block_texts(formula: Formula):
     found = word_table(num_vars)
     if len(_LAYOUTS) > 4096:
         _LAYOUTS.clear()
-    plans, total = [], 0
+    plans, total, table = [], 0, None
     for block in formula.blocks:
         plan = _plan_runs(block, num_vars, found[1]) if found is not None else None
         if plan is None:
-            text = numpy_clause_bytes([block], literal_table(num_vars))
+            if table is None:  # made once: it holds the text of every literal of the formula
+                table = literal_table(num_vars)
+            text = numpy_clause_bytes([block], table)
             total += len(text)
             plans.append([text])
         else:
