@@ -94,7 +94,8 @@ TABLES = {"plant": plant_table, "encode": encode_table, "unique": unique_table,
           "round_trips": round_trips}
 
 
-def main(names: list[str]) -> None:
+def main(names: list[str] | None = None) -> None:
+    """The tables named (all of them by default: ``python -m bench`` calls this bare)."""
     for name in names or TABLES:
         TABLES[name]()
 

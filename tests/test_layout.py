@@ -78,3 +78,14 @@ def test_doctests(module):
     for test in doctest.DocTestFinder().find(importlib.import_module(module)):
         runner.run(test, out=report.append)
     assert runner.failures == 0, "".join(report)
+
+
+def test_every_bench_runs_from_python_m_bench():
+    """``python -m bench`` calls each bench_*.main() with no argument."""
+    import inspect
+
+    for path in sorted((REPO / "bench").glob("bench_*.py")):
+        main = importlib.import_module(f"bench.{path.stem}").main
+        required = [p for p in inspect.signature(main).parameters.values()
+                    if p.default is inspect.Parameter.empty]
+        assert not required, f"{path.name}: main() requires {required}"
