@@ -248,28 +248,36 @@ def test_piece_value_10_pow_23(tmp_path, puzzlesat):
 
 
 # -- size guard -------------------------------------------------------------------------------
-@pytest.mark.parametrize("args, fragment", [
-    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "100000000"),
-     "beyond the DIMACS limit"),
-    (("edge-matching", "--rows", "300", "--cols", "300", "--border-colors", "3",
-      "--center-colors", "10"), "beyond the DIMACS limit"),
-    (("edge-matching", "--rows", "100000", "--border-colors", "3", "--center-colors", "10"),
-     "beyond the DIMACS limit"),
-    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3"), "pass --force"),
-    (("sliding", "--rows", "100000", "--cols", "2", "--walk", "3", "--encoding", "direct"),
-     "beyond the DIMACS limit"),
-    (("flow", "--width", "5000", "--height", "5000"), "beyond the DIMACS limit"),
-    (("flow", "--width", "5000", "--height", "10", "--colors", "40"), "pass --force"),
-    (("sliding", "--rows", "3", "--cols", "3", "--walk", "8", "--budget", "1000000"),
-     "pass --force"),
-], ids=["sliding budget 10^8", "edge matching 300x300", "edge matching rows 10^5",
-        "sliding rows 10^5", "sliding rows 10^5 direct", "flow width 5000", "flow past threshold", "sliding budget 10^6"])
-@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+#: past the DIMACS limits: refused with or without --force
+BEYOND_LIMITS = {
+    "sliding budget 10^8": ("sliding", "--rows", "3", "--cols", "3", "--walk", "8",
+                            "--budget", "100000000"),
+    "edge matching 300x300": ("edge-matching", "--rows", "300", "--cols", "300",
+                              "--border-colors", "3", "--center-colors", "10"),
+    "edge matching rows 10^5": ("edge-matching", "--rows", "100000", "--border-colors", "3",
+                                "--center-colors", "10"),
+    "sliding rows 10^5 direct": ("sliding", "--rows", "100000", "--cols", "2", "--walk", "3",
+                                 "--encoding", "direct"),
+    "flow width 5000": ("flow", "--width", "5000", "--height", "5000"),
+}
+#: past the --force threshold only (with --force these would really be built)
+PAST_THRESHOLD = {
+    "sliding rows 10^5": ("sliding", "--rows", "100000", "--cols", "2", "--walk", "3"),
+    "flow past threshold": ("flow", "--width", "5000", "--height", "10", "--colors", "40"),
+    "sliding budget 10^6": ("sliding", "--rows", "3", "--cols", "3", "--walk", "8",
+                            "--budget", "1000000"),
+}
+SIZE_CASES = ([(args, "beyond the DIMACS limit", force) for args in BEYOND_LIMITS.values()
+               for force in (False, True)]
+              + [(args, "pass --force", False) for args in PAST_THRESHOLD.values()])
+SIZE_IDS = ([f"{name}{' force' if force else ''}" for name in BEYOND_LIMITS
+             for force in (False, True)] + list(PAST_THRESHOLD))
+
+
+@pytest.mark.parametrize("args, fragment, force", SIZE_CASES, ids=SIZE_IDS)
 def test_size_guard_refuses_before_allocating(tmp_path, puzzlesat, args, fragment, force):
     """MemoryError, int32 overflow or minutes of work before; now one line with the estimate,
-    at once. --force lets past the threshold, never past the DIMACS limits."""
-    if force and fragment == "pass --force":
-        pytest.skip("with --force this one would really be built")
+    at once. --force lets past the threshold (test below), never past the DIMACS limits."""
     start = time.monotonic()
     result = puzzlesat("generate", *args, "-o", tmp_path / "x.cnf",
                        *(["--force"] if force else []))
