@@ -14,6 +14,10 @@ def test_golden_streams():
     r = Rng(1)
     assert r.integers(6, 5).tolist() == [1, 0, 1, 4, 5]
     assert r.permutation(5).tolist() == [2, 3, 1, 0, 4]
+    draws = Rng(1).draws(block=3)  # blocks of any size read the same stream
+    assert [draws.below(6) for _ in range(5)] == [3, 5, 0, 5, 1]
+    assert [draws.below(10**12) for _ in range(2)] == [
+        Rng(1).raw(7).tolist()[5] * 10**12 >> 64, Rng(1).raw(7).tolist()[6] * 10**12 >> 64]
 
 
 def test_derived_seeds_differ_and_fit_63_bits():

@@ -3,8 +3,8 @@
 Reproducibility years later is the point, so nothing here relies on numpy's *distribution*
 code (``Generator.integers``, ``shuffle``, ...), whose output numpy may change between
 versions. Only the raw 64-bit stream of the PCG64 bit generator is used — a fixed algorithm —
-and the primitives on top of it (bounded integers by rejection, Fisher–Yates shuffle) are
-written out here and pinned by golden tests.
+and the primitives on top of it (bounded integers by rejection, Fisher–Yates shuffle, one-at-a-
+time multiply-shift draws) are written out here and pinned by golden tests.
 
 >>> rng = Rng(1)
 >>> rng.integers(6, 5).tolist()
@@ -81,3 +81,29 @@ class Rng:
 
     def choice(self, items: list):
         return items[self.integer(len(items))]
+
+    def draws(self, block: int = 1024) -> Draws:
+        """A :class:`Draws` on this stream, for algorithms that draw one small integer at a
+        time (a per-call :meth:`integer` costs a numpy call each)."""
+        return Draws(self, block)
+
+
+class Draws:
+    """Bounded integers one at a time from an :class:`Rng`'s raw stream: ``below(k)`` is
+    ``(x * k) >> 64`` for the next raw word ``x`` (multiply-shift; bias below k / 2**64).
+    Words are taken ``block`` at a time, so the stream consumed depends only on the calls made.
+
+    >>> draws = Rng(1).draws()
+    >>> [draws.below(6) for _ in range(5)]
+    [3, 5, 0, 5, 1]
+    """
+
+    def __init__(self, rng: Rng, block: int = 1024):
+        self.rng, self.block, self.words, self.next = rng, block, [], 0
+
+    def below(self, bound: int) -> int:
+        if self.next == len(self.words):
+            self.words, self.next = self.rng.raw(self.block).tolist(), 0
+        word = self.words[self.next]
+        self.next += 1
+        return (word * bound) >> 64

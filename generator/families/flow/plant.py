@@ -21,8 +21,9 @@ A planted grid is a *path cover*: every cell on exactly one path, and no path to
 So every count from the shorter side (stripes, before any merge) up to what cutting can reach
 is met exactly: :func:`colour_range`. When an attempt ends with more paths than asked for
 (rare, small grids) the next attempt starts again; the last resort is the plain stripes cut.
-Random numbers come from one :class:`puzzlesat.generator.core.seeds.Rng` through
-:class:`_Draws` (raw 64-bit words taken in blocks), so planting is deterministic and cheap.
+Random numbers come from one :class:`puzzlesat.generator.core.seeds.Rng` through its
+:class:`~puzzlesat.generator.core.seeds.Draws` (raw words taken in blocks), so planting is
+deterministic and cheap.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
-from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.seeds import Draws, Rng
 from puzzlesat.generator.families.flow.encode import _layout, decode, encode
 from puzzlesat.generator.families.flow.puzzle import (
     LABELS,
@@ -48,26 +49,6 @@ MOVES_PER_CELL = 8
 STRIPE_PIECES = 3
 #: attempts of --unique before giving up
 UNIQUE_ATTEMPTS = 200
-#: raw 64-bit words taken from the Rng at a time
-DRAW_BLOCK = 1024
-
-
-class _Draws:
-    """Bounded integers from an :class:`Rng`'s raw stream: ``below(k)`` = ``(x·k) >> 64`` for
-    the next raw word x (bias < k / 2**64). Words are taken in blocks of :data:`DRAW_BLOCK`,
-    so the stream consumed is a function of the calls made: deterministic."""
-
-    def __init__(self, rng: Rng):
-        self.rng, self.words, self.next = rng, [], 0
-
-    def below(self, bound: int) -> int:
-        if self.next == len(self.words):
-            self.words, self.next = self.rng.raw(DRAW_BLOCK).tolist(), 0
-        word = self.words[self.next]
-        self.next += 1
-        return (word * bound) >> 64
-
-
 def colour_range(width: int, height: int, min_path: int) -> tuple[int, int]:
     """(fewest, most) colours that planting always meets exactly on a width×height grid with
     paths of at least ``min_path`` cells: from the number of stripes (the shorter side) to
@@ -92,7 +73,7 @@ def plant_paths(width: int, height: int, colors: int, min_path: int,
     if not low <= colors <= high:
         raise UserError(f"flow: {width}x{height} with paths of at least {min_path} cells takes "
                         f"{low}..{high} colours, asked for {colors}")
-    draws = _Draws(rng)
+    draws = rng.draws()
     for attempt in range(PLANT_ATTEMPTS + 1):
         last = attempt == PLANT_ATTEMPTS
         paths = _stripes(width, height, 1 if last else STRIPE_PIECES, min_path, draws)
@@ -103,7 +84,7 @@ def plant_paths(width: int, height: int, colors: int, min_path: int,
     raise AssertionError("unreachable: plain stripes meet every count in colour_range")
 
 
-def _stripes(width: int, height: int, pieces: int, min_path: int, draws: _Draws) -> list:
+def _stripes(width: int, height: int, pieces: int, min_path: int, draws: Draws) -> list:
     """Rows (or columns, when the grid is taller than wide), each cut into up to ``pieces``
     pieces of at least ``min_path`` cells."""
     cells = np.arange(width * height).reshape(height, width)
@@ -113,7 +94,7 @@ def _stripes(width: int, height: int, pieces: int, min_path: int, draws: _Draws)
 
 
 def _rewire(width: int, height: int, paths: list, min_path: int, moves_per_cell: int,
-            draws: _Draws) -> list:
+            draws: Draws) -> list:
     """Random valid moves on the cover ``paths`` (see the module docstring, step 2)."""
     cells = width * height
     nb = [[n for n in row if n >= 0] for row in neighbour_table(height, width).tolist()]
@@ -187,7 +168,7 @@ def _touch_elsewhere(nb, owner, pos, mine, other, p, q, lo, hi, a, b) -> bool:
     return False
 
 
-def _cut(paths: list, colors: int, min_path: int, draws: _Draws) -> list:
+def _cut(paths: list, colors: int, min_path: int, draws: Draws) -> list:
     """``paths`` cut at random places into ``colors`` pieces of at least ``min_path`` cells.
     A path of L cells holds ``L // min_path`` pieces at most (its capacity); a cut that lowers
     the total capacity is taken only while the total stays at least ``colors``."""
