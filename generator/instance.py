@@ -109,16 +109,13 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,
-               where: str = "") -> Estimate | None:
+               where: str = "") -> Estimate:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
     above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``. ``family`` is a module or a name."""
     if isinstance(family, str):
         family = get_family(family)
         params = normalize_params(family, params, where)
-    estimate = getattr(family, "estimate", None)
-    if estimate is None:
-        return None
-    size = estimate(params, encoding)
+    size = family.estimate(params, encoding)
     if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
         raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
                         f"and clauses; choose smaller parameters")

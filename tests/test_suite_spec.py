@@ -16,7 +16,7 @@ from puzzlesat.generator import families
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import derive_seed
-from puzzlesat.generator.families import Param
+from puzzlesat.generator.families import Estimate, Param
 from puzzlesat.generator.suite import parse_spec
 
 HEAD = b"""
@@ -59,6 +59,8 @@ def _toy_module() -> types.ModuleType:
         return f
 
     toy.instance_name = instance_name
+    toy.estimate = lambda params, encoding: Estimate(params["n"], 2 * params["n"],
+                                                     2 * params["n"] * (len(str(params["n"])) + 4))
     toy.generate = generate
     toy.encode = encode
     toy.expected = lambda puzzle, params, certify=None: ("SAT", "planted")
