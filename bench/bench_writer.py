@@ -3,9 +3,9 @@
 Generates and writes the instance with puzzlesat, then writes the very same clause list with
 PySAT's ``CNF.to_file`` and CNFgen's ``CNF.to_dimacs`` (same clauses, same sizes), and prints
 clauses/s and MB/s for each and the ratios. puzzlesat is timed writing the file (the run
-writer, streamed; what ``puzzlesat generate`` does), and on ``clause_bytes`` with the compiled
-kernel of the ``fast`` extra (its first call loads numba) and with the numpy run writer. Run by
-hand: ``python -m bench.bench_writer``; the whole-process numbers are in bench_pipeline.
+writer, streamed; what ``puzzlesat generate`` does) and making the text in memory
+(``clause_bytes``, as ``publish`` does). Run by hand: ``python -m bench.bench_writer``; the
+whole-process numbers are in bench_pipeline.
 """
 
 from __future__ import annotations
@@ -31,17 +31,12 @@ def main() -> None:
     ours_path = os.path.join(folder, "ours.cnf")
     inst, t_gen = _timed(lambda: build("edge-matching", PARAMS, "all", 1))
     size, t_write = _timed(lambda: write_instance(ours_path, inst.formula, inst.header()))
-    # the first call loads the compiled kernel (numba import + cached machine code)
-    _, t_cold = _timed(lambda: clause_bytes(inst.formula, kernel=True))
-    _, t_kernel = _timed(lambda: clause_bytes(inst.formula, kernel=True))
-    _, t_numpy = _timed(lambda: clause_bytes(inst.formula, kernel=False))
+    _, t_memory = _timed(lambda: clause_bytes(inst.formula))
     n, mb = inst.formula.num_clauses, size / 1e6
     clauses = inst.formula.clauses()
     rows = [("puzzlesat generate", t_gen),
             ("puzzlesat write_instance (streamed, fsync)", t_write),
-            ("  clause_bytes, kernel, first (loads numba)", t_cold),
-            ("  clause_bytes, compiled kernel", t_kernel),
-            ("  clause_bytes, numpy run writer", t_numpy)]
+            ("  clause_bytes (in memory)", t_memory)]
     peers = []
     try:
         from pysat.formula import CNF
@@ -68,7 +63,7 @@ def main() -> None:
               f"{mb / seconds:7.1f} MB/s")
     for label, seconds in peers:
         print(f"  ratio {label} / puzzlesat write: {seconds / t_write:.1f}x "
-              f"(numpy run writer alone {seconds / t_numpy:.1f}x)")
+              f"(in memory {seconds / t_memory:.1f}x)")
     for name in os.listdir(folder):
         os.unlink(os.path.join(folder, name))
     os.rmdir(folder)

@@ -2,9 +2,7 @@ import bz2
 import gzip
 import hashlib
 import lzma
-import sys
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +10,6 @@ from hypothesis import strategies as st
 from puzzlesat.generator.core.cnf import Formula, pad_rows
 from puzzlesat.generator.core.dimacs import (
     atomic_write,
-    clause_buffer,
     clause_bytes,
     compress,
     decompress,
@@ -38,24 +35,13 @@ clauses_st = st.lists(st.lists(st.integers(-1200, 1200).filter(bool), min_size=1
                       min_size=0, max_size=40)
 
 
-@pytest.fixture(scope="module", params=[False, True], ids=["numpy", "kernel"])
-def kernel(request):
-    """Both writers; the kernel loaded (and compiled) up front, outside hypothesis deadlines."""
-    if request.param:
-        f = Formula()
-        f.new_vars("v", 1)
-        f.add("c", [[1]])  # a clause, so the block writer is compiled too
-        clause_bytes(f, kernel=True)
-    return request.param
-
-
 @given(clauses=clauses_st)
-def test_writer_matches_reference_and_reader_inverts(clauses, kernel):
+def test_writer_matches_reference_and_reader_inverts(clauses):
     f = Formula()
     f.new_vars("v", 1200)
     if clauses:
         f.add("c", pad_rows(clauses))
-    body = clause_bytes(f, kernel=kernel)
+    body = clause_bytes(f)
     assert body == reference_text(clauses)
     d = parse_dimacs(dimacs_bytes(f, {"family": "x"}, body))
     assert d.clauses() == clauses
@@ -64,20 +50,20 @@ def test_writer_matches_reference_and_reader_inverts(clauses, kernel):
     assert d.gbd_hash == gbd_hash_of_body(body) == hashlib.md5(tokens.encode()).hexdigest()
 
 
-def test_writer_handles_powers_of_ten(kernel):
+def test_writer_handles_powers_of_ten():
     f = Formula()
     f.new_vars("v", 100000)
     f.add("c", [[9, 10, -99, 100], [999, -1000, 99999, -100000]])
-    assert clause_bytes(f, kernel=kernel) == b"9 10 -99 100 0\n999 -1000 99999 -100000 0\n"
+    assert clause_bytes(f) == b"9 10 -99 100 0\n999 -1000 99999 -100000 0\n"
 
 
 @given(blocks=st.lists(clauses_st.filter(bool), min_size=1, max_size=4))
-def test_writers_agree_on_many_blocks(blocks, kernel):
+def test_writers_agree_on_many_blocks(blocks):
     f = Formula()
     f.new_vars("v", 1200)
     for i, block in enumerate(blocks):
         f.add(f"b{i}", pad_rows(block))
-    assert clause_bytes(f, kernel=kernel) == reference_text([c for b in blocks for c in b])
+    assert clause_bytes(f) == reference_text([c for b in blocks for c in b])
 
 
 # literals around powers of ten, so that text widths change inside a block (runs break there)
@@ -90,12 +76,12 @@ _edge_lit = st.sampled_from([1, 9, 10, 99, 100, 999, 1000, 9999]).flatmap(
        unit=st.integers(1, 3), repeat=st.integers(1, 30), stage=st.sampled_from([64, 1 << 20]),
        chunk=st.sampled_from([3, 1 << 14]))
 def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, monkeypatch_module):
-    """The run writer (clause_buffer, stream_clauses) against the reference writer and the
+    """The run writer (stream_clauses, clause_bytes) against the reference writer and the
     plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps."""
     import puzzlesat.generator.core.dimacs as dimacs
 
     monkeypatch_module.setattr(dimacs, "_STAGE_BYTES", stage)
-    monkeypatch_module.setattr(dimacs, "_WORD_CHUNK", chunk)
+    monkeypatch_module.setattr(dimacs, "_STEP_WORDS", chunk)
     clauses = rows * repeat
     count = len(clauses) // unit * unit
     f = Formula()
@@ -107,8 +93,7 @@ def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, m
     f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: left to the reference
     want = numpy_clause_bytes(f.blocks, literal_table(9999))
     assert want.startswith(reference_text(clauses[:count] + clauses))
-    assert clause_buffer(f).tobytes() == want
-    assert clause_buffer(f, b"p cnf\n").tobytes() == b"p cnf\n" + want
+    assert clause_bytes(f) == want
     pieces = []
     assert stream_clauses(f, lambda view: pieces.append(bytes(view))) == len(want)
     assert b"".join(pieces) == want
@@ -144,47 +129,26 @@ def monkeypatch_module():
         yield patch
 
 
-def test_kernel_copies_literal_text_wider_than_a_word():
-    """Text over 8 bytes (from V = 10^7 up) takes two words per copy; a synthetic table of
-    12-byte texts checks that without building a table of 2 * 10^7 rows."""
-    from puzzlesat.generator.core.textkernel import clause_text
+def test_writer_formats_texts_wider_than_a_word_with_the_reference(monkeypatch):
+    """From V = 10^7 a literal's text ("-10000000 ") no longer fits a word: every block goes to
+    the reference writer (checked without a table of 2 * 10^7 rows)."""
+    import puzzlesat.generator.core.dimacs as dimacs
 
-    num_vars = 4
-    texts = [f"{lit:+011d} ".encode() if lit else b"" for lit in range(-num_vars, num_vars + 1)]
-    table = np.zeros((len(texts), 13), dtype=np.uint8)
-    for row, text in enumerate(texts):
-        table[row, : len(text)] = list(text)
+    assert dimacs.word_table(10**7) is None and dimacs.word_table(10**5) is not None
+    monkeypatch.setattr(dimacs, "word_table", lambda num_vars: None)
     f = Formula()
-    f.new_vars("v", num_vars)
-    f.add("c", pad_rows([[1, -4, 3], [-2]]))
-    assert clause_text(f.blocks, table) == (b"+0000000001 -0000000004 +0000000003 0\n"
-                                            b"-0000000002 0\n")
+    f.new_vars("v", 100)
+    f.add("c", pad_rows([[1, -100, 3], [-2]]))
+    f.add("d", [[[5, 6], [7, 8]]])
+    assert clause_bytes(f) == b"1 -100 3 0\n-2 0\n5 6 0\n7 8 0\n"
 
 
-def test_writer_rejects_literal_beyond_num_vars(kernel):
+def test_writer_rejects_literal_beyond_num_vars():
     f = Formula()
     f.new_vars("v", 5)
     f.add("bad", [[1, -6]])
     with pytest.raises(ValueError, match="clause block 'bad' has a literal beyond 5"):
-        clause_bytes(f, kernel=kernel)
-
-
-def test_writer_loads_the_kernel_only_for_big_formulas(monkeypatch):
-    import puzzlesat.generator.core.dimacs as dimacs
-
-    f = Formula()
-    f.new_vars("v", 3)
-    f.add("c", [[1, -2, 3], [-1, 2, 0]])
-    monkeypatch.setattr(dimacs, "_kernel_module", None)
-    monkeypatch.setattr(dimacs, "KERNEL_MIN_LITERALS", 7)
-    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is None
-    monkeypatch.setattr(dimacs, "KERNEL_MIN_LITERALS", 6)
-    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n"
-    assert dimacs._kernel_module.__name__ == "puzzlesat.generator.core.textkernel"
-    # without numba the numpy path writes the same bytes
-    monkeypatch.setattr(dimacs, "_kernel_module", None)
-    monkeypatch.setitem(sys.modules, "puzzlesat.generator.core.textkernel", None)
-    assert clause_bytes(f) == b"1 -2 3 0\n-1 2 0\n" and dimacs._kernel_module is False
+        clause_bytes(f)
 
 
 def test_gbd_example_from_spec():

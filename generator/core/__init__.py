@@ -1,3 +1,3 @@
 """Building blocks every family and suite shares: the clause container (cnf), DIMACS text and
-files (dimacs, textkernel), seeds, grid geometry and the user-error type. Imports nothing above
+files (dimacs), seeds, grid geometry and the user-error type. Imports nothing above
 itself."""

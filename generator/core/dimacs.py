@@ -13,7 +13,7 @@ GBD hash (gbdc / gbd-tools): md5 of all literal tokens, clause-ending zeros incl
 by single spaces, ignoring ``c`` and ``p`` lines — so layout, comments and compression do not
 change it.
 
->>> from puzzlesat.generator.core.cnf import Formula
+>>> from puzzlesat.generator.core.cnf import ClauseBlock, Formula
 >>> f = Formula(); x = f.new_vars("x", 3); f.add("c", [[1, -2, 0], [2, 3, 0]])
 >>> print(dimacs_bytes(f, {"family": "demo"}).decode(), end="")
 c family: demo
@@ -30,7 +30,7 @@ import bz2
 import contextlib
 import gzip
 import hashlib
-import importlib
+import io
 import json
 import lzma
 import mmap
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.cnf import ClauseBlock, Formula
 from puzzlesat.generator.core.errors import UserError
 
 FORMAT_VERSION = 1
@@ -126,40 +126,11 @@ def literal_table(num_vars: int) -> np.ndarray:
 _DELETE_NUL = bytes(range(1))
 
 
-#: Formulas with at least this many literal slots load the compiled kernel (numba, when
-#: installed). Loading costs ~0.4 s, about what numpy spends on 16 M slots; the kernel saves
-#: ~12 ns a slot, so one formula of this size breaks even after ~32 M slots and a process that
-#: writes several (publish, calibrate) wins sooner. Once loaded, the kernel serves every formula.
-KERNEL_MIN_LITERALS = 1 << 24
-_kernel_module = None  # puzzlesat.generator.core.textkernel once loaded; False when numba is not installed
-
-
-def _text_kernel(literal_slots: int):
-    global _kernel_module
-    if _kernel_module is None and literal_slots >= KERNEL_MIN_LITERALS:
-        try:
-            _kernel_module = importlib.import_module("puzzlesat.generator.core.textkernel")
-        except ImportError:  # numba missing: the numpy path gives the same bytes
-            _kernel_module = False
-    return _kernel_module or None
-
-
-def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
-    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line).
-
-    ``kernel``: True forces the compiled kernel (ImportError without numba), False the numpy
-    path (:func:`clause_buffer`), None lets the size decide (:data:`KERNEL_MIN_LITERALS`). All
-    give the same bytes.
-    """
-    if kernel is None:
-        module = _text_kernel(sum(block.literals.size for block in formula.blocks))
-    elif kernel:
-        module = importlib.import_module("puzzlesat.generator.core.textkernel")
-    else:
-        module = None
-    if module:
-        return module.clause_text(formula.blocks, literal_table(formula.num_vars))
-    return clause_buffer(formula).tobytes()
+def clause_bytes(formula: Formula) -> bytes:
+    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line)."""
+    out = io.BytesIO()
+    stream_clauses(formula, out.write)
+    return out.getvalue()
 
 
 # -- the run writer ----------------------------------------------------------------------------
@@ -169,68 +140,160 @@ def clause_bytes(formula: Formula, kernel: bool | None = None) -> bytes:
 # unit's text, so the unit's text is built as whole words by shifting each literal's word
 # into place and OR-ing it in, one column of the run at a time (the NUL padding of a word is
 # zero, so neighbours do not disturb each other), with the rows' "0\n" words preset. Runs are
-# long in generated formulas (text lengths change only at powers of ten); a block with many
-# short runs, or a zero inside a clause, goes to the reference writer instead.
-_WORD_CHUNK = 1 << 14  # literal words per step: a step's temporaries stay in cache
+# long in generated formulas (text lengths change only at powers of ten); a step with many
+# short runs, or a block with a zero inside a clause, goes to the reference writer instead.
+#
+# Speed comes from a few large numpy calls per step, each with a preallocated output: literal
+# words are gathered with ``np.take(..., mode="clip")`` on int64 offsets (several times faster
+# than fancy indexing with the int32 literals, which converts and bounds-checks every index;
+# the bounds are checked once per block instead), and a unit whose text is a whole number of
+# words is built in place in the output buffer.
+_STEP_WORDS = 1 << 14  # literal words per step: a step's arrays stay in cache
+_STAGE_BYTES = 1 << 20  # text handed to write() at a time
 _SHIFT = [np.uint64(8 * r) for r in range(9)]
 
 
 def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(words, lengths): ``words[l]`` is the text of literal ``l`` and a space as a
-    little-endian uint64 padded with NUL bytes, ``lengths[l]`` its byte count, for ``-V <= l
-    <= V`` (negative literals index from the end, so a clause block indexes the tables as it
-    is); ``words[0]`` (the padding 0) is empty. None when a literal's text does not fit a word
+    """(words, lengths): ``words[l + V]`` is the text of literal ``l`` and a space as a
+    little-endian uint64 padded with NUL bytes, ``lengths[l + V]`` its byte count, for ``-V <=
+    l <= V``; the padding literal 0 is empty. None when a literal's text does not fit a word
     (V >= 10^7)."""
-    table = literal_table(num_vars)
-    if table.shape[1] > 8:
+    if len(str(num_vars)) + 2 > 8:  # sign, digits, space
         return None
+    table = literal_table(num_vars)
     padded = np.zeros((table.shape[0], 8), dtype=np.uint8)
     padded[:, : table.shape[1]] = table
-    words = np.roll(padded.view(np.uint64).reshape(-1), -num_vars)
-    return words, np.count_nonzero(np.roll(padded, -num_vars, axis=0), axis=1).astype(np.uint8)
+    return padded.view(np.uint64).reshape(-1), np.count_nonzero(padded, axis=1).astype(np.uint8)
 
 
-def _plan_runs(block, num_vars: int, lengths: np.ndarray):
-    """(literals (units, g*w), [(first unit, end unit, layout)], text bytes) of one block,
-    or None when the block is left to the reference writer."""
-    lits = block.literals
-    rows, width = lits.shape
-    g = block.unit if rows % block.unit == 0 else 1
-    if rows == 0 or width == 0:
-        return None
-    low, high = int(lits.min()), int(lits.max())
-    if high > num_vars or low < -num_vars:
-        raise ValueError(f"clause block {block.name!r} has a literal beyond {num_vars}")
-    if width > 1 and low <= 0 <= high:
-        zero = lits == 0
-        if (zero[:, :-1] & ~zero[:, 1:]).any():
-            return None  # a zero inside a clause: the reference writer defines that text
-    index = lits.reshape(rows // g, g * width)  # a literal indexes the rolled tables directly
-    lens = lengths[index]
-    units, n = index.shape
-    bounds = [0, units]
-    if units > 1:
-        if n in (1, 2, 4, 8):  # compare each unit's lengths as one integer
-            key = lens.view(f"u{n}").reshape(-1)
-            change = np.flatnonzero(key[1:] != key[:-1]) + 1
+class _Stage:
+    """Text on its way to ``write``: one reused buffer, handed over in pieces of about
+    :data:`_STAGE_BYTES` (the whole text is never held, and the buffer's pages stay mapped)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+        self.buffer = np.empty(_STAGE_BYTES, dtype=np.uint8)
+        self.used = 0
+        self.total = 0
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """The next ``nbytes`` of the text, to be filled by the caller."""
+        if self.used + nbytes > self.buffer.size:
+            self.flush()
+            if nbytes > self.buffer.size:  # one unit wider than the buffer
+                self.buffer = np.empty(nbytes, dtype=np.uint8)
+        view = self.buffer[self.used : self.used + nbytes]
+        self.used += nbytes
+        self.total += nbytes
+        return view
+
+    def put(self, text: bytes) -> None:
+        self.take(len(text))[:] = np.frombuffer(text, dtype=np.uint8)
+
+    def flush(self) -> None:
+        if self.used:
+            self.write(memoryview(self.buffer[: self.used]))
+            self.used = 0
+
+
+class _RunWriter:
+    """The run writer for one formula: its word table, layouts and scratch arrays."""
+
+    def __init__(self, num_vars: int, tables: tuple[np.ndarray, np.ndarray], stage: _Stage):
+        self.num_vars = num_vars
+        self.stage = stage
+        self.words, self.lengths = tables
+        self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
+        self.scratch: dict = {}
+        self.table = None  # the reference writer's table, made once when first needed
+
+    def _array(self, name: str, size: int, dtype) -> np.ndarray:
+        array = self.scratch.get(name)
+        if array is None or array.size < size:
+            array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
+        return array[:size]
+
+    def reference(self, literals: np.ndarray, name: str) -> None:
+        if self.table is None:
+            self.table = literal_table(self.num_vars)
+        self.stage.put(numpy_clause_bytes([ClauseBlock(name, literals)], self.table))
+
+    def block(self, block: ClauseBlock) -> None:
+        lits = block.literals
+        rows, width = lits.shape
+        if rows == 0 or width == 0:
+            return
+        low, high = int(lits.min()), int(lits.max())
+        if high > self.num_vars or low < -self.num_vars:
+            raise ValueError(f"clause block {block.name!r} has a literal beyond {self.num_vars}")
+        if width > 1 and low <= 0 <= high:
+            zero = lits == 0
+            if (zero[:, :-1] & ~zero[:, 1:]).any():  # the reference writer defines that text
+                self.reference(lits, block.name)
+                return
+        g = block.unit if rows % block.unit == 0 else 1
+        index = lits.reshape(rows // g, g * width)
+        units, n = index.shape
+        step = max(1, _STEP_WORDS // n)
+        for a in range(0, units, step):
+            self.step(index[a : a + step], g, width, block.name)
+
+    def step(self, index: np.ndarray, g: int, width: int, name: str) -> None:
+        m, n = index.shape
+        offsets = np.add(index, self.num_vars, dtype=np.int64,
+                         out=self._array("offsets", m * n, np.int64).reshape(m, n))
+        lens = np.take(self.lengths, offsets, mode="clip",
+                       out=self._array("lens", m * n, np.uint8).reshape(m, n))
+        bounds = [0, m]
+        if m > 1:
+            if n in (1, 2, 4, 8):  # compare each unit's lengths as one integer
+                key = lens.view(f"u{n}").reshape(-1)
+                change = np.flatnonzero(key[1:] != key[:-1]) + 1
+            else:
+                change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
+            if change.size > m // 8 + 16:
+                self.reference(index.reshape(m * g, width), name)
+                return
+            bounds = [0, *change.tolist(), m]
+        words = np.take(self.words, offsets, mode="clip",
+                        out=self._array("words", m * n, np.uint64).reshape(m, n))
+        for first, end in zip(bounds[:-1], bounds[1:]):
+            signature = lens[first]
+            key = (g, width, signature.tobytes())
+            layout = self.layouts.get(key)
+            if layout is None:
+                layout = self.layouts[key] = _layout(signature.reshape(g, width))
+            self.run(words[first:end], layout)
+
+    def run(self, words: np.ndarray, layout) -> None:
+        size, preset, ops, groups = layout
+        m = words.shape[0]
+        out = self.stage.take(m * size)
+        if size % 8 == 0:  # whole words: built in place
+            text = out.view(np.uint64).reshape(m, size // 8)
+            preset = preset[: size // 8]
         else:
-            change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
-        if change.size > units // 8 + 16:
-            return None
-        bounds = [0, *change.tolist(), units]
-    runs, total = [], 0
-    for first, end in zip(bounds[:-1], bounds[1:]):
-        signature = lens[first]
-        key = (g, width, signature.tobytes())
-        layout = _LAYOUTS.get(key)
-        if layout is None:
-            layout = _LAYOUTS[key] = _layout(signature.reshape(g, width))
-        runs.append((first, end, layout))
-        total += (end - first) * layout[0]
-    return index, runs, total
-
-
-_LAYOUTS: dict = {}  # (rows, width, literal lengths) -> _layout(...), shared by all blocks
+            text = self._array("text", m * preset.size, np.uint64).reshape(m, preset.size)
+        text[:] = preset
+        if ops is not None:
+            part = self._array("part", m, np.uint64)
+            for column, word, up, down in ops:
+                if up is None:
+                    np.bitwise_or(text[:, word], words[:, column], out=text[:, word])
+                else:
+                    np.left_shift(words[:, column], up, out=part)
+                    np.bitwise_or(text[:, word], part, out=text[:, word])
+                if down is not None:
+                    np.right_shift(words[:, column], down, out=part)
+                    np.bitwise_or(text[:, word + 1], part, out=text[:, word + 1])
+        else:
+            for columns, at, up, spill, spill_at, down in groups:
+                part = words[:, columns]
+                text[:, at] |= part if up is None else part << up
+                if spill.size:
+                    text[:, spill_at] |= words[:, spill] >> down
+        if size % 8:
+            out.reshape(m, size)[:] = text.view(np.uint8)[:, :size]
 
 
 def _layout(lens: np.ndarray):
@@ -270,93 +333,21 @@ def _layout(lens: np.ndarray):
 _NARROW = 8  # units with at most this many literals take one OR per literal
 
 
-def _run_texts(plan, words: np.ndarray):
-    """The text of a planned block, a (units, bytes) uint8 array per step."""
-    index, runs, _ = plan
-    step = max(1, _WORD_CHUNK // index.shape[1])
-    for first, end, (size, preset, ops, groups) in runs:
-        for a in range(first, end, step):
-            b = min(end, a + step)
-            unit = words[index[a:b]]
-            text = np.empty((b - a, preset.size), dtype=np.uint64)
-            text[:] = preset
-            if ops is not None:
-                for column, word, up, down in ops:
-                    part = unit[:, column]
-                    text[:, word] |= part if up is None else part << up
-                    if down is not None:
-                        text[:, word + 1] |= part >> down
-            else:
-                for columns, at, up, spill, spill_at, down in groups:
-                    part = unit[:, columns]
-                    text[:, at] |= part if up is None else part << up
-                    if spill.size:
-                        text[:, spill_at] |= unit[:, spill] >> down
-            yield text.view(np.uint8)[:, :size]
-
-
-def _block_texts(formula: Formula):
-    """(text size, [uint8 arrays or bytes]) of every block, planned up front so the size is
-    known before any text is made."""
-    num_vars = formula.num_vars
-    found = word_table(num_vars)
-    if len(_LAYOUTS) > 4096:
-        _LAYOUTS.clear()
-    plans, total, table = [], 0, None
-    for block in formula.blocks:
-        plan = _plan_runs(block, num_vars, found[1]) if found is not None else None
-        if plan is None:
-            if table is None:  # made once: it holds the text of every literal of the formula
-                table = literal_table(num_vars)
-            text = numpy_clause_bytes([block], table)
-            total += len(text)
-            plans.append([text])
-        else:
-            total += plan[2]
-            plans.append(_run_texts(plan, found[0]))
-    return total, (text for texts in plans for text in texts)
-
-
-def clause_buffer(formula: Formula, prefix: bytes = b"") -> np.ndarray:
-    """``prefix`` and the clause lines of ``formula`` in one uint8 array (the numpy writer:
-    runs where they pay, the reference writer for other blocks; same bytes either way)."""
-    total, texts = _block_texts(formula)
-    out = np.empty(len(prefix) + total, dtype=np.uint8)
-    out[: len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
-    pos = len(prefix)
-    for text in texts:
-        if isinstance(text, bytes):
-            text = np.frombuffer(text, dtype=np.uint8)
-        out[pos : pos + text.size].reshape(text.shape)[:] = text
-        pos += text.size
-    return out
-
-
-_STAGE_BYTES = 1 << 20
-
-
 def stream_clauses(formula: Formula, write) -> int:
     """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
-    from one reused buffer (no copy of the whole text is ever made, and the buffer's pages stay
-    mapped); returns the number of bytes."""
-    total, texts = _block_texts(formula)
-    stage = np.empty(_STAGE_BYTES, dtype=np.uint8)
-    pos = 0
-    for text in texts:
-        if isinstance(text, bytes):
-            text = np.frombuffer(text, dtype=np.uint8)
-        if pos + text.size > stage.size:
-            if pos:
-                write(memoryview(stage[:pos]))
-                pos = 0
-            if text.size > stage.size:
-                write(memoryview(np.ascontiguousarray(text).reshape(-1)))
-                continue
-        stage[pos : pos + text.size].reshape(text.shape)[:] = text
-        pos += text.size
-    if pos:
-        write(memoryview(stage[:pos]))
-    return total
+    from one reused buffer; returns the number of bytes."""
+    stage = _Stage(write)
+    tables = word_table(formula.num_vars)
+    if tables is not None:
+        writer = _RunWriter(formula.num_vars, tables, stage)
+        for block in formula.blocks:
+            writer.block(block)
+    else:
+        table = literal_table(formula.num_vars)
+        for block in formula.blocks:
+            stage.put(numpy_clause_bytes([block], table))
+    stage.flush()
+    return stage.total
 
 
 def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
