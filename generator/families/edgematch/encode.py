@@ -154,6 +154,14 @@ class Board:
         self.lit = np.where((d[:, :, None] >= 0) & (pos > 0),
                             self.y_base[np.maximum(d, 0)][:, :, None] + pos, 0)
         self.dcls = dcls
+        self._lit_flat = self.lit.astype(np.int32).reshape(-1)
+
+    def lits(self, squares, sides, colours) -> np.ndarray:
+        """``lit[squares, sides, colours]`` (broadcast together) as int32, by one flat index:
+        three times faster than fancy indexing with three index arrays, which dominated
+        the encoding of the Eternity II board."""
+        flat = (np.asarray(squares) * 4 + sides) * self.lit.shape[2] + colours
+        return np.take(self._lit_flat, flat)
 
     def x(self, cls: int) -> np.ndarray:
         """x variables of the class's pieces (file order) × the class's squares."""
@@ -298,7 +306,7 @@ def frame_piece_clauses(board: Board, cls: int) -> np.ndarray:
     at = (sides[None, :] + turns[:, None]) % 4  # square side of each piece side, per square
     out = np.empty((members.size, squares.size, sides.size, 2), dtype=np.int32)
     out[..., 0] = -x[:, :, None]
-    out[..., 1] = board.lit[squares[None, :, None], at[None, :, :], g[:, None, :]]
+    out[..., 1] = board.lits(squares[None, :, None], at[None, :, :], g[:, None, :])
     return out.reshape(members.size, -1, 2)
 
 
@@ -329,15 +337,19 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
     m, k = members.size, squares.size
     body = np.zeros((m, k, len(template), width + 1), dtype=np.int32)
     body[..., 0] = -x[:, :, None]
-    body[..., 1:width + 1] = sign * board.lit[squares[None, :, None, None], side[None, None],
-                                              roles[:, role][:, None]]
+    # one piece at a time: the index temporaries stay small (a whole type's would be tens of
+    # MB of fresh pages, which a new process pays for in page faults)
+    sign = sign.astype(np.int32)
+    for i in range(m):
+        np.multiply(board.lits(squares[:, None, None], side[None], roles[i, role][None]), sign,
+                    out=body[i, :, :, 1:width + 1])
     if not nfb:
         return None, body
-    y = board.lit[squares[None, :, None, None], np.arange(4)[None, None, :, None],
-                  forbidden[:, None, None, :]]
-    fb = np.empty((m, k, nfb, 2), dtype=np.int32)
-    fb[..., 0] = -x[:, :, None]
-    fb[..., 1] = -y.reshape(m, k, nfb)
+    fb = np.empty((m, k, 4, nfb // 4, 2), dtype=np.int32)
+    fb[..., 0] = -x[:, :, None, None]
+    for i in range(m):
+        np.negative(board.lits(squares[:, None, None], np.arange(4)[None, :, None],
+                               forbidden[i][None, None, :]), out=fb[i, ..., 1])
     return fb.reshape(m, k * nfb, 2), body
 
 
