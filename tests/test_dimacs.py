@@ -74,14 +74,17 @@ _edge_lit = st.sampled_from([1, 9, 10, 99, 100, 999, 1000, 9999]).flatmap(
 @settings(deadline=None)  # numpy set-up per example; timing varies on a shared box
 @given(rows=st.lists(st.lists(_edge_lit, min_size=1, max_size=4), min_size=1, max_size=12),
        unit=st.integers(1, 3), repeat=st.integers(1, 30), stage=st.sampled_from([64, 1 << 20]),
-       chunk=st.sampled_from([3, 1 << 14]))
-def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, monkeypatch_module):
+       chunk=st.sampled_from([3, 1 << 14]), run_literals=st.sampled_from([0, 1000, 10**9]))
+def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, run_literals,
+                                             monkeypatch_module):
     """The run writer (stream_clauses, clause_bytes) against the reference writer and the
-    plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps."""
+    plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps,
+    with every step formatted as runs (0), packed (10^9), or as the writer chooses."""
     import puzzlesat.generator.core.dimacs as dimacs
 
     monkeypatch_module.setattr(dimacs, "_STAGE_BYTES", stage)
     monkeypatch_module.setattr(dimacs, "_STEP_WORDS", chunk)
+    monkeypatch_module.setattr(dimacs, "_RUN_LITERALS", run_literals)
     clauses = rows * repeat
     count = len(clauses) // unit * unit
     f = Formula()
@@ -90,7 +93,7 @@ def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, m
     if count:
         f.add("units", block.reshape(count // unit, unit, -1))
     f.add("rows", pad_rows(clauses))
-    f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: left to the reference
+    f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: 0 has no text
     want = numpy_clause_bytes(f.blocks, literal_table(9999))
     assert want.startswith(reference_text(clauses[:count] + clauses))
     assert clause_bytes(f) == want

@@ -13,7 +13,7 @@ GBD hash (gbdc / gbd-tools): md5 of all literal tokens, clause-ending zeros incl
 by single spaces, ignoring ``c`` and ``p`` lines — so layout, comments and compression do not
 change it.
 
->>> from puzzlesat.generator.core.cnf import ClauseBlock, Formula
+>>> from puzzlesat.generator.core.cnf import Formula
 >>> f = Formula(); x = f.new_vars("x", 3); f.add("c", [[1, -2, 0], [2, 3, 0]])
 >>> print(dimacs_bytes(f, {"family": "demo"}).decode(), end="")
 c family: demo
@@ -41,6 +41,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -139,18 +140,23 @@ def clause_bytes(formula: Formula) -> bytes:
 # same text lengths form a *run*: every literal of a run sits at the same byte offset of its
 # unit's text, so the unit's text is built as whole words by shifting each literal's word
 # into place and OR-ing it in, one column of the run at a time (the NUL padding of a word is
-# zero, so neighbours do not disturb each other), with the rows' "0\n" words preset. Runs are
-# long in generated formulas (text lengths change only at powers of ten); a step with many
-# short runs, or a block with a zero inside a clause, goes to the reference writer instead.
+# zero, so neighbours do not disturb each other), and each row's "0\n" OR-ed in last. Runs
+# are long in generated formulas (text lengths change only at powers of ten). A step of short
+# runs (many small blocks of mixed widths, as in flow) is *packed* instead: every literal's
+# word and a "0\n" word per row, cut to their lengths by one boolean mask. The padding literal
+# 0 has no text in either, so a zero inside a clause is skipped as the reference writer does.
 #
 # Speed comes from a few large numpy calls per step, each with a preallocated output: literal
 # words are gathered with ``np.take(..., mode="clip")`` on int64 offsets (several times faster
 # than fancy indexing with the int32 literals, which converts and bounds-checks every index;
-# the bounds are checked once per block instead), and a unit whose text is a whole number of
-# words is built in place in the output buffer.
+# the bounds are checked once per block instead), the first write to a word assigns it, and a
+# unit whose text is a whole number of words is built in place in the output buffer.
 _STEP_WORDS = 1 << 14  # literal words per step: a step's arrays stay in cache
 _STAGE_BYTES = 1 << 20  # text handed to write() at a time
 _SHIFT = [np.uint64(8 * r) for r in range(9)]
+_RUN_LITERALS = 1000  # a run costs about as much as packing this many literals
+_ROW_END = np.uint64(ord("0") | ord("\n") << 8)
+_BYTE_INDEX = np.arange(8, dtype=np.uint8)
 
 
 def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -205,18 +211,12 @@ class _RunWriter:
         self.words, self.lengths = tables
         self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
         self.scratch: dict = {}
-        self.table = None  # the reference writer's table, made once when first needed
 
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
         array = self.scratch.get(name)
         if array is None or array.size < size:
             array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
         return array[:size]
-
-    def reference(self, literals: np.ndarray, name: str) -> None:
-        if self.table is None:
-            self.table = literal_table(self.num_vars)
-        self.stage.put(numpy_clause_bytes([ClauseBlock(name, literals)], self.table))
 
     def block(self, block: ClauseBlock) -> None:
         lits = block.literals
@@ -226,11 +226,6 @@ class _RunWriter:
         low, high = int(lits.min()), int(lits.max())
         if high > self.num_vars or low < -self.num_vars:
             raise ValueError(f"clause block {block.name!r} has a literal beyond {self.num_vars}")
-        if width > 1 and low <= 0 <= high:
-            zero = lits == 0
-            if (zero[:, :-1] & ~zero[:, 1:]).any():  # the reference writer defines that text
-                self.reference(lits, block.name)
-                return
         g = block.unit if rows % block.unit == 0 else 1
         index = lits.reshape(rows // g, g * width)
         units, n = index.shape
@@ -251,12 +246,12 @@ class _RunWriter:
                 change = np.flatnonzero(key[1:] != key[:-1]) + 1
             else:
                 change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
-            if change.size > m // 8 + 16:
-                self.reference(index.reshape(m * g, width), name)
-                return
             bounds = [0, *change.tolist(), m]
         words = np.take(self.words, offsets, mode="clip",
                         out=self._array("words", m * n, np.uint64).reshape(m, n))
+        if (len(bounds) - 1) * _RUN_LITERALS > m * n:
+            self.packed(words, lens, g, width)
+            return
         for first, end in zip(bounds[:-1], bounds[1:]):
             signature = lens[first]
             key = (g, width, signature.tobytes())
@@ -265,29 +260,53 @@ class _RunWriter:
                 layout = self.layouts[key] = _layout(signature.reshape(g, width))
             self.run(words[first:end], layout)
 
-    def run(self, words: np.ndarray, layout) -> None:
-        size, preset, ops, groups = layout
+    def packed(self, words: np.ndarray, lens: np.ndarray, g: int, width: int) -> None:
+        """The text of a step whose runs are short: each literal's word and a "0\n" word
+        after each row, of which a boolean mask keeps each word's first ``length`` bytes. Its
+        cost per literal is higher than a run's, but it has none per run."""
         m = words.shape[0]
+        count = m * g * (width + 1)
+        items = self._array("items", count, np.uint64).reshape(m, g, width + 1)
+        items[..., :width] = words.reshape(m, g, width)
+        items[..., width] = _ROW_END
+        lengths = self._array("item lengths", count, np.uint8).reshape(m, g, width + 1)
+        lengths[..., :width] = lens.reshape(m, g, width)
+        lengths[..., width] = 2
+        keep = np.less(_BYTE_INDEX, lengths.reshape(count, 1),
+                       out=self._array("keep", count * 8, np.bool_).reshape(count, 8))
+        text = items.reshape(count).view(np.uint8).reshape(count, 8)[keep]
+        self.stage.take(text.size)[:] = text
+
+    def run(self, words: np.ndarray, layout: _Layout) -> None:
+        size, preset = layout.size, layout.preset
+        m, nw = words.shape[0], preset.size
         out = self.stage.take(m * size)
         if size % 8 == 0:  # whole words: built in place
-            text = out.view(np.uint64).reshape(m, size // 8)
-            preset = preset[: size // 8]
+            text = out.view(np.uint64).reshape(m, nw)
         else:
-            text = self._array("text", m * preset.size, np.uint64).reshape(m, preset.size)
-        text[:] = preset
-        if ops is not None:
+            text = self._array("text", m * nw, np.uint64).reshape(m, nw)
+        if layout.ops is not None:
             part = self._array("part", m, np.uint64)
-            for column, word, up, down in ops:
-                if up is None:
-                    np.bitwise_or(text[:, word], words[:, column], out=text[:, word])
+            for column, word, shift, amount, first in layout.ops:
+                source, target = words[:, column], text[:, word]
+                if first:  # the word's first literal: written, not OR-ed into a preset
+                    if shift is None:
+                        np.copyto(target, source)
+                    else:
+                        shift(source, amount, out=target)
+                elif shift is None:
+                    np.bitwise_or(target, source, out=target)
                 else:
-                    np.left_shift(words[:, column], up, out=part)
-                    np.bitwise_or(text[:, word], part, out=text[:, word])
-                if down is not None:
-                    np.right_shift(words[:, column], down, out=part)
-                    np.bitwise_or(text[:, word + 1], part, out=text[:, word + 1])
+                    shift(source, amount, out=part)
+                    np.bitwise_or(target, part, out=target)
+            for word, value, touched in layout.marks:  # the rows' "0\n"
+                if touched:
+                    np.bitwise_or(text[:, word], value, out=text[:, word])
+                else:
+                    text[:, word] = value
         else:
-            for columns, at, up, spill, spill_at, down in groups:
+            text[:] = preset
+            for columns, at, up, spill, spill_at, down in layout.groups:
                 part = words[:, columns]
                 text[:, at] |= part if up is None else part << up
                 if spill.size:
@@ -296,30 +315,47 @@ class _RunWriter:
             out.reshape(m, size)[:] = text.view(np.uint8)[:, :size]
 
 
-def _layout(lens: np.ndarray):
-    """Text bytes of a unit whose literal lengths are ``lens`` (rows, width), its preset words
-    (every row's "0\n"), and how to place the literals: for a narrow unit one (column, word,
-    shift up, shift down into the next word) per literal; otherwise per byte offset r within
-    a word: (columns, their words, shift up, columns and words their text spills into, shift
-    down). Literals with the same r start in different words, so one vectorised OR places
-    them all."""
+class _Layout(NamedTuple):
+    """How the text of a unit is built from its literals' words (see :func:`_layout`)."""
+
+    size: int  # text bytes of the unit
+    preset: np.ndarray  # the unit's words holding only every row's "0\n"
+    ops: list | None  # narrow unit: (column, word, shift, amount, first write to the word)
+    marks: list | None  # narrow unit: (word, preset value, a literal also writes the word)
+    groups: list | None  # wide unit: one entry per byte offset within a word
+
+
+def _layout(lens: np.ndarray) -> _Layout:
+    """The layout of a unit whose literal lengths are ``lens`` (rows, width). A narrow unit
+    places each literal with one or two shifts into its word(s), the first write to a word
+    assigning it; a wide one groups its literals by byte offset r within a word: (columns,
+    their words, shift up, columns and words their text spills into, shift down) — literals
+    with the same r start in different words, so one vectorised OR places them all."""
     g, width = lens.shape
     count = np.zeros((g, width + 1), dtype=np.int64)
     count[:, :width] = lens
     count[:, width] = 2
     offset = (np.cumsum(count) - count.reshape(-1)).reshape(g, width + 1)
     size = int(count.sum())
-    preset = np.zeros(size // 8 + 2, dtype=np.uint64)
+    preset = np.zeros(-(-size // 8), dtype=np.uint64)
     text = preset.view(np.uint8)
     ends = offset[:, width]
     text[ends] = ord("0")
     text[ends + 1] = ord("\n")
     at, length = offset[:, :width].reshape(-1), lens.reshape(-1).astype(np.int64)
-    if np.count_nonzero(length) <= _NARROW:  # one OR per literal, on plain column views
-        ops = [(int(c), int(at[c]) // 8, _SHIFT[at[c] % 8] if at[c] % 8 else None,
-                _SHIFT[8 - at[c] % 8] if at[c] % 8 + length[c] > 8 else None)
-               for c in np.flatnonzero(length)]
-        return size, preset, ops, None
+    if np.count_nonzero(length) <= _NARROW:  # one or two calls per literal, on column views
+        ops, written = [], set()
+        for c in np.flatnonzero(length).tolist():
+            word, r = divmod(int(at[c]), 8)
+            places = [(word, np.left_shift if r else None, _SHIFT[r])]
+            if r + length[c] > 8:  # the text runs on into the next word
+                places.append((word + 1, np.right_shift, _SHIFT[8 - r]))
+            for w, shift, amount in places:
+                ops.append((c, w, shift, amount, w not in written))
+                written.add(w)
+        marks = [(w, preset[w], w in written) for w in range(preset.size)
+                 if preset[w] or w not in written]
+        return _Layout(size, preset, ops, marks, None)
     groups = []
     for r in range(8):
         columns = np.flatnonzero((length > 0) & (at % 8 == r))
@@ -327,7 +363,7 @@ def _layout(lens: np.ndarray):
             spill = columns[r + length[columns] > 8]
             groups.append((columns, at[columns] // 8, _SHIFT[r] if r else None, spill,
                            at[spill] // 8 + 1, _SHIFT[8 - r]))
-    return size, preset, None, groups
+    return _Layout(size, preset, None, None, groups)
 
 
 _NARROW = 8  # units with at most this many literals take one OR per literal
