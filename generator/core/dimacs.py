@@ -709,7 +709,10 @@ _MALFORMED_MINUS = "malformed literal (a '-' must start a number 1-9...)"
 _TOP_DIGITS = np.array([0x0F0F0F0F0F0F0F0F ^ ((1 << (64 - 8 * k)) - 1) & 0x0F0F0F0F0F0F0F0F
                         if k else 0 for k in range(9)], dtype=np.uint64)
 _U = np.uint64
-_PARSE_CHUNK = 1 << 15  # bytes per step: its temporaries (< 128 kB) stay in malloc's heap
+#: (factor, shift, mask) steps that turn 8 digit values (one per byte) into their number
+_SWAR = ((_U(2561), _U(8), _U(0x00FF00FF00FF00FF)), (_U(6553601), _U(16), _U(0x0000FFFF0000FFFF)),
+         (_U(42949672960001), _U(32), None))
+_PARSE_CHUNK = 1 << 17  # bytes per step: few numpy calls per MB, temporaries in cache
 
 
 def parse_literals(data, name: str) -> np.ndarray:
@@ -729,6 +732,7 @@ def parse_literals(data, name: str) -> np.ndarray:
     # at most one token per two bytes; pages of the unused tail are never touched
     out = np.empty(a.size // 2 + 1, dtype=np.int32)
     count = start = negatives = minus_signs = 0
+    masks = np.empty((2, min(a.size, _PARSE_CHUNK + 65)), dtype=np.bool_)  # reused every step
     while start < a.size:
         end = min(a.size, start + _PARSE_CHUNK)
         if end < a.size:  # move the cut to the next white space
@@ -736,11 +740,14 @@ def parse_literals(data, name: str) -> np.ndarray:
             if not space.size:
                 space = np.flatnonzero(a[end:] <= ord(" "))
             end = end + int(space[0]) if space.size else a.size
-        step = _parse_step(a, words, start, end, name)
+        if masks.shape[1] <= end - start:  # a step cut far from its target (a long token)
+            masks = np.empty((2, end - start + 1), dtype=np.bool_)
+        step = _parse_step(a, words, start, end, name, masks)
         if step is None:
             return _parse_reference(bytes(data), name).astype(np.int32)
         value, minus = step
-        minus_signs += int(np.count_nonzero(a[start:end] == ord("-")))
+        minus_signs += int(np.count_nonzero(np.equal(a[start:end], ord("-"),
+                                                     out=masks[0, : end - start])))
         out[count : count + value.size] = value
         count += value.size
         negatives += minus
@@ -750,17 +757,22 @@ def parse_literals(data, name: str) -> np.ndarray:
     return out[:count]
 
 
-def _parse_step(a: np.ndarray, words: np.ndarray, start: int, end: int, name: str):
+def _parse_step(a: np.ndarray, words: np.ndarray, start: int, end: int, name: str,
+                masks: np.ndarray):
     """(values, count of '-' signs) of the tokens in ``a[start:end]`` (which starts with white
-    space unless it is the text's start), or None for a token too long for a word."""
-    digit = a[start:end] >= ord("0")  # every other allowed byte is below '0'
+    space unless it is the text's start), or None for a token too long for a word. ``masks``:
+    two reusable boolean rows of at least ``end - start``."""
+    # the white space byte after the step (where it was cut) ends its last token
+    stop = min(end + 1, a.size)
+    n = stop - start
+    digit = np.greater_equal(a[start:stop], ord("0"), out=masks[0, :n])  # others are below '0'
     # digit/non-digit changes alternate: a token's start, then its end (one scan for both)
-    change = np.flatnonzero(digit[1:] != digit[:-1])
+    change = np.flatnonzero(np.not_equal(digit[1:], digit[:-1], out=masks[1, : max(n - 1, 0)]))
     change += start
-    if digit.size and digit[0]:
+    if digit.size and digit[0]:  # only at the text's start
         change = np.insert(change, 0, start - 1)
-    if digit.size and digit[-1]:
-        change = np.append(change, end - 1)
+    if digit.size and digit[-1]:  # only at the text's end
+        change = np.append(change, stop - 1)
     starts = change[0::2] + 1
     ends = change[1::2]
     if not ends.size:
@@ -775,12 +787,12 @@ def _parse_step(a: np.ndarray, words: np.ndarray, start: int, end: int, name: st
         word[early] <<= (8 * (7 - ends[early])).astype(np.uint64)
     else:
         word = words[ends - 7]
-    word &= _TOP_DIGITS[length]
-    word = (word * _U(2561)) >> _U(8)
-    word &= _U(0x00FF00FF00FF00FF)
-    word = (word * _U(6553601)) >> _U(16)
-    word &= _U(0x0000FFFF0000FFFF)
-    word = (word * _U(42949672960001)) >> _U(32)
+    word &= np.take(_TOP_DIGITS, length)
+    for factor, shift, mask in _SWAR:  # in place: no temporaries
+        np.multiply(word, factor, out=word)
+        np.right_shift(word, shift, out=word)
+        if mask is not None:
+            np.bitwise_and(word, mask, out=word)
     value = word.astype(np.int32)
     # a '-' right before a token, after white space (or the text's start), before a digit 1-9
     before = starts - 1
