@@ -6,11 +6,12 @@ import csv
 import hashlib
 import itertools
 import math
+import re
 from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
@@ -404,6 +405,53 @@ def test_every_encoding_equals_the_reference_on_planted_grids(request):
     assert_equals_the_reference(flow.generate(params, Rng(seed)))
 
 
+#: Zucker's "extreme" levels: (side, colours) -- about half the side, below colour_range's low
+EXTREME_LEVELS = [(8, 5), (9, 4), (10, 5), (11, 7), (12, 6)]
+
+
+@pytest.mark.parametrize("side, colors", EXTREME_LEVELS + [(20, 6), (40, 12), (60, 18)])
+def test_fewer_colours_than_the_shorter_side_by_merging(side, colors):
+    """Counts like the extreme levels' (and down to 0.3 x the side) are met exactly, for every
+    seed tried, with valid paths, and reproducibly."""
+    assert colors < flow.colour_range(side, side, 3)[0]
+    for seed in range(3):
+        params = {"width": side, "height": side, "colors": colors}
+        puzzle = flow.generate(params, Rng(seed))
+        assert puzzle.num_colors == colors
+        assert planted_paths_ok(puzzle, 3) == []
+        again = flow.generate(params, Rng(seed))
+        assert flow.solution_to_json(again.planted) == flow.solution_to_json(puzzle.planted)
+
+
+@settings(max_examples=80, deadline=None)
+@given(side=st.tuples(st.integers(3, 14), st.integers(3, 14)), min_path=st.integers(2, 4),
+       share=st.floats(0.0, 1.0), seed=st.integers(0, 2**32))
+def test_fewer_colours_are_met_exactly_or_refused_in_one_line(side, min_path, share, seed):
+    """Any count below the shorter side: an exact, valid cover, or the user error that names
+    the fewest paths reached -- never a wrong count or an invalid cover."""
+    width, height = side
+    low, high = flow.colour_range(width, height, min_path)
+    assume(low > 1 and high > 0)
+    colors = 1 + int(share * (low - 2))
+    params = {"width": width, "height": height, "min_path": min_path, "colors": colors}
+    try:
+        puzzle = flow.generate(params, Rng(seed))
+    except UserError as exc:
+        assert re.fullmatch(rf"flow: planting merged a {width}x{height} grid down to \d+ paths "
+                            rf"at best, not {colors} \(from {low} colours up it always "
+                            r"succeeds\); try more colours or another seed", str(exc))
+        return
+    assert puzzle.num_colors == colors
+    assert planted_paths_ok(puzzle, min_path) == []
+
+
+def test_more_stripes_than_labels_merge_down_to_the_default():
+    """70x63 has 63 stripes but the text format 62 labels: the default count is planted by
+    merging (this was an error before)."""
+    puzzle = flow.generate({"width": 70, "height": 63}, Rng(1))
+    assert puzzle.num_colors == 62 and planted_paths_ok(puzzle, 3) == []
+
+
 def test_plain_stripes_last_resort_meets_the_count(monkeypatch):
     """With no rewiring attempt left, planting cuts plain stripes: still exact and valid."""
     monkeypatch.setattr(flow.plant, "PLANT_ATTEMPTS", 0)
@@ -560,16 +608,18 @@ def test_cli_rejects_bad_levels(puzzlesat, tmp_path, text, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("--width", 3, "--height", 3, "--colors", 4), "takes 3..3 colours, asked for 4"),
+    (("--width", 3, "--height", 3, "--colors", 4),
+     "takes 3..3 colours (fewer when the grid allows), asked for 4"),
     (("--width", 0, "--height", 3), "at least 1"),
     (("--width", 3), "give --width and --height"),
-    (("--width", 3, "--height", 3, "--colors", 1), "takes 3..3 colours, asked for 1"),
-    (("--width", 12, "--height", 12, "--colors", 49), "takes 12..48 colours, asked for 49"),
-    (("--width", 60, "--height", 60, "--colors", 63), "takes 60..62 colours, asked for 63"),
-    (("--width", 9, "--height", 9, "--min-colors", 5, "--max-colors", 12),
-     "takes 9..27 colours, asked for 5..12"),
+    (("--width", 3, "--height", 3, "--colors", 1),
+     "planting merged a 3x3 grid down to 3 paths at best, not 1 (from 3 colours up it always "
+     "succeeds); try more colours or another seed"),
+    (("--width", 12, "--height", 12, "--colors", 49), "takes 12..48 colours (fewer when"),
+    (("--width", 60, "--height", 60, "--colors", 63), "takes 60..62 colours (fewer when"),
+    (("--width", 9, "--height", 9, "--min-colors", 5, "--max-colors", 28),
+     "takes 9..27 colours (fewer when the grid allows), asked for 5..28"),
     (("--width", 2, "--height", 2), "no 2x2 grid has paths of at least 3 cells"),
-    (("--width", 70, "--height", 63), "needs at least 63 colours"),
 ])
 def test_cli_rejects_impossible_sizes(puzzlesat, tmp_path, args, fragment):
     result = puzzlesat("generate", "flow", *args, "-o", tmp_path / "f.cnf")

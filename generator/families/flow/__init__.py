@@ -51,7 +51,9 @@ valid rewiring moves (merge two paths at touching ends, move an end cell to a ne
 path, or split a path where another path's end meets it and join the part to that end) bend
 and merge them into long lanes; random cuts then give exactly the number of colours asked
 for. Every count from the shorter side to ``shorter × (longer // min_path)`` (at most 62) is
-met exactly; the default is about √(width·height), like real levels. Paths built this way
+met exactly; fewer colours, as in the "extreme" levels (about half the side), take more
+rounds of merging, which reach about 0.3 × the side on square grids (a count not reached is
+a user error). The default is about √(width·height), like real levels. Paths built this way
 never touch themselves, so the planted colouring is a model of every encoding.
 
 >>> p = parse_text("R.G\\n...\\nR.G")
@@ -151,9 +153,10 @@ ENCODINGS = {
 PARAMS = (
     Param("width", int, None, "Grid width (planted grids).", minimum=1),
     Param("height", int, None, "Grid height (planted grids).", minimum=1),
-    Param("colors", int, None, "Number of colours, met exactly: from the shorter side up to "
-          "(shorter side) * (longer side // min-path), at most 62 (n..62 for n x n with "
-          "n = 15..62 and min-path 3) [default: about sqrt(width*height), as real levels].",
+    Param("colors", int, None, "Number of colours, met exactly: always from the shorter side up "
+          "to (shorter side) * (longer side // min-path), at most 62 (n..62 for n x n with "
+          "n = 15..62 and min-path 3); fewer by merging paths, down to about 0.3 n (extreme "
+          "levels use about 0.5 n) [default: about sqrt(width*height), as real levels].",
           minimum=1),
     Param("min_colors", int, None, "Draw the number of colours from min..max.", minimum=1),
     Param("max_colors", int, None, "Upper end of the colour range.", minimum=1),
@@ -239,10 +242,6 @@ def _color_range(params: dict, width: int, height: int, min_path: int) -> tuple[
     if high == 0:
         raise UserError(f"flow: no {width}x{height} grid has paths of at least {min_path} cells "
                         f"(the longer side is {max(width, height)}); try a shorter --min-path")
-    if low > high:
-        raise UserError(f"flow: a {width}x{height} grid needs at least {low} colours (one per "
-                        f"stripe of the shorter side), more than the {len(LABELS)} labels of the "
-                        "text format")
     if "colors" in params:
         if "min_colors" in params or "max_colors" in params:
             raise UserError("flow: give --colors or --min-colors/--max-colors, not both")
@@ -257,9 +256,10 @@ def _color_range(params: dict, width: int, height: int, min_path: int) -> tuple[
     else:
         colors = default_colors(width, height, min_path)
         return colors, colors
-    if asked[0] < low or asked[1] > high:
+    if asked[1] > high:
         raise UserError(f"flow: a {width}x{height} grid with paths of at least {min_path} cells "
-                        f"takes {low}..{high} colours, asked for {_counts(*asked)}")
+                        f"takes {low}..{high} colours (fewer when the grid allows), asked for "
+                        f"{_counts(*asked)}")
     return asked
 
 

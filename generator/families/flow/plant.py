@@ -21,6 +21,7 @@ A planted grid is a *path cover*: every cell on exactly one path, and no path to
 So every count from the shorter side (stripes, before any merge) up to what cutting can reach
 is met exactly: :func:`colour_range`. When an attempt ends with more paths than asked for
 (rare, small grids) the next attempt starts again; the last resort is the plain stripes cut.
+Fewer colours than the shorter side take more rounds of step 2 (:func:`_plant_few`).
 Random numbers come from one :class:`puzzlesat.generator.core.seeds.Rng` through its
 :class:`~puzzlesat.generator.core.seeds.Draws` (raw words taken in blocks), so planting is
 deterministic and cheap.
@@ -49,6 +50,11 @@ MOVES_PER_CELL = 8
 STRIPE_PIECES = 3
 #: attempts of --unique before giving up
 UNIQUE_ATTEMPTS = 200
+#: rewiring rounds (of MOVES_PER_CELL moves per cell) an attempt may take to merge its paths
+#: down to fewer colours than the shorter side
+MERGE_ROUNDS = 16
+#: rounds without a merge after which an attempt stops early
+MERGE_PATIENCE = 3
 def colour_range(width: int, height: int, min_path: int) -> tuple[int, int]:
     """(fewest, most) colours that planting always meets exactly on a width×height grid with
     paths of at least ``min_path`` cells: from the number of stripes (the shorter side) to
@@ -70,10 +76,12 @@ def plant_paths(width: int, height: int, colors: int, min_path: int,
     itself, each at least ``min_path`` long (see the module docstring).
     ``colors`` must lie in :func:`colour_range`."""
     low, high = colour_range(width, height, min_path)
-    if not low <= colors <= high:
+    if not 1 <= colors <= high:
         raise UserError(f"flow: {width}x{height} with paths of at least {min_path} cells takes "
-                        f"{low}..{high} colours, asked for {colors}")
+                        f"{low}..{high} colours (fewer when the grid allows), asked for {colors}")
     draws = rng.draws()
+    if colors < low:
+        return _plant_few(width, height, colors, min_path, draws)
     for attempt in range(PLANT_ATTEMPTS + 1):
         last = attempt == PLANT_ATTEMPTS
         paths = _stripes(width, height, 1 if last else STRIPE_PIECES, min_path, draws)
@@ -82,6 +90,31 @@ def plant_paths(width: int, height: int, colors: int, min_path: int,
         if len(paths) <= colors <= sum(len(p) // min_path for p in paths):
             return _cut(paths, colors, min_path, draws)
     raise AssertionError("unreachable: plain stripes meet every count in colour_range")
+
+
+def _plant_few(width: int, height: int, colors: int, min_path: int, draws: Draws) -> list:
+    """Fewer paths than stripes: each attempt rewires for up to :data:`MERGE_ROUNDS` rounds,
+    until merges bring the count down to ``colors`` (then cuts up to it exactly). Real
+    "extreme" levels have about half as many colours as the side; how low a grid can go
+    depends on its shape and the seed, so a count not reached is a user error."""
+    fewest = None
+    for _ in range(PLANT_ATTEMPTS):
+        paths = _stripes(width, height, STRIPE_PIECES, min_path, draws)
+        best, idle = len(paths), 0
+        for _ in range(MERGE_ROUNDS):
+            paths = _rewire(width, height, paths, min_path, MOVES_PER_CELL, draws)
+            if len(paths) <= colors:
+                break
+            best, idle = (len(paths), 0) if len(paths) < best else (best, idle + 1)
+            if idle == MERGE_PATIENCE:  # the count has settled: a new attempt does better
+                break
+        if len(paths) <= colors <= sum(len(p) // min_path for p in paths):
+            return _cut(paths, colors, min_path, draws)
+        fewest = len(paths) if fewest is None else min(fewest, len(paths))
+    low = min(width, height)
+    raise UserError(f"flow: planting merged a {width}x{height} grid down to {fewest} paths at "
+                    f"best, not {colors} (from {low} colours up it always succeeds); try more "
+                    "colours or another seed")
 
 
 def _stripes(width: int, height: int, pieces: int, min_path: int, draws: Draws) -> list:
