@@ -174,6 +174,51 @@ def test_header_puzzle_that_does_not_match_its_cnf(tmp_path, puzzlesat, family):
     assert result.code == 0
 
 
+def test_header_puzzle_of_the_same_size_is_not_blamed_on_the_encoding(tmp_path, puzzlesat):
+    """Another seed's puzzle of the same size decodes without error but breaks the rules:
+    encoding it again shows the header lies (a note), not an encoding bug (exit 3)."""
+    args = ("edge-matching", "--rows", "4", "--cols", "4", "--border-colors", "2",
+            "--center-colors", "3")
+    for seed in ("1", "2"):
+        assert puzzlesat("generate", *args, "--seed", seed, "-o", tmp_path / f"{seed}.cnf").code == 0
+    other = next(line for line in (tmp_path / "2.cnf").read_bytes().split(b"\n")
+                 if line.startswith(b"c puzzle: "))
+    lines = [other if line.startswith(b"c puzzle: ") else line
+             for line in (tmp_path / "1.cnf").read_bytes().split(b"\n")]
+    (tmp_path / "lying.cnf").write_bytes(b"\n".join(lines))
+    solved = puzzlesat("solve", tmp_path / "1.cnf")
+    (tmp_path / "1.out").write_text(solved.out)
+    result = puzzlesat("validate", tmp_path / "lying.cnf", tmp_path / "1.out")
+    assert result.out.startswith("VERIFIED-SAT") and "INVALID" not in result.out
+    assert "puzzle: not decoded: the header puzzle does not match the CNF (" in result.out
+    assert result.code == 0
+    assert puzzlesat("validate", tmp_path / "1.cnf", tmp_path / "1.out").code == 0
+
+
+@pytest.mark.parametrize("fault", ["decode raises", "check complains"])
+def test_faults_of_puzzlesat_itself_are_failures(tmp_path, puzzlesat, monkeypatch, fault):
+    """On a genuine instance (the header encodes to this very CNF) a decode that raises, or a
+    referee that rejects the solver's valid model, is puzzlesat's bug: reported, exit 3."""
+    from puzzlesat.generator.families import get_family
+    from puzzlesat.validate.report import validate_files
+
+    assert puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf").code == 0
+    (tmp_path / "x.out").write_text(puzzlesat("solve", tmp_path / "x.cnf").out)
+    family = get_family("edge-matching")
+    if fault == "decode raises":
+        def broken(puzzle, encoding, model):
+            raise IndexError("index 7 is out of bounds")
+        monkeypatch.setattr(family, "decode", broken)
+        problem = "decoding failed (IndexError: index 7 is out of bounds)"
+    else:
+        monkeypatch.setattr(family, "check", lambda puzzle, solution: ["square 3 is odd"])
+        problem = "square 3 is odd"
+    verdict = validate_files(tmp_path / "x.cnf", tmp_path / "x.out")
+    assert verdict.verdict == "VERIFIED-SAT" and verdict.exit_code == 3
+    assert verdict.puzzle.problems == [problem]
+    assert f"INVALID: {problem}" in verdict.text()
+
+
 @pytest.fixture
 def published(toy, puzzlesat, spec_file, tmp_path):
     out = tmp_path / "out"

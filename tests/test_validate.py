@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
+from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
 from puzzlesat.generator.core.dimacs import parse_dimacs
 from puzzlesat.generator.families import FAMILY_MODULES
 from puzzlesat.validate.model import falsified_clauses, falsified_clauses_reference
@@ -140,6 +141,15 @@ def _toy_family() -> types.ModuleType:
     toy.NAME = "toy"
     toy.ENCODINGS = {"exactly": "ALO + pairwise AMO", "alo": "ALO only"}
     toy.puzzle_from_json = lambda data: int(data["n"])
+
+    def encode(n, encoding):
+        f = Formula()
+        boxes = f.new_vars("box", n)
+        f.add("at_least_one", boxes[None])
+        if encoding == "exactly":
+            f.add("at_most_one", pairwise_at_most_one(boxes[None]))
+        return f
+    toy.encode = encode
     toy.decode = lambda n, encoding, model: [i for i in range(1, n + 1) if model[i]]
     toy.check = lambda n, picked: [] if len(picked) == 1 else [f"{len(picked)} boxes picked"]
     toy.solution_to_json = lambda picked: picked
@@ -177,6 +187,15 @@ def test_cnf_model_that_breaks_the_puzzle_rules_is_reported(toy):
     assert v.failed and v.exit_code == 3
     assert "puzzle (toy, encoding alo): INVALID: 2 boxes picked" in v.text()
     assert v.to_json()["puzzle"]["valid"] is False
+
+
+def test_header_puzzle_that_encodes_to_another_cnf_is_a_note_not_a_failure(toy):
+    """n = 4 in the header of a 3-box CNF: decoding fails (IndexError), and the header's
+    puzzle encoded again shows why."""
+    v = verdict_of([[1, 2, 3]], 3, b"s SATISFIABLE\nv 1 -2 -3 0\n", dict(TOY_HEADER, puzzle='{"n":4}'))
+    assert v.verdict == "VERIFIED-SAT" and v.exit_code == 0 and v.puzzle is None
+    assert v.puzzle_note == ("not decoded: the header puzzle does not match the CNF (it encodes "
+                             "to 4 variables and 1 clauses, the file has 3 and 1)")
 
 
 def test_header_naming_an_unknown_family_still_validates_the_cnf():

@@ -103,7 +103,8 @@ class Verdict:
         lines += [f"  {note}" for note in self.notes]
         if self.puzzle is not None:
             lines.append(self.puzzle.line())
-            lines.append(self.puzzle.picture.rstrip("\n"))
+            if self.puzzle.picture:
+                lines.append(self.puzzle.picture.rstrip("\n"))
         elif self.puzzle_note:
             lines.append(f"puzzle: {self.puzzle_note}")
         return "\n".join(lines) + "\n"
@@ -171,8 +172,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     if base["expected"] == "UNSAT":
         verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
                              "shows the header is wrong")
-    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs.header,
-                                                        full_model(table, dimacs.num_vars))
+    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, full_model(table, dimacs.num_vars))
     return verdict
 
 
@@ -202,25 +202,54 @@ def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
     return Verdict("UNSAT-UNCHECKED", why, notes=notes, **base)
 
 
-def decode_puzzle(header: dict, model: np.ndarray) -> tuple[PuzzleReport | None, str]:
+_DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
+
+
+def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | None, str]:
     """Decode a full model with the header's family and referee it with ``check``; or None
-    and why not (no puzzlesat header, unknown family, damaged puzzle line)."""
-    if "family" not in header:
+    and why not (no puzzlesat header, unknown family, damaged puzzle line, a header puzzle
+    that is not the one this CNF encodes).
+
+    When decoding fails or the solution breaks the rules, the header's puzzle is encoded again
+    and compared with the CNF: if they differ the header lies (the file's fault: a note, no
+    referee); if they agree, puzzlesat's encoding or decoding is wrong (a problem, exit 3).
+    Only that path pays for the encoding."""
+    if "family" not in dimacs.header:
         return None, "no puzzlesat header: the CNF alone was checked"
     try:
-        family, puzzle, encoding = puzzle_from_header(header)
+        family, puzzle, encoding = puzzle_from_header(dimacs.header)
     except UserError as exc:
         return None, f"not decoded: {exc}"
     try:
         solution = family.decode(puzzle, encoding, model)
         problems = list(family.check(puzzle, solution))
-        report = PuzzleReport(family.NAME, encoding, problems, family.solution_to_json(solution),
-                              family.render(puzzle, solution))
-    except (IndexError, KeyError, ValueError, TypeError, OverflowError) as exc:
-        # a header that lies about its puzzle: the file's fault, not the solver's
-        return None, (f"not decoded: the header puzzle does not match the CNF "
-                      f"({type(exc).__name__}: {exc})")
-    return report, ""
+    except _DECODE_ERRORS as exc:
+        solution, problems = None, [f"decoding failed ({type(exc).__name__}: {exc})"]
+    if problems:
+        mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
+        if mismatch:
+            return None, f"not decoded: the header puzzle does not match the CNF ({mismatch})"
+    if solution is None:
+        return PuzzleReport(family.NAME, encoding, problems, None, ""), ""
+    return PuzzleReport(family.NAME, encoding, problems, family.solution_to_json(solution),
+                        family.render(puzzle, solution)), ""
+
+
+def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
+    """How the CNF differs from the encoding of the header's puzzle ("" when they agree)."""
+    from puzzlesat.generator.core.dimacs import clause_bytes, gbd_hash_of_body
+
+    try:
+        formula = family.encode(puzzle, encoding)
+    except (UserError, *_DECODE_ERRORS) as exc:
+        return f"it does not encode: {exc}"
+    ours = (formula.num_vars, formula.num_clauses)
+    if ours != (dimacs.num_vars, dimacs.num_clauses):
+        return (f"it encodes to {ours[0]} variables and {ours[1]} clauses, the file has "
+                f"{dimacs.num_vars} and {dimacs.num_clauses}")
+    if gbd_hash_of_body(clause_bytes(formula)) != dimacs.gbd_hash:
+        return "same counts, other clauses"
+    return ""
 
 
 
