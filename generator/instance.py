@@ -26,6 +26,7 @@ from puzzlesat.generator.families import (
     SAFE_NAME,
     Estimate,
     check_encoding,
+    file_params,
     get_family,
     normalize_params,
 )
@@ -96,7 +97,8 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
         raise UserError(f"{where}seed must be a non-negative integer, got {seed!r}")
     made = params
     if files_root is not None:
-        made = {k: (os.path.join(files_root, v) if k in getattr(family, "FILE_PARAMS", ())
+        files = file_params(family)
+        made = {k: (os.path.join(files_root, v) if k in files
                     and isinstance(v, str) and v.startswith("inputs/") else v)
                 for k, v in params.items()}
     check_size(family, made, encoding, force, where)

@@ -34,8 +34,6 @@ through :func:`get_family`.
                    (normalised) params without generating or allocating anything: upper
                    bounds (exact where cheap); checked against the DIMACS limits and the
                    ``--force`` threshold before ``generate``
-``FILE_PARAMS``    (optional) names of params whose value may be a file path: a suite reads
-                   it from the spec's folder and publishes a copy under ``inputs/``
 
 :class:`Family` states the same contract as a :class:`typing.Protocol`, so a type checker and
 the contract test (tests/test_families.py) hold every family module to it.
@@ -97,7 +95,9 @@ class Estimate:
 @dataclass(frozen=True)
 class Param:
     """One generator parameter. ``kind`` is ``int``, ``float``, ``str``, ``bool`` (a flag) or
-    ``"ints"`` (a comma-separated list of integers on the command line, a list in TOML)."""
+    ``"ints"`` (a comma-separated list of integers on the command line, a list in TOML).
+    ``file``: the value may be a file path (other than the ``builtins`` names), which a suite
+    reads from the spec's folder and publishes a copy of under ``inputs/``."""
 
     name: str
     kind: Any
@@ -105,10 +105,17 @@ class Param:
     help: str = ""
     choices: tuple | None = None
     minimum: int | None = None
+    file: bool = False
+    builtins: tuple[str, ...] = ()
 
     @property
     def option(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+
+def file_params(family) -> dict[str, tuple[str, ...]]:
+    """The family's params whose value may be a file, each with its built-in names."""
+    return {p.name: p.builtins for p in family.PARAMS if p.file}
 
 
 @runtime_checkable

@@ -29,6 +29,7 @@ from puzzlesat.generator.core.seeds import derive_seed
 from puzzlesat.generator.families import (
     SAFE_NAME,
     check_encoding,
+    file_params,
     get_family,
     normalize_params,
 )
@@ -107,7 +108,7 @@ def parse_spec(text: bytes, where: str, force: bool = False,
     """Validate spec text and expand its groups into tasks (nothing is built or written).
 
     A suite of more than :data:`MAX_SUITE_INSTANCES` instances needs ``force``; the count is
-    made before any task is. Input files named by params (a family's ``FILE_PARAMS``) are
+    made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
     tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
     try:
@@ -153,11 +154,10 @@ class _Inputs:
         self.sources: dict[str, str] = {}  # inputs/<file> -> the path it was read from
 
     def resolve(self, family, params: dict, label: str) -> dict:
-        names = getattr(family, "FILE_PARAMS", ())
         out = dict(params)
-        for key in names:
+        for key, builtins in file_params(family).items():
             value = params.get(key)
-            if not isinstance(value, str) or not value or value in getattr(family, "BUILTINS", ()):
+            if not isinstance(value, str) or not value or value in builtins:
                 continue  # a built-in name wins over a file of that name, as in generate
             path = Path(value) if Path(value).is_absolute() else self.base / value
             looks_like_path = "/" in value or "\\" in value or "." in value

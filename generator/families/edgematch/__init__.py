@@ -143,7 +143,7 @@ PARAMS = (
     Param("border_colors", int, None, "Colours of the edges along the frame (planted, bounded)."),
     Param("center_colors", int, None, "Colours of the other edges (planted)."),
     Param("pieces", str, None, "Piece file (Heule, META 2010 or JSON) or a built-in: "
-          + ", ".join(BUILTINS) + "."),
+          + ", ".join(BUILTINS) + ".", file=True, builtins=tuple(BUILTINS)),
     Param("scramble", bool, None, "Shuffle the planted pieces and rotate them at random."),
     Param("unbounded", bool, None, "Planted puzzle without frame (outer sides are free)."),
     Param("signed", bool, None, "Planted puzzle with signed edges (v must meet -v)."),
@@ -209,10 +209,9 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
 
 
 #: params whose value may be a file: a suite reads it from the spec's folder and publishes it
-FILE_PARAMS = ("pieces",)
 
 __all__ = [
-    "BUILTINS", "ENCODINGS", "FILE_PARAMS", "FRAME", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES",
+    "BUILTINS", "ENCODINGS", "FRAME", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES",
     "SAT09_TURN_SEED", "STORY", "SUMMARY", "TYPE_PATTERNS", "Board", "E", "Grid", "N", "Puzzle",
     "S", "Solution", "W", "assignment", "check", "decode", "diamond_exactly_one",
     "duplicate_pieces", "encode", "estimate", "expected", "generate", "heule_turned", "infer_shape",

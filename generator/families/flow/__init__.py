@@ -162,7 +162,7 @@ PARAMS = (
     Param("max_colors", int, None, "Upper end of the colour range.", minimum=1),
     Param("min_path", int, 3, "Shortest planted path, in cells.", minimum=2),
     Param("unique", bool, False, "Keep only grids whose solution a solver proves unique."),
-    Param("puzzle", str, None, "A level file: the article's text format or JSON."),
+    Param("puzzle", str, None, "A level file: the article's text format or JSON.", file=True),
     Param("certify", bool, False,
           "Level files: prove UNSAT with a checked DRAT proof (puzzlesat.validate.proof)."),
 )
@@ -288,7 +288,3 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 def witness(puzzle: Puzzle) -> Solution | None:
     return puzzle.planted
-
-
-#: params whose value may be a file: a suite reads it from the spec's folder and publishes it
-FILE_PARAMS = ("puzzle",)
