@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -78,6 +80,43 @@ def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
     monkeypatch.setattr(proof_module, "run_solver", lying_solver)
     with pytest.raises(UserError, match="cadical195's UNSAT proof does not check"):
         certify_unsat(php(3))
+
+
+#: a stand-in for drat-trim (not on PyPI or in Debian): it checks its two file arguments the
+#: way drat-trim is called and answers in drat-trim's words, deciding with dratify
+_DRAT_TRIM_STAND_IN = """#!{python}
+import sys, dratify
+cnf, proof = open(sys.argv[1]).read().split("\\n"), open(sys.argv[2]).read()
+if "{mode}" == "crash":
+    sys.exit(1)
+_, _, variables, count = cnf[0].split()
+clauses = [[int(t) for t in line.split()[:-1]] for line in cnf[1:] if line]
+assert len(clauses) == int(count) and all(line.endswith(" 0") for line in cnf[1:] if line)
+formula = dratify.CNF(int(variables))
+for clause in clauses:
+    formula.add([2 * (abs(l) - 1) + (l < 0) for l in clause])
+print("c parsing", sys.argv[1])
+print("s VERIFIED" if dratify.check_proof(formula, proof).ok else "s NOT VERIFIED")
+"""
+
+
+@pytest.mark.parametrize("mode, proof_of, ok, reason", [
+    ("normal", "php", True, "s VERIFIED"),
+    ("normal", "rup of nothing", False, "s NOT VERIFIED"),
+    ("crash", "php", None, "drat-trim gave no verdict (exit 1)"),
+])
+def test_drat_trim_path_calls_it_and_reads_its_answer(tmp_path, monkeypatch, mode, proof_of, ok,
+                                                      reason):
+    """drat-trim is preferred when on PATH: the CNF it is given is clean DIMACS with the right
+    counts, and its "s" line (or its silence) becomes the verdict."""
+    script = tmp_path / "drat-trim"
+    script.write_text(_DRAT_TRIM_STAND_IN.format(python=sys.executable, mode=mode))
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    formula = php(3)
+    proof = pysat_proof(formula) if proof_of == "php" else b"0\n"
+    check = check_proof(formula.flat_literals(), formula.num_vars, proof)
+    assert (check.ok, check.checker, check.reason) == (ok, "drat-trim", reason)
 
 
 @pytest.mark.skipif(not shutil.which("cadical"), reason="Debian cadical not installed")
