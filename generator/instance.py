@@ -101,7 +101,7 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
         made = {k: (os.path.join(files_root, v) if k in files
                     and isinstance(v, str) and v.startswith("inputs/") else v)
                 for k, v in params.items()}
-    check_size(family, made, encoding, force, where)
+    check_size(family, made, encoding, force, where, seed)
     puzzle = family.generate(made, Rng(seed if seed is not None else 0))
     formula = family.encode(puzzle, encoding)
     expected, source = family.expected(puzzle, made, certify)
@@ -111,13 +111,18 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,
-               where: str = "") -> Estimate:
+               where: str = "", seed: int | None = None) -> Estimate:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
-    above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``. ``family`` is a module or a name."""
+    above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``.
+    ``family`` is a module or a name. A ``loose`` estimate that fails is asked again with the
+    puzzle generated from ``seed`` (cheap next to its CNF), as :func:`build` will make it."""
     if isinstance(family, str):
         family = get_family(family)
         params = normalize_params(family, params, where)
     size = family.estimate(params, encoding)
+    if size.loose and not _fits(size, force):
+        puzzle = family.generate(params, Rng(seed if seed is not None else 0))
+        size = family.estimate(params, encoding, puzzle)
     if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
         raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
                         f"and clauses; choose smaller parameters")
@@ -126,6 +131,12 @@ def check_size(family, params: dict, encoding: str, force: bool = False,
                         f"clauses or {FORCE_BYTES / 1e9:g} GB): pass --force to build it "
                         f"anyway")
     return size
+
+
+def _fits(size: Estimate, force: bool) -> bool:
+    if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
+        return False
+    return force or (size.clauses <= FORCE_CLAUSES and size.bytes <= FORCE_BYTES)
 
 
 def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str:

@@ -21,6 +21,7 @@ from puzzlesat.generator.core.dimacs import (
 )
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import edgematch as em
+from puzzlesat.generator.families import get_family
 from puzzlesat.generator.instance import build, model_array
 from tests.conftest import DATA, assert_one_line_error, fixture_path
 
@@ -459,3 +460,36 @@ def test_cli_unwritable_output(puzzlesat, tmp_path):
     assert_one_line_error(puzzlesat("generate", "edge-matching", "--pieces", "clue1", "-o", out),
                           "cannot write")
     assert not out.parent.exists()
+
+
+# -- the size estimate, tightened by the generated puzzle ---------------------------------------
+@pytest.mark.parametrize("params", [
+    {"rows": 6, "cols": 7, "border_colors": 1, "center_colors": 1},  # every piece of a class alike
+    {"rows": 8, "border_colors": 2, "center_colors": 2},
+    {"rows": 5, "center_colors": 2, "unbounded": True},
+    {"pieces": "clue1"},
+])
+def test_duplicate_pairs_counts_the_duplicate_clauses_without_making_them(params):
+    from puzzlesat.generator.families import normalize_params
+
+    family = get_family("edge-matching")
+    puzzle = family.generate(normalize_params(family, params), Rng(5))
+    assert em.duplicate_pairs(puzzle) == em.duplicate_pieces(puzzle).shape[0]
+
+
+def test_boards_past_the_loose_bound_are_sized_by_their_puzzle(puzzlesat, tmp_path):
+    """Every pair of pieces alike (the params-only bound) would put a 50x50 board past 2^31
+    clauses; the generated puzzle has few duplicates, so it only needs --force."""
+    from puzzlesat.generator.instance import check_size
+
+    params = {"rows": 50, "border_colors": 5, "center_colors": 17}
+    loose = get_family("edge-matching").estimate(
+        {"rows": 50, "cols": 50, "border_colors": 5, "center_colors": 17}, "compact")
+    assert loose.loose and loose.clauses > 2**31
+    sized = check_size("edge-matching", params, "compact", force=True, seed=4)
+    assert not sized.loose and sized.clauses < 2 * 10**8
+    result = puzzlesat("generate", "edge-matching", "--rows", "50", "--border-colors", "5",
+                       "--center-colors", "17", "--encoding", "compact", "--seed", "4",
+                       "-o", tmp_path / "big.cnf")
+    assert_one_line_error(result, f"estimated {sized.variables:,} variables, "
+                                  f"{sized.clauses:,} clauses", "pass --force")

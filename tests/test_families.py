@@ -75,18 +75,21 @@ ESTIMATED = {
 @pytest.mark.parametrize("name,encoding", [(n, e) for n in family_names()
                                            for e in get_family(n).ENCODINGS])
 def test_estimate_bounds_the_real_counts(name, encoding):
-    """``estimate`` (params only, nothing allocated) is at least the real size."""
+    """``estimate`` (params only, nothing allocated; and again with the generated puzzle) is
+    at least the real size."""
     from puzzlesat.generator.core.dimacs import clause_bytes
 
     family = get_family(name)
     assert sorted(ESTIMATED) == sorted(family_names())
     for raw in ESTIMATED[name]:
         params = normalize_params(family, raw)
+        puzzle = family.generate(params, Rng(3))
+        formula = family.encode(puzzle, encoding)
+        for size in (family.estimate(params, encoding), family.estimate(params, encoding, puzzle)):
+            assert size.variables >= formula.num_vars, (raw, size, formula.num_vars)
+            assert size.clauses >= formula.num_clauses, (raw, size, formula.num_clauses)
+            assert size.bytes >= len(clause_bytes(formula)), (raw, size)
         size = family.estimate(params, encoding)
-        formula = family.encode(family.generate(params, Rng(3)), encoding)
-        assert size.variables >= formula.num_vars, (raw, size, formula.num_vars)
-        assert size.clauses >= formula.num_clauses, (raw, size, formula.num_clauses)
-        assert size.bytes >= len(clause_bytes(formula)), (raw, size)
         if name == "sliding" and encoding != "direct" and "walk" not in raw \
                 and "start" not in raw:  # budget known: exact
             assert (size.variables, size.clauses) == (formula.num_vars, formula.num_clauses)

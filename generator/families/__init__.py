@@ -30,10 +30,11 @@ through :func:`get_family`.
                    the encoding's clauses accept for this solution (used to test witnesses)
 ``puzzle_to_json / puzzle_from_json / solution_to_json / solution_from_json``
 ``render(puzzle, solution=None) -> str``        text picture; ``render_svg`` where it helps
-``estimate(params, encoding) -> Estimate``      variables, clauses and bytes from the
-                   (normalised) params without generating or allocating anything: upper
-                   bounds (exact where cheap); checked against the DIMACS limits and the
-                   ``--force`` threshold before ``generate``
+``estimate(params, encoding, puzzle=None) -> Estimate``   variables, clauses and bytes
+                   from the (normalised) params without generating or allocating anything:
+                   upper bounds (exact where cheap); checked against the DIMACS limits and the
+                   ``--force`` threshold before ``generate``. An estimate marked ``loose``
+                   that fails the check is asked again with the generated ``puzzle``
 
 :class:`Family` states the same contract as a :class:`typing.Protocol`, so a type checker and
 the contract test (tests/test_families.py) hold every family module to it.
@@ -86,6 +87,7 @@ class Estimate:
     variables: int
     clauses: int
     bytes: int
+    loose: bool = False  # a bound the generated puzzle tightens (estimate(..., puzzle))
 
     def text(self) -> str:
         return (f"estimated {self.variables:,} variables, {self.clauses:,} clauses, "
@@ -145,7 +147,7 @@ class Family(Protocol):
     def solution_to_json(self, solution: Any) -> dict: ...
     def solution_from_json(self, data: dict) -> Any: ...
     def render(self, puzzle: Any, solution: Any = None) -> str: ...
-    def estimate(self, params: dict, encoding: str) -> Estimate: ...
+    def estimate(self, params: dict, encoding: str, puzzle: Any = None) -> Estimate: ...
 
 
 def family_names() -> list[str]:

@@ -105,7 +105,7 @@ def check_sizes(spec: Spec, force: bool) -> None:
         params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
                   for k, v in task.params.items()}
         try:
-            check_size(task.family, params, task.encoding, force)
+            check_size(task.family, params, task.encoding, force, seed=task.seed)
         except UserError as exc:
             raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 

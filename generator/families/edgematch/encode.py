@@ -353,6 +353,19 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
     return fb.reshape(m, k * nfb, 2), body
 
 
+def duplicate_pairs(puzzle: Puzzle) -> int:
+    """How many clauses :func:`duplicate_pieces` makes, counted without making them (pairs of
+    identical pieces of a class, times the class's squares)."""
+    board = puzzle.board
+    key = _rotation_key(board.normal if puzzle.bounded else puzzle.pieces, puzzle.bounded)
+    total = 0
+    for cls in range(3):
+        if board.members[cls].size:
+            _, counts = np.unique(key[board.members[cls]], axis=0, return_counts=True)
+            total += int((counts * (counts - 1) // 2).sum()) * board.squares[cls].size
+    return total
+
+
 def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
     """(¬x(p,j) ∨ ¬x(q,j)) for identical pieces p < q (equal up to rotation), per square j,
     pairs in lexicographic order."""

@@ -10,19 +10,23 @@ unbounded), D diamonds of at most k colours each:
 * diamond exactly-one: D·(1 + k(k−1)/2)
 * piece clauses: per (piece, square) pair ≤ 4 + 16 type clauses, plus 4k forbidden colours
   (fbcolors)
-* duplicate pieces: ≤ Σ m·m(m−1)/2 (every pair of a class identical: loose, but sound)
+* duplicate pieces: ≤ Σ m·m(m−1)/2 (every pair of a class identical: sound, but loose
+  enough to put boards of about 42×42 and more past the DIMACS limits, so the estimate is
+  marked ``loose``); exact when the puzzle is known (a piece file, or the generated puzzle)
 """
 
 from __future__ import annotations
 
-from puzzlesat.generator.families import Estimate
+from puzzlesat.generator.families import MAX_CLAUSES, Estimate
+from puzzlesat.generator.families.edgematch.encode import duplicate_pairs
 
 
-def estimate(params: dict, encoding: str) -> Estimate:
-    if "pieces" in params:
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    if puzzle is None and "pieces" in params:
         from puzzlesat.generator.families.edgematch.pieces import load_pieces
 
         puzzle = load_pieces(params["pieces"])  # a piece file is small next to its CNF
+    if puzzle is not None:
         rows, cols, bounded, signed = puzzle.rows, puzzle.cols, puzzle.bounded, puzzle.signed
         colours = len({int(v) for v in puzzle.pieces.reshape(-1).tolist()})
         colours *= 2 if signed else 1
@@ -51,9 +55,13 @@ def estimate(params: dict, encoding: str) -> Estimate:
         (pairs if explicit else 0, 2),
         (diamonds, k), (diamonds * (k * (k - 1) // 2), 2),
         (x * 20, 5), (x * 4 * k if fbcolors else 0, 2),
-        (pairs, 2),  # duplicate pieces
+        (pairs if puzzle is None else duplicate_pairs(puzzle), 2),  # duplicate pieces
     ]
     clauses = sum(c for c, _ in groups)
     digits = len(str(max(variables, 1))) + 2  # "-123 " per literal
     size = sum(c * (w * digits + 2) for c, w in groups)
-    return Estimate(variables, clauses, size)
+    # the puzzle can only lower the duplicate-pieces bound: worth generating when the rest
+    # is within the DIMACS limits (so the board is small enough to generate at once)
+    rest = clauses - groups[-1][0]
+    loose = puzzle is None and max(variables, rest) <= MAX_CLAUSES
+    return Estimate(variables, clauses, size, loose)

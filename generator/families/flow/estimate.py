@@ -19,7 +19,8 @@ from puzzlesat.generator.families import Estimate
 MAX_COLOURS = 62
 
 
-def estimate(params: dict, encoding: str) -> Estimate:
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    # params bound the size closely: the generated puzzle would add nothing
     if "puzzle" in params:
         from puzzlesat.generator.families.flow.puzzle import load_puzzle
 

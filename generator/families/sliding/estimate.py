@@ -23,7 +23,8 @@ from puzzlesat.generator.families import Estimate
 MAX_TRACE = 250
 
 
-def estimate(params: dict, encoding: str) -> Estimate:
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    # params bound the size closely: the generated puzzle would add nothing
     if "start" in params:
         squares = len(params["start"])
         rows = params.get("rows") or (squares // params["cols"] if params.get("cols")
