@@ -132,18 +132,18 @@ def monkeypatch_module():
         yield patch
 
 
-def test_writer_formats_texts_wider_than_a_word_with_the_reference(monkeypatch):
-    """From V = 10^7 a literal's text ("-10000000 ") no longer fits a word: every block goes to
-    the reference writer (checked without a table of 2 * 10^7 rows)."""
-    import puzzlesat.generator.core.dimacs as dimacs
-
-    assert dimacs.word_table(10**7) is None and dimacs.word_table(10**5) is not None
-    monkeypatch.setattr(dimacs, "word_table", lambda num_vars: None)
+def test_writer_packs_texts_longer_than_a_word():
+    """From V = 10^6 a literal's text ("-1000000 ") takes two words: every step is packed, on
+    2-D and 3-D blocks, with a zero inside a clause too."""
+    num_vars = 10**6 + 5
     f = Formula()
-    f.new_vars("v", 100)
-    f.add("c", pad_rows([[1, -100, 3], [-2]]))
-    f.add("d", [[[5, 6], [7, 8]]])
-    assert clause_bytes(f) == b"1 -100 3 0\n-2 0\n5 6 0\n7 8 0\n"
+    f.new_vars("v", num_vars)
+    f.add("c", pad_rows([[1, -num_vars, 999_999], [-1_000_000], [10**6 + 1, -99, 7]]))
+    f.add("d", [[[5, -1_000_002], [7, 8]], [[-9, 0], [10**6, 3]]])
+    f.add("zero inside", [[1, 0, 2]])
+    want = numpy_clause_bytes(f.blocks, literal_table(num_vars))
+    assert want.startswith(b"1 -1000005 999999 0\n-1000000 0\n1000001 -99 7 0\n5 -1000002 0\n")
+    assert clause_bytes(f) == want
 
 
 def test_writer_rejects_literal_beyond_num_vars():

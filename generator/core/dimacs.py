@@ -103,24 +103,20 @@ def literal_table(num_vars: int) -> np.ndarray:
     """Row ``l + V`` holds the text of literal ``l`` and a space, NUL-padded; row ``V`` (the
     padding literal 0) is all NUL."""
     width = len(str(num_vars)) + 2  # sign, digits, space
-    values = np.arange(-num_vars, num_vars + 1, dtype=np.int64)
-    mags = np.abs(values)
-    digits = np.maximum(1, np.floor(np.log10(np.maximum(mags, 1))).astype(np.int64) + 1)
-    # correct float rounding at powers of ten
-    digits += mags >= 10 ** np.minimum(digits, 18)
-    table = np.zeros((values.size, width), dtype=np.uint8)
-    neg = values < 0
-    length = digits + neg + 1  # text + trailing space
-    rows = np.arange(values.size)
-    table[rows, length - 1] = ord(" ")
-    table[neg, 0] = ord("-")
-    rest = mags.copy()
-    for pos in range(int(digits.max()) if values.size else 0):
-        col = length - 2 - pos
-        live = pos < digits
-        table[rows[live], col[live]] = ord("0") + (rest[live] % 10)
-        rest //= 10
-    table[num_vars] = 0
+    mags = np.arange(num_vars + 1, dtype=np.int64)
+    powers = 10 ** np.arange(width - 2, dtype=np.int64)
+    digits = np.searchsorted(powers, mags, side="right")  # of each magnitude (0 has one)
+    digits[0] = 1
+    # "digits " of every magnitude, left-aligned: column j is the j-th digit from the left
+    text = np.zeros((num_vars + 1, width - 1), dtype=np.uint8)
+    for j in range(width - 2):
+        live = np.flatnonzero(digits > j)
+        text[live, j] = ord("0") + mags[live] // powers[digits[live] - 1 - j] % 10
+    text[mags, digits] = ord(" ")
+    table = np.zeros((2 * num_vars + 1, width), dtype=np.uint8)
+    table[num_vars + 1 :, : width - 1] = text[1:]
+    table[:num_vars, 0] = ord("-")
+    table[:num_vars, 1:] = text[:0:-1]  # magnitudes V down to 1
     return table
 
 
@@ -135,7 +131,7 @@ def clause_bytes(formula: Formula) -> bytes:
 
 
 # -- the run writer ----------------------------------------------------------------------------
-# Each literal's text and its space fit one 8-byte word while V < 10^7 ("-9999999 "). Within a
+# Each literal's text and its space fit one 8-byte word while V < 10^6 ("-999999 "). Within a
 # block, consecutive units (rows, or the rows of a 3-D block's unit) whose literals have the
 # same text lengths form a *run*: every literal of a run sits at the same byte offset of its
 # unit's text, so the unit's text is built as whole words by shifting each literal's word
@@ -143,8 +139,10 @@ def clause_bytes(formula: Formula) -> bytes:
 # zero, so neighbours do not disturb each other), and each row's "0\n" OR-ed in last. Runs
 # are long in generated formulas (text lengths change only at powers of ten). A step of short
 # runs (many small blocks of mixed widths, as in flow) is *packed* instead: every literal's
-# word and a "0\n" word per row, cut to their lengths by one boolean mask. The padding literal
-# 0 has no text in either, so a zero inside a clause is skipped as the reference writer does.
+# word and a "0\n" word per row, the NUL padding then deleted (``bytes.translate``). The
+# padding literal 0 has no text in either, so a zero inside a clause is skipped as the
+# reference writer does.
+# From V = 10^6 a literal's text takes two words, and every step is packed.
 #
 # Speed comes from a few large numpy calls per step, each with a preallocated output: literal
 # words are gathered with ``np.take(..., mode="clip")`` on int64 offsets (several times faster
@@ -156,20 +154,20 @@ _STAGE_BYTES = 1 << 20  # text handed to write() at a time
 _SHIFT = [np.uint64(8 * r) for r in range(9)]
 _RUN_LITERALS = 1000  # a run costs about as much as packing this many literals
 _ROW_END = np.uint64(ord("0") | ord("\n") << 8)
-_BYTE_INDEX = np.arange(8, dtype=np.uint8)
 
 
-def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(words, lengths): ``words[l + V]`` is the text of literal ``l`` and a space as a
-    little-endian uint64 padded with NUL bytes, ``lengths[l + V]`` its byte count, for ``-V <=
-    l <= V``; the padding literal 0 is empty. None when a literal's text does not fit a word
-    (V >= 10^7)."""
-    if len(str(num_vars)) + 2 > 8:  # sign, digits, space
-        return None
+def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray]:
+    """(words, lengths): ``words[l + V]`` is the text of literal ``l`` and a space as
+    little-endian uint64 words padded with NUL bytes -- one word (shape (2V+1,)) while V <
+    10^6 ("-999999 "), else two (shape (2V+1, 2)) -- and ``lengths[l + V]`` its byte count,
+    for ``-V <= l <= V``; the padding literal 0 is empty."""
     table = literal_table(num_vars)
-    padded = np.zeros((table.shape[0], 8), dtype=np.uint8)
+    words = -(-table.shape[1] // 8)
+    padded = np.zeros((table.shape[0], 8 * words), dtype=np.uint8)
     padded[:, : table.shape[1]] = table
-    return padded.view(np.uint64).reshape(-1), np.count_nonzero(padded, axis=1).astype(np.uint8)
+    lengths = np.count_nonzero(padded, axis=1).astype(np.uint8)
+    padded = padded.view(np.uint64)
+    return (padded.reshape(-1) if words == 1 else padded), lengths
 
 
 class _Stage:
@@ -205,10 +203,11 @@ class _Stage:
 class _RunWriter:
     """The run writer for one formula: its word table, layouts and scratch arrays."""
 
-    def __init__(self, num_vars: int, tables: tuple[np.ndarray, np.ndarray], stage: _Stage):
+    def __init__(self, num_vars: int, stage: _Stage):
         self.num_vars = num_vars
         self.stage = stage
-        self.words, self.lengths = tables
+        self.words, self.lengths = word_table(num_vars)
+        self.per_literal = 1 if self.words.ndim == 1 else self.words.shape[1]  # words
         self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
         self.scratch: dict = {}
 
@@ -237,6 +236,12 @@ class _RunWriter:
         m, n = index.shape
         offsets = np.add(index, self.num_vars, dtype=np.int64,
                          out=self._array("offsets", m * n, np.int64).reshape(m, n))
+        if self.per_literal > 1:  # texts longer than a word: packed
+            shape = (m, n, self.per_literal)
+            words = np.take(self.words, offsets, axis=0, mode="clip",
+                            out=self._array("words", m * n * shape[2], np.uint64).reshape(shape))
+            self.packed(words, g, width)
+            return
         lens = np.take(self.lengths, offsets, mode="clip",
                        out=self._array("lens", m * n, np.uint8).reshape(m, n))
         bounds = [0, m]
@@ -250,7 +255,7 @@ class _RunWriter:
         words = np.take(self.words, offsets, mode="clip",
                         out=self._array("words", m * n, np.uint64).reshape(m, n))
         if (len(bounds) - 1) * _RUN_LITERALS > m * n:
-            self.packed(words, lens, g, width)
+            self.packed(words, g, width)
             return
         for first, end in zip(bounds[:-1], bounds[1:]):
             signature = lens[first]
@@ -260,22 +265,17 @@ class _RunWriter:
                 layout = self.layouts[key] = _layout(signature.reshape(g, width))
             self.run(words[first:end], layout)
 
-    def packed(self, words: np.ndarray, lens: np.ndarray, g: int, width: int) -> None:
-        """The text of a step whose runs are short: each literal's word and a "0\n" word
-        after each row, of which a boolean mask keeps each word's first ``length`` bytes. Its
-        cost per literal is higher than a run's, but it has none per run."""
-        m = words.shape[0]
-        count = m * g * (width + 1)
-        items = self._array("items", count, np.uint64).reshape(m, g, width + 1)
-        items[..., :width] = words.reshape(m, g, width)
-        items[..., width] = _ROW_END
-        lengths = self._array("item lengths", count, np.uint8).reshape(m, g, width + 1)
-        lengths[..., :width] = lens.reshape(m, g, width)
-        lengths[..., width] = 2
-        keep = np.less(_BYTE_INDEX, lengths.reshape(count, 1),
-                       out=self._array("keep", count * 8, np.bool_).reshape(count, 8))
-        text = items.reshape(count).view(np.uint8).reshape(count, 8)[keep]
-        self.stage.take(text.size)[:] = text
+    def packed(self, words: np.ndarray, g: int, width: int) -> None:
+        """The text of a step whose runs are short: each literal's word(s) and a "0\n" word
+        after each row, with the NUL padding deleted (the text has no NUL byte). Its cost per
+        literal is higher than a run's, but it has none per run."""
+        m, k = words.shape[0], self.per_literal
+        count = m * g * (width + 1) * k
+        items = self._array("items", count, np.uint64).reshape(m, g, width + 1, k)
+        items[..., :width, :] = words.reshape(m, g, width, k)
+        items[..., width, :] = 0
+        items[..., width, 0] = _ROW_END
+        self.stage.put(items.tobytes().translate(None, _DELETE_NUL))
 
     def run(self, words: np.ndarray, layout: _Layout) -> None:
         size, preset = layout.size, layout.preset
@@ -373,21 +373,15 @@ def stream_clauses(formula: Formula, write) -> int:
     """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
     from one reused buffer; returns the number of bytes."""
     stage = _Stage(write)
-    tables = word_table(formula.num_vars)
-    if tables is not None:
-        writer = _RunWriter(formula.num_vars, tables, stage)
-        for block in formula.blocks:
-            writer.block(block)
-    else:
-        table = literal_table(formula.num_vars)
-        for block in formula.blocks:
-            stage.put(numpy_clause_bytes([block], table))
+    writer = _RunWriter(formula.num_vars, stage)
+    for block in formula.blocks:
+        writer.block(block)
     stage.flush()
     return stage.total
 
 
 def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
-    """The reference writer (the definition the run writer is tested against, and its fallback):
+    """The reference writer (the definition the run writer is tested against):
     rows of the fixed-width literal ``table`` for every slot of a block, then the NUL padding
     deleted."""
     num_vars = (table.shape[0] - 1) // 2
