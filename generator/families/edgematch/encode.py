@@ -154,14 +154,18 @@ class Board:
         self.lit = np.where((d[:, :, None] >= 0) & (pos > 0),
                             self.y_base[np.maximum(d, 0)][:, :, None] + pos, 0)
         self.dcls = dcls
-        self._lit_flat = self.lit.astype(np.int32).reshape(-1)
+        self.lit_flat = self.lit.astype(np.int32).reshape(-1)
+
+    def lit_base(self, squares, sides) -> np.ndarray:
+        """Flat index of ``lit[squares, sides, 0]`` (broadcast together); adding a colour
+        gives that colour's literal in :attr:`lit_flat`."""
+        return (np.asarray(squares) * 4 + sides) * self.lit.shape[2]
 
     def lits(self, squares, sides, colours) -> np.ndarray:
         """``lit[squares, sides, colours]`` (broadcast together) as int32, by one flat index:
         three times faster than fancy indexing with three index arrays, which dominated
         the encoding of the Eternity II board."""
-        flat = (np.asarray(squares) * 4 + sides) * self.lit.shape[2] + colours
-        return np.take(self._lit_flat, flat)
+        return np.take(self.lit_flat, self.lit_base(squares, sides) + colours)
 
     def x(self, cls: int) -> np.ndarray:
         """x variables of the class's pieces (file order) × the class's squares."""
@@ -337,19 +341,24 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
     m, k = members.size, squares.size
     body = np.zeros((m, k, len(template), width + 1), dtype=np.int32)
     body[..., 0] = -x[:, :, None]
-    # one piece at a time: the index temporaries stay small (a whole type's would be tens of
-    # MB of fresh pages, which a new process pays for in page faults)
+    # one piece at a time into reused buffers: a whole type's index arrays would be tens of
+    # MB of fresh pages, and a new process pays for fresh pages in page faults
     sign = sign.astype(np.int32)
+    base = board.lit_base(squares[:, None, None], side[None])  # (square, row, literal)
+    index, found = np.empty_like(base), np.empty(base.shape, dtype=np.int32)
     for i in range(m):
-        np.multiply(board.lits(squares[:, None, None], side[None], roles[i, role][None]), sign,
-                    out=body[i, :, :, 1:width + 1])
+        np.take(board.lit_flat, np.add(base, roles[i, role], out=index), out=found)
+        np.multiply(found, sign, out=body[i, :, :, 1:width + 1])
     if not nfb:
         return None, body
     fb = np.empty((m, k, 4, nfb // 4, 2), dtype=np.int32)
     fb[..., 0] = -x[:, :, None, None]
+    base = board.lit_base(squares[:, None, None], np.arange(4)[None, :, None])
+    index = np.empty((k, 4, nfb // 4), dtype=base.dtype)
+    found = np.empty(index.shape, dtype=np.int32)
     for i in range(m):
-        np.negative(board.lits(squares[:, None, None], np.arange(4)[None, :, None],
-                               forbidden[i][None, None, :]), out=fb[i, ..., 1])
+        np.take(board.lit_flat, np.add(base, forbidden[i], out=index), out=found)
+        np.negative(found, out=fb[i, ..., 1])
     return fb.reshape(m, k * nfb, 2), body
 
 
