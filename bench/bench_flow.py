@@ -1,4 +1,5 @@
-"""Flow Free: planting time and colours per size (10x10..60x60), encoding time and clauses/s per
+"""Flow Free: planting time and colours per size (10x10..60x60, also with half as many colours
+as the side, like the extreme levels), encoding time and clauses/s per
 size and encoding (n x n with n colours), --unique at 15x15, and acyclic round trips (planted
 grids solved, every decoded model checked).
 
@@ -26,7 +27,8 @@ ENCODE_REPEATS = 3
 
 
 def plant_table() -> None:
-    print("size   colours  range    plant ms (median, max of 5 seeds)  --colors max: ms")
+    print("size   colours  range    plant ms (median, max of 5 seeds)  --colors max: ms  "
+          "n/2 (extreme levels): ms, max of 5 seeds")
     for size in SIZES:
         params = {"width": size, "height": size}
         times, counts = [], set()
@@ -41,9 +43,15 @@ def plant_table() -> None:
         top = flow.generate({**params, "colors": high}, Rng(0))
         top_ms = (time.perf_counter() - start) * 1000
         assert top.num_colors == high and flow.check(top, top.planted) == []
+        few, few_ms = size // 2, 0.0
+        for seed in range(SEEDS):
+            start = time.perf_counter()
+            half = flow.generate({**params, "colors": few}, Rng(seed))
+            few_ms = max(few_ms, (time.perf_counter() - start) * 1000)
+            assert half.num_colors == few and flow.check(half, half.planted) == []
         print(f"{size:2d}x{size:<2d} {','.join(map(str, sorted(counts))):>8}  {low:2d}..{high:<3d} "
               f"{statistics.median(times) * 1000:8.1f} {max(times) * 1000:8.1f}"
-              f"{'':21}{top_ms:8.1f}")
+              f"{'':21}{top_ms:8.1f}  {few:20d} {few_ms:8.1f}")
 
 
 def encode_table() -> None:
