@@ -3,7 +3,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puzzlesat.generator.core.cnf import Formula, interleave, pad_rows, pairwise_at_most_one
+from puzzlesat.generator.core.cnf import (
+    Deferred,
+    Formula,
+    interleave,
+    pad_rows,
+    pairwise_at_most_one,
+)
+from puzzlesat.generator.core.dimacs import clause_bytes
 
 
 def test_variable_blocks_are_consecutive_and_shaped():
@@ -27,6 +34,34 @@ def test_ragged_blocks_and_order():
     assert f.clauses() == [[1, 2], [3], [-4, 5]]
     assert f.flat_literals().tolist() == [1, 2, 0, 3, 0, -4, 5, 0]
     assert f.counts_by_block() == {"a": 2, "b": 1}
+
+
+def test_deferred_clauses_are_made_when_read_and_equal_eager_ones():
+    """A Deferred block is made only when read (each time), and a formula of deferred 2-D and
+    3-D blocks has the same clauses, counts, units and text as the eager one."""
+    made = []
+    flat = np.array([[1, -2, 0], [3, 4, 5]], dtype=np.int32)
+    units = np.array([[[1, 2], [-3, 0]], [[4, 5], [-1, 0]]], dtype=np.int32)
+
+    def make(array):
+        made.append(array.shape)
+        return array.copy()
+
+    eager, lazy = Formula(), Formula()
+    for f in (eager, lazy):
+        f.new_vars("v", 5)
+    eager.add("flat", flat)
+    eager.add("units", units)
+    lazy.add("flat", Deferred(flat.shape, lambda: make(flat)))
+    lazy.add("units", Deferred(units.shape, lambda: make(units)))
+    lazy.add("empty", Deferred((0, 3), lambda: make(np.zeros((0, 3)))))
+    assert made == []
+    assert lazy.num_clauses == eager.num_clauses == 6
+    assert [b.unit for b in lazy.blocks] == [b.unit for b in eager.blocks] == [1, 2]
+    assert lazy.clauses() == eager.clauses()
+    assert clause_bytes(lazy) == clause_bytes(eager)
+    assert made == [(2, 3), (2, 2, 2)] * 2  # read twice, made twice
+    assert lazy.problems() == eager.problems() == []
 
 
 def test_interleave_keeps_per_row_order():

@@ -12,6 +12,8 @@ A :class:`Formula` owns
   array ``(units, rows, width)`` adds ``units × rows`` clauses in C order and records
   ``unit = rows``: the writer formats units whose literals have the same text widths as one
   fixed-width array (e.g. the same template of clauses for every square of a board).
+  A block may also be :class:`Deferred`: its shape now, its literals made when read, so the
+  biggest groups need not be held whole while the formula is written.
 
 The clause order of the formula is block order, then row order.
 
@@ -30,7 +32,7 @@ array([[1, 2],
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +73,36 @@ class ClauseBlock:
     @property
     def num_clauses(self) -> int:
         return int(self.literals.shape[0])
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """Clauses made when they are read: ``make()`` returns an int32 array of ``shape`` (2-D or
+    3-D, as :meth:`Formula.add` takes), the same every time. A family adds its big groups
+    this way, one piece at a time, so that writing a formula never holds all of it: each
+    block is made just before the writer formats it, in memory that is reused (a fresh
+    process pays for fresh memory in page faults)."""
+
+    shape: tuple[int, ...]
+    make: Callable[[], np.ndarray]
+
+
+@dataclass(frozen=True)
+class DeferredBlock:
+    """A clause block from :class:`Deferred` clauses: ``literals`` is made on every read."""
+
+    name: str
+    shape: tuple[int, int]
+    make: Callable[[], np.ndarray]
+    unit: int = 1
+
+    @property
+    def literals(self) -> np.ndarray:
+        return np.ascontiguousarray(self.make(), dtype=LITERAL_DTYPE).reshape(self.shape)
+
+    @property
+    def num_clauses(self) -> int:
+        return self.shape[0]
 
 
 def pad_rows(rows: Iterable[Sequence[int]]) -> np.ndarray:
@@ -119,7 +151,7 @@ class Formula:
     def __init__(self) -> None:
         self.num_vars = 0
         self.variables: dict[str, VariableBlock] = {}
-        self.blocks: list[ClauseBlock] = []
+        self.blocks: list[ClauseBlock | DeferredBlock] = []
 
     # -- variables -------------------------------------------------------------------------
     def new_vars(self, name: str, *shape: int) -> np.ndarray:
@@ -143,6 +175,13 @@ class Formula:
 
     # -- clauses ---------------------------------------------------------------------------
     def add(self, name: str, clauses) -> None:
+        if isinstance(clauses, Deferred):
+            shape = clauses.shape
+            unit = max(1, shape[1]) if len(shape) == 3 else 1
+            rows = shape[0] * shape[1] if len(shape) == 3 else shape[0]
+            if rows:
+                self.blocks.append(DeferredBlock(name, (rows, shape[-1]), clauses.make, unit))
+            return
         lits = np.asarray(clauses, dtype=LITERAL_DTYPE)
         unit = 1
         if lits.ndim == 1:

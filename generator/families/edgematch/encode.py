@@ -3,11 +3,12 @@ colour domains, variable numbering) and the clause groups in the published order
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.cnf import Deferred, Formula
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 
 if TYPE_CHECKING:
@@ -279,10 +280,10 @@ def diamond_exactly_one(board: Board) -> np.ndarray:
     return out
 
 
-def piece_clauses(board: Board, fbcolors: bool) -> list[tuple[np.ndarray, ...]]:
+def piece_clauses(board: Board, fbcolors: bool) -> list[tuple]:
     """Per piece (file order), the blocks for every square of its class: corner and border
     side colours, and for center pieces the forbidden colours (fbcolors) then the type
-    clauses (one (square, row, literal) block)."""
+    clauses (one (square, row, literal) block), those two :class:`Deferred`."""
     parts: list = [None] * len(board.cls)
     for cls in (0, 1):
         if board.members[cls].size:
@@ -295,7 +296,7 @@ def piece_clauses(board: Board, fbcolors: bool) -> list[tuple[np.ndarray, ...]]:
         if members.size:
             fb, body = center_type_clauses(board, members, t, fbcolors and t != 1)
             for i, p in enumerate(members.tolist()):
-                parts[p] = (body[i],) if fb is None else (fb[i], body[i])
+                parts[p] = (body(i),) if fb is None else (fb(i), body(i))
     return [rows for rows in parts if rows is not None]
 
 
@@ -314,10 +315,13 @@ def frame_piece_clauses(board: Board, cls: int) -> np.ndarray:
     return out.reshape(members.size, -1, 2)
 
 
-def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: bool) -> np.ndarray:
+def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: bool):
     """Type-``t`` center pieces: the fbcolors clauses of every square (sides N E S W, absent
-    colours in domain order), then the type template of every square with ¬x in front:
-    (forbidden (m, squares × rows, 2) or None, type clauses (m, squares, rows, width))."""
+    colours in domain order), then the type template of every square with ¬x in front, as
+    (forbidden, type clauses): functions of the piece's index i among ``members`` giving its
+    :class:`Deferred` blocks, (squares × 4 × absent colours, 2) and (squares, rows, width);
+    forbidden is None without ``fbcolors``. Deferred: these are most of an Eternity II
+    formula's clauses, made piece by piece as they are written."""
     squares, x = board.squares[2], board.x(2)[np.searchsorted(board.members[2], members)]
     start = board.type_start[members, 1]
     pattern = TYPE_PATTERNS[t - 1]
@@ -337,29 +341,34 @@ def center_type_clauses(board: Board, members: np.ndarray, t: int, fbcolors: boo
         centre_palette = np.searchsorted(board.palette, board.domains[1])
         absent = ~(centre_palette[None, :, None] == board.gid[members][:, None, :]).any(axis=2)
         forbidden = np.array([centre_palette[a] for a in absent])  # equal count within a type
-    nfb = 4 * forbidden.shape[1] if forbidden is not None else 0
-    m, k = members.size, squares.size
-    body = np.zeros((m, k, len(template), width + 1), dtype=np.int32)
-    body[..., 0] = -x[:, :, None]
-    # one piece at a time into reused buffers: a whole type's index arrays would be tens of
-    # MB of fresh pages, and a new process pays for fresh pages in page faults
+    k = squares.size
     sign = sign.astype(np.int32)
-    base = board.lit_base(squares[:, None, None], side[None])  # (square, row, literal)
-    index, found = np.empty_like(base), np.empty(base.shape, dtype=np.int32)
-    for i in range(m):
-        np.take(board.lit_flat, np.add(base, roles[i, role], out=index), out=found)
-        np.multiply(found, sign, out=body[i, :, :, 1:width + 1])
-    if not nfb:
-        return None, body
-    fb = np.empty((m, k, 4, nfb // 4, 2), dtype=np.int32)
-    fb[..., 0] = -x[:, :, None, None]
-    base = board.lit_base(squares[:, None, None], np.arange(4)[None, :, None])
-    index = np.empty((k, 4, nfb // 4), dtype=base.dtype)
-    found = np.empty(index.shape, dtype=np.int32)
-    for i in range(m):
-        np.take(board.lit_flat, np.add(base, forbidden[i], out=index), out=found)
-        np.negative(found, out=fb[i, ..., 1])
-    return fb.reshape(m, k * nfb, 2), body
+    type_base = board.lit_base(squares[:, None, None], side[None])  # (square, row, literal)
+
+    def make_type(i: int) -> np.ndarray:
+        out = np.empty((k, len(template), width + 1), dtype=np.int32)
+        out[..., 0] = -x[i][:, None]
+        np.multiply(np.take(board.lit_flat, type_base + roles[i, role]), sign, out=out[..., 1:])
+        return out
+
+    def type_clauses(i: int) -> Deferred:
+        return Deferred((k, len(template), width + 1), partial(make_type, i))
+
+    if forbidden is None:
+        return None, type_clauses
+    absent = forbidden.shape[1]
+    forbidden_base = board.lit_base(squares[:, None, None], np.arange(4)[None, :, None])
+
+    def make_forbidden(i: int) -> np.ndarray:
+        out = np.empty((k, 4, absent, 2), dtype=np.int32)
+        out[..., 0] = -x[i][:, None, None]
+        np.negative(np.take(board.lit_flat, forbidden_base + forbidden[i]), out=out[..., 1])
+        return out.reshape(k * 4 * absent, 2)
+
+    def forbidden_clauses(i: int) -> Deferred:
+        return Deferred((k * 4 * absent, 2), partial(make_forbidden, i))
+
+    return forbidden_clauses, type_clauses
 
 
 def duplicate_pairs(puzzle: Puzzle) -> int:
