@@ -34,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import Dimacs, atomic_write, read_dimacs
+from puzzlesat.generator.core.dimacs import (
+    Dimacs,
+    atomic_write,
+    clause_bytes,
+    gbd_hash_of_body,
+    read_dimacs,
+)
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
@@ -223,22 +229,18 @@ def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | Non
     try:
         solution = family.decode(puzzle, encoding, model)
         problems = list(family.check(puzzle, solution))
+        shown = family.solution_to_json(solution), family.render(puzzle, solution)
     except _DECODE_ERRORS as exc:
-        solution, problems = None, [f"decoding failed ({type(exc).__name__}: {exc})"]
+        problems, shown = [f"decoding failed ({type(exc).__name__}: {exc})"], (None, "")
     if problems:
         mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
         if mismatch:
             return None, f"not decoded: the header puzzle does not match the CNF ({mismatch})"
-    if solution is None:
-        return PuzzleReport(family.NAME, encoding, problems, None, ""), ""
-    return PuzzleReport(family.NAME, encoding, problems, family.solution_to_json(solution),
-                        family.render(puzzle, solution)), ""
+    return PuzzleReport(family.NAME, encoding, problems, *shown), ""
 
 
 def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
     """How the CNF differs from the encoding of the header's puzzle ("" when they agree)."""
-    from puzzlesat.generator.core.dimacs import clause_bytes, gbd_hash_of_body
-
     try:
         formula = family.encode(puzzle, encoding)
     except (UserError, *_DECODE_ERRORS) as exc:

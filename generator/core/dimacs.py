@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import ClauseBlock, Formula
+from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
 from puzzlesat.generator.core.errors import UserError
 
 FORMAT_VERSION = 1
@@ -217,7 +217,7 @@ class _RunWriter:
             array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
         return array[:size]
 
-    def block(self, block: ClauseBlock) -> None:
+    def block(self, block: ClauseBlock | DeferredBlock) -> None:
         lits = block.literals
         rows, width = lits.shape
         if rows == 0 or width == 0:
@@ -230,9 +230,9 @@ class _RunWriter:
         units, n = index.shape
         step = max(1, _STEP_WORDS // n)
         for a in range(0, units, step):
-            self.step(index[a : a + step], g, width, block.name)
+            self.step(index[a : a + step], g, width)
 
-    def step(self, index: np.ndarray, g: int, width: int, name: str) -> None:
+    def step(self, index: np.ndarray, g: int, width: int) -> None:
         m, n = index.shape
         offsets = np.add(index, self.num_vars, dtype=np.int64,
                          out=self._array("offsets", m * n, np.int64).reshape(m, n))

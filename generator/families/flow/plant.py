@@ -55,6 +55,8 @@ UNIQUE_ATTEMPTS = 200
 MERGE_ROUNDS = 16
 #: rounds without a merge after which an attempt stops early
 MERGE_PATIENCE = 3
+
+
 def colour_range(width: int, height: int, min_path: int) -> tuple[int, int]:
     """(fewest, most) colours that planting always meets exactly on a width×height grid with
     paths of at least ``min_path`` cells: from the number of stripes (the shorter side) to
@@ -73,15 +75,15 @@ def colour_range(width: int, height: int, min_path: int) -> tuple[int, int]:
 def plant_paths(width: int, height: int, colors: int, min_path: int,
                 rng: Rng) -> list:
     """Exactly ``colors`` paths (lists of row-major cells) covering the grid, none touching
-    itself, each at least ``min_path`` long (see the module docstring).
-    ``colors`` must lie in :func:`colour_range`."""
+    itself, each at least ``min_path`` long (see the module docstring). ``colors`` runs up to
+    the most of :func:`colour_range`; below its fewest, :func:`_plant_few` tries."""
     low, high = colour_range(width, height, min_path)
     if not 1 <= colors <= high:
         raise UserError(f"flow: {width}x{height} with paths of at least {min_path} cells takes "
                         f"{low}..{high} colours (fewer when the grid allows), asked for {colors}")
     draws = rng.draws()
     if colors < low:
-        return _plant_few(width, height, colors, min_path, draws)
+        return _plant_few(width, height, colors, min_path, draws, low)
     for attempt in range(PLANT_ATTEMPTS + 1):
         last = attempt == PLANT_ATTEMPTS
         paths = _stripes(width, height, 1 if last else STRIPE_PIECES, min_path, draws)
@@ -92,13 +94,14 @@ def plant_paths(width: int, height: int, colors: int, min_path: int,
     raise AssertionError("unreachable: plain stripes meet every count in colour_range")
 
 
-def _plant_few(width: int, height: int, colors: int, min_path: int, draws: Draws) -> list:
+def _plant_few(width: int, height: int, colors: int, min_path: int, draws: Draws,
+               low: int) -> list:
     """Fewer paths than stripes: each attempt rewires for up to :data:`MERGE_ROUNDS` rounds,
     until merges bring the count down to ``colors`` (then cuts up to it exactly). Real
     "extreme" levels have about half as many colours as the side; how low a grid can go
     depends on its shape and the seed, so a count not reached is a user error."""
     fewest = None
-    for _ in range(PLANT_ATTEMPTS):
+    for _ in range(max(1, PLANT_ATTEMPTS)):
         paths = _stripes(width, height, STRIPE_PIECES, min_path, draws)
         best, idle = len(paths), 0
         for _ in range(MERGE_ROUNDS):
@@ -111,7 +114,6 @@ def _plant_few(width: int, height: int, colors: int, min_path: int, draws: Draws
         if len(paths) <= colors <= sum(len(p) // min_path for p in paths):
             return _cut(paths, colors, min_path, draws)
         fewest = len(paths) if fewest is None else min(fewest, len(paths))
-    low = min(width, height)
     raise UserError(f"flow: planting merged a {width}x{height} grid down to {fewest} paths at "
                     f"best, not {colors} (from {low} colours up it always succeeds); try more "
                     "colours or another seed")
