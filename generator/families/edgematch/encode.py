@@ -375,7 +375,7 @@ def duplicate_pairs(puzzle: Puzzle) -> int:
     """How many clauses :func:`duplicate_pieces` makes, counted without making them (pairs of
     identical pieces of a class, times the class's squares)."""
     board = puzzle.board
-    key = _rotation_key(board.normal if puzzle.bounded else puzzle.pieces, puzzle.bounded)
+    key = _rotation_key(puzzle)
     total = 0
     for cls in range(3):
         if board.members[cls].size:
@@ -388,7 +388,7 @@ def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
     """(¬x(p,j) ∨ ¬x(q,j)) for identical pieces p < q (equal up to rotation), per square j,
     pairs in lexicographic order."""
     board = puzzle.board
-    key = _rotation_key(board.normal if puzzle.bounded else puzzle.pieces, puzzle.bounded)
+    key = _rotation_key(puzzle)
     p, q = np.triu_indices(len(key), 1)  # every pair, lexicographic
     same = (board.cls[p] == board.cls[q]) & (key[p] == key[q]).all(axis=1)
     p, q = p[same], q[same]
@@ -400,9 +400,11 @@ def duplicate_pieces(puzzle: Puzzle) -> np.ndarray:
     return out
 
 
-def _rotation_key(pieces: np.ndarray, fixed: bool) -> np.ndarray:
-    """A piece's identity up to rotation: normalised frame pieces as they are, center pieces
-    as their lexicographically smallest rotation."""
+def _rotation_key(puzzle: Puzzle) -> np.ndarray:
+    """Each piece's identity up to rotation: normalised frame pieces as they are, center
+    pieces (every piece of an unbounded board) as their lexicographically smallest rotation."""
+    fixed = puzzle.bounded
+    pieces = puzzle.board.normal if fixed else puzzle.pieces
     turns = np.stack([np.roll(pieces, -t, axis=1) for t in range(4)], axis=1)  # (n, 4, 4)
     order = np.lexsort(turns.transpose(2, 0, 1)[::-1], axis=-1)[:, 0]
     smallest = turns[np.arange(len(pieces)), order]
