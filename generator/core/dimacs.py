@@ -149,7 +149,7 @@ def clause_bytes(formula: Formula) -> bytes:
 # than fancy indexing with the int32 literals, which converts and bounds-checks every index;
 # the bounds are checked once per block instead), the first write to a word assigns it, and a
 # unit whose text is a whole number of words is built in place in the output buffer.
-_STEP_WORDS = 1 << 14  # literal words per step: a step's arrays stay in cache
+_STEP_WORDS = 1 << 16  # literal words per step: few steps (Python works per step), arrays in L2
 _STAGE_BYTES = 1 << 20  # text handed to write() at a time
 _SHIFT = [np.uint64(8 * r) for r in range(9)]
 _RUN_LITERALS = 1000  # a run costs about as much as packing this many literals
@@ -488,11 +488,54 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
         raise UserError(f"cannot write {what} {path}: folder {folder} is not writable")
 
 
+def _writeback_starter():
+    """Linux's ``sync_file_range(fd, offset, nbytes, SYNC_FILE_RANGE_WRITE)``: start writing a
+    range of a file to disk and return at once. None where it is missing."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # already loaded by numpy
+
+    try:
+        call = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    call.restype = ctypes.c_int
+    return lambda fd, offset, nbytes: call(fd, offset, nbytes, 2)  # 2 = SYNC_FILE_RANGE_WRITE
+
+
+_start_writeback = _writeback_starter()
+_WRITEBACK_BYTES = 8 << 20
+
+
+class FileWriter:
+    """Writes a file from byte ``position`` on (``pwrite``, so two processes may write parts of
+    one file). The disk is told to start on each further 8 MB as soon as it is written, so it
+    works while the text is being made and the closing fsync waits only for the last few MB
+    (for the Eternity II board, about 40 ms less); the fsync still decides what is durable."""
+
+    def __init__(self, fd: int, position: int = 0) -> None:
+        self.fd = fd
+        self.position = position
+        self.started = position  # where the disk has not yet been told to start
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self.fd, view[done:], self.position + done)
+        self.position += done
+        if _start_writeback is not None and self.position - self.started >= _WRITEBACK_BYTES:
+            _start_writeback(self.fd, self.started, self.position - self.started)
+            self.started = self.position
+        return done
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike):
     """A binary file that appears at ``path`` complete or not at all: written to a temporary
     file in the same folder, flushed to disk, then renamed (a reader, or an interrupted run,
-    never sees a partial file)."""
+    never sees a partial file), as a :class:`FileWriter`."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     try:
@@ -500,11 +543,12 @@ def atomic_file(path: str | os.PathLike):
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; published files are shared
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; published files are shared
+            yield FileWriter(fd)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
         try:
@@ -537,9 +581,9 @@ def write_instance(path: str, formula: Formula, header: dict | None = None) -> i
         size = stream_clauses(formula, sys.stdout.buffer.write)
         sys.stdout.buffer.flush()
         return len(head) + size
-    with atomic_file(path) as fh:
-        fh.write(head)
-        size = stream_clauses(formula, fh.write)
+    with atomic_file(path) as out:
+        out.write(head)
+        size = stream_clauses(formula, out.write)
     return len(head) + size
 
 
