@@ -4,7 +4,7 @@ import hashlib
 import lzma
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from puzzlesat.generator.core.cnf import Formula, pad_rows
@@ -154,6 +154,34 @@ def test_writer_rejects_literal_beyond_num_vars():
         clause_bytes(f)
 
 
+@settings(deadline=None, max_examples=30)  # a fork per example
+@given(blocks=st.lists(clauses_st.filter(bool), min_size=1, max_size=4),
+       num_vars=st.just(1200), share=st.floats(0, 1))
+@example(blocks=[[[1, -2], [3]]], num_vars=10**6 + 3, share=0.5)  # texts of two words
+def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_vars, share,
+                                                  monkeypatch_module):
+    """The child computes where its part starts from literal lengths (text_length) and writes
+    there: the file must be byte for byte the one-process text, wherever the cut falls, for
+    one-word and two-word literal texts, with a zero inside a clause and 3-D blocks."""
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    monkeypatch_module.setattr(dimacs, "_FIRST_SHARE", share)
+    f = Formula()
+    f.new_vars("v", num_vars)
+    for i, block in enumerate(blocks):
+        f.add(f"b{i}", pad_rows([[lit * (num_vars // 1200) for lit in c] for c in block]))
+    f.add("zero inside", [[1, 0, 2]])
+    f.add("units", [[[5, -num_vars], [7, 8]], [[-9, 0], [10, 3]]])
+    want = clause_bytes(f)
+    assert dimacs.text_length(f.blocks, num_vars) == len(want)
+    path = tmp_path_factory.mktemp("two") / "f.cnf"
+    with dimacs.atomic_file(path) as out:
+        out.write(b"p cnf\n")
+        assert dimacs.write_clauses(f, out, processes=2) == len(want)
+        assert out.position == len(want) + 6
+    assert path.read_bytes() == b"p cnf\n" + want
+
+
 def test_gbd_example_from_spec():
     d = parse_dimacs(b"c tiny\np cnf 3 2\n1 -2 0\n2 3 0\n")
     assert d.gbd_hash == "5c199826eee734c6484e691f3c129214"
@@ -239,6 +267,31 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     atomic_write(target, b"two")
     assert target.read_bytes() == b"two"
     assert [p.name for p in tmp_path.iterdir()] == ["x.cnf"]
+
+
+def test_file_writer_survives_short_writes_and_starts_writeback_in_order(tmp_path, monkeypatch):
+    """pwrite may write less than asked; the disk is told to start on every 8 MB, each range
+    once, in order."""
+    import os
+
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    real_pwrite = os.pwrite
+    monkeypatch.setattr(dimacs.os, "pwrite",
+                        lambda fd, data, offset: real_pwrite(fd, data[:3 << 20], offset))
+    started = []
+    monkeypatch.setattr(dimacs, "_start_writeback",
+                        lambda fd, offset, nbytes: started.append((offset, nbytes)))
+    data = bytes(range(256)) * (81 << 10)  # 20.25 MB
+    atomic_write(tmp_path / "x.bin", data)
+    assert (tmp_path / "x.bin").read_bytes() == data
+    assert started == [(0, len(data))]  # one write() of it all, then one range
+    started.clear()
+    with dimacs.atomic_file(tmp_path / "y.bin") as out:
+        for at in range(0, len(data), 1 << 20):
+            out.write(data[at : at + (1 << 20)])
+    assert (tmp_path / "y.bin").read_bytes() == data
+    assert started == [(0, 8 << 20), (8 << 20, 8 << 20)]
 
 
 def test_formula_from_dimacs_round_trip():

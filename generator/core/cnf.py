@@ -71,6 +71,10 @@ class ClauseBlock:
     unit: int = 1  # rows per unit (a 3-D block's middle axis); the layout never changes clauses
 
     @property
+    def shape(self) -> tuple[int, int]:
+        return self.literals.shape
+
+    @property
     def num_clauses(self) -> int:
         return int(self.literals.shape[0])
 

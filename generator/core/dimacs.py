@@ -35,9 +35,12 @@ import json
 import lzma
 import mmap
 import os
+import pickle
 import re
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -372,12 +375,32 @@ _NARROW = 8  # units with at most this many literals take one OR per literal
 def stream_clauses(formula: Formula, write) -> int:
     """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
     from one reused buffer; returns the number of bytes."""
+    return _stream_blocks(formula.blocks, formula.num_vars, write)
+
+
+def _stream_blocks(blocks, num_vars: int, write) -> int:
     stage = _Stage(write)
-    writer = _RunWriter(formula.num_vars, stage)
-    for block in formula.blocks:
+    writer = _RunWriter(num_vars, stage)
+    for block in blocks:
         writer.block(block)
     stage.flush()
     return stage.total
+
+
+def text_length(blocks, num_vars: int) -> int:
+    """The number of bytes :func:`stream_clauses` gives for ``blocks``, counted from the text
+    lengths of their literals without making the text (about a fifth of the work)."""
+    _, by_offset = word_table(num_vars)
+    # indexed by the literal itself: numpy's take counts a negative index from the end
+    by_literal = np.concatenate([by_offset[num_vars:], by_offset[:num_vars]])
+    total = 0
+    for block in blocks:
+        lits = block.literals
+        flat = lits.reshape(-1)
+        for start in range(0, flat.size, _CHUNK_ROWS):
+            total += int(np.take(by_literal, flat[start : start + _CHUNK_ROWS]).sum(dtype=np.int64))
+        total += 2 * lits.shape[0] if lits.shape[1] else 0
+    return total
 
 
 def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
@@ -583,8 +606,82 @@ def write_instance(path: str, formula: Formula, header: dict | None = None) -> i
         return len(head) + size
     with atomic_file(path) as out:
         out.write(head)
-        size = stream_clauses(formula, out.write)
+        size = write_clauses(formula, out)
     return len(head) + size
+
+
+# Two processes write a big formula's text faster than one: the first part's text is made and
+# written by this process, the rest by a forked child at the place the first part will end,
+# which it computes from literal lengths alone (see text_length). Same bytes as one process.
+_SPLIT_LITERALS = 1 << 22  # smaller formulas: forking costs more than it saves
+_FIRST_SHARE = 0.57  # of the literals, written here: the child also counts the first part
+
+
+def write_clauses(formula: Formula, out: FileWriter, processes: int | None = None) -> int:
+    """Write the clause text of ``formula`` to ``out`` at its position; returns its size.
+    ``processes`` (1 or 2) overrides the choice: two for a big formula where fork is safe (Linux,
+    one thread, two CPUs or more)."""
+    if processes is None:
+        processes = 2 if _two_processes_pay(formula) else 1
+    if processes == 1:
+        return stream_clauses(formula, out.write)
+    return _write_in_two_processes(formula, out)
+
+
+def _two_processes_pay(formula: Formula) -> bool:
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return False
+    if len(os.sched_getaffinity(0)) < 2:
+        return False
+    return sum(_literal_slots(block) for block in formula.blocks) >= _SPLIT_LITERALS
+
+
+def _literal_slots(block: ClauseBlock | DeferredBlock) -> int:
+    rows, width = block.shape
+    return rows * width
+
+
+def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
+    slots = np.cumsum([_literal_slots(block) for block in formula.blocks])
+    cut = int(np.searchsorted(slots, _FIRST_SHARE * slots[-1]))
+    first, rest = formula.blocks[:cut], formula.blocks[cut:]
+    start = out.position
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # never returns: no cleanup of the parent's may run here
+        try:
+            os.close(read_end)
+            rest_at = start + text_length(first, formula.num_vars)
+            report: object = (rest_at, _stream_blocks(rest, formula.num_vars,
+                                                      FileWriter(out.fd, rest_at).write))
+        except BaseException as exc:  # handed to the parent, which raises it
+            report = exc
+        try:
+            with os.fdopen(write_end, "wb") as pipe:
+                try:
+                    pipe.write(pickle.dumps(report))
+                except Exception:  # an exception pickle cannot carry: its text
+                    pipe.write(pickle.dumps(RuntimeError(repr(report))))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            size = _stream_blocks(first, formula.num_vars, out.write)
+            answer = pipe.read()
+        except BaseException:
+            os.kill(child, signal.SIGKILL)
+            raise
+        finally:
+            os.waitpid(child, 0)
+    report = pickle.loads(answer) if answer else RuntimeError("the writer's second process died")
+    if isinstance(report, BaseException):
+        raise report
+    rest_at, rest_size = report
+    if rest_at != out.position:
+        raise AssertionError(f"the writer's parts do not meet: {rest_at} != {out.position}")
+    out.position += rest_size
+    return size + rest_size
 
 
 # -- reader ---------------------------------------------------------------------------------
