@@ -3,8 +3,9 @@ Eternity-II-size board (16×16, 5+17 colours, encoding ``all``, 6.7 M clauses, 1
 next to their peers, with the two ratios the issue asks for:
 
 (a) ``puzzlesat generate ... -o e2.cnf`` (Python start, imports, generate, encode, write,
-    fsync) against PySAT's ``CNF.to_file`` of the very same clauses (the write alone, clauses
-    already in memory);
+    fsync; the text is made by two processes where there are two CPUs) against PySAT's
+    ``CNF.to_file`` of the very same clauses (the write alone, clauses already in memory, one
+    thread), as wall and as CPU time;
 (b) ``puzzlesat validate e2.cnf e2.out`` (a real model: the planted witness) against
     ``gbdc.gbdhash`` of the same file, each in its own process.
 
@@ -77,14 +78,16 @@ def best_of(command: list[str], repeats: int = REPEATS,
     return best
 
 
-def best_in_process(fn, repeats: int = REPEATS, output: str | None = None) -> float:
-    times = []
+def best_in_process(fn, repeats: int = REPEATS,
+                    output: str | None = None) -> tuple[float, float]:
+    """(best wall seconds, CPU seconds of that run) of ``fn()`` in this process."""
+    best = (float("inf"), 0.0)
     for _ in range(repeats):
         _remove(output)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        best = min(best, (time.perf_counter() - start, time.process_time() - cpu))
+    return best
 
 
 def write_model(folder: str) -> str:
@@ -130,9 +133,10 @@ def main() -> None:
 
             pysat_cnf = CNF(from_clauses=read_dimacs(cnf).clauses())
             pysat_path = os.path.join(folder, "pysat.cnf")
-            t_pysat = best_in_process(lambda: pysat_cnf.to_file(pysat_path), PYSAT_REPEATS,
-                                      output=pysat_path)
-            print(line("PySAT CNF.to_file (write only, in memory)", t_pysat, None, clauses, mb))
+            t_pysat, c_pysat = best_in_process(lambda: pysat_cnf.to_file(pysat_path),
+                                               PYSAT_REPEATS, output=pysat_path)
+            print(line("PySAT CNF.to_file (write only, in memory)", t_pysat, c_pysat, clauses,
+                       mb))
         except ImportError:
             print("PySAT is not installed: no generate ratio")
 
@@ -160,7 +164,8 @@ def main() -> None:
         print("ratios:")
         if t_pysat is not None:
             print(f"  (a) generate: PySAT to_file / puzzlesat generate = {t_pysat / t_gen:.1f}x "
-                  f"(target >= 20x; whole process {t_gen:.2f} s, target <= 0.4 s)")
+                  f"wall, {c_pysat / c_gen:.1f}x cpu (target >= 20x; whole process "
+                  f"{t_gen:.2f} s, target <= 0.4 s)")
         if t_gbd is not None:
             print(f"  (b) validate: puzzlesat validate / gbdc hash = {t_val / t_gbd:.2f}x wall, "
                   f"{c_val / c_gbd:.2f}x cpu (target <= 1.2x)")
