@@ -95,3 +95,26 @@ def test_two_process_writer_reports_a_full_disk_in_the_child(tmp_path, monkeypat
         with dimacs.atomic_file(tmp_path / "big.cnf") as out:
             dimacs.write_clauses(_big_formula(), out, processes=2)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_ends_the_child_without_running_this_process_cleanup(tmp_path, monkeypatch):
+    """Ctrl-C reaches both processes. The child must just end (the default action): were it
+    to raise KeyboardInterrupt, that would unwind into the cleanup of the process it was
+    forked from. A block of the child's part sends SIGINT to the child itself."""
+    import signal
+
+    from puzzlesat.generator.core.cnf import Deferred
+
+    children = _count_forks(monkeypatch)
+    f = _big_formula()
+
+    def interrupt_the_child():
+        if children == [0]:  # the child's own copy of the list
+            os.kill(os.getpid(), signal.SIGINT)
+        return np.array([[1, 2]], dtype=np.int32)
+
+    f.add("interrupts", Deferred((1, 2), interrupt_the_child))
+    with pytest.raises(RuntimeError, match="second process ended without its part"):
+        with dimacs.atomic_file(tmp_path / "big.cnf") as out:
+            dimacs.write_clauses(f, out, processes=2)
+    assert list(tmp_path.iterdir()) == []

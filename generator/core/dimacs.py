@@ -647,8 +647,22 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
     first, rest = formula.blocks[:cut], formula.blocks[cut:]
     start = out.position
     read_end, write_end = os.pipe()
-    child = os.fork()
+    # Ctrl-C must not raise KeyboardInterrupt in the child, which would unwind into this
+    # process's cleanup: the child takes the default action (it just ends), and the signals
+    # are held until it has it.
+    stops = {signal.SIGINT, signal.SIGTERM}
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        child = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        os.close(read_end)
+        os.close(write_end)
+        raise
     if child == 0:  # never returns: no cleanup of the parent's may run here
+        for stop in stops:
+            signal.signal(stop, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         try:
             os.close(read_end)
             rest_at = start + text_length(first, formula.num_vars)
@@ -664,6 +678,7 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
                     pipe.write(pickle.dumps(RuntimeError(repr(report))))
         finally:
             os._exit(0)
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as pipe:
         try:
@@ -673,8 +688,11 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
             os.kill(child, signal.SIGKILL)
             raise
         finally:
-            os.waitpid(child, 0)
-    report = pickle.loads(answer) if answer else RuntimeError("the writer's second process died")
+            _, status = os.waitpid(child, 0)
+    if not answer:
+        raise RuntimeError(f"the writer's second process ended without its part (wait status "
+                           f"{status})")
+    report = pickle.loads(answer)
     if isinstance(report, BaseException):
         raise report
     rest_at, rest_size = report
