@@ -173,6 +173,15 @@ def table1_rows():
         return list(csv.DictReader(fh))
 
 
+@given(st.lists(st.lists(st.integers(1, 4), min_size=4, max_size=4), min_size=1, max_size=30))
+def test_piece_types_match_piece_type(pieces):
+    """The vectorised type and pattern start of center pieces against the per-piece reading."""
+    from puzzlesat.generator.families.edgematch.encode import piece_types
+
+    types, starts = piece_types(np.array(pieces))
+    assert list(zip(types.tolist(), starts.tolist())) == [em.piece_type(p) for p in pieces]
+
+
 def test_table1_reproduced_from_the_piece_files():
     for row in table1_rows():
         puzzle = em.load_pieces(TABLE1_PIECES[row["name"]])

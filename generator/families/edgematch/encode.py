@@ -37,6 +37,31 @@ def piece_type(sides) -> tuple[int, int]:
     raise AssertionError(sides)  # unreachable: every piece has a pattern
 
 
+#: the six pairs of a piece's sides; which of them are equal says which pattern it reads as
+_SIDE_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+
+
+def _equal_pairs(seqs: np.ndarray) -> np.ndarray:
+    """Bit k set where sides _SIDE_PAIRS[k] of the last axis are equal."""
+    return sum((seqs[..., i] == seqs[..., j]).astype(np.int64) << k
+               for k, (i, j) in enumerate(_SIDE_PAIRS))
+
+
+_TYPE_OF_EQUAL_PAIRS = np.zeros(1 << len(_SIDE_PAIRS), dtype=np.int64)
+for _t, _pattern in enumerate(TYPE_PATTERNS, start=1):
+    _TYPE_OF_EQUAL_PAIRS[_equal_pairs(np.frombuffer(_pattern.encode(), dtype=np.uint8))] = _t
+
+
+def piece_types(sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`piece_type` of every row of ``sides`` (n, 4) at once: a sequence reads as a
+    pattern exactly when the same pairs of sides are equal in both."""
+    turns = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # [start, i] = side read i-th
+    types = _TYPE_OF_EQUAL_PAIRS[_equal_pairs(np.asarray(sides)[:, turns])]  # (n, start)
+    order = np.where(types > 0, types, len(TYPE_PATTERNS) + 1) * 4 + np.arange(4)
+    first = order.min(axis=1)
+    return first // 4, first % 4
+
+
 def heule_turned(seed: int | None, n: int) -> np.ndarray:
     """Which of n pieces Heule's em-encode turns 180 degrees after ``srand(seed)``: one glibc
     ``rand()`` per piece in file order, turned iff it is 2 mod 4 (its other rotation branches
@@ -117,9 +142,10 @@ class Board:
         turned = heule_turned(puzzle.turn_seed, n)
         read = np.where(turned[:, None], np.roll(self.normal, 2, axis=1), self.normal)
         self.type_start = np.zeros((n, 2), dtype=np.int64)
-        for p in self.members[2]:
-            t, start = piece_type(read[p])
-            self.type_start[p] = t, (start + 2 * turned[p]) % 4
+        centers = self.members[2]
+        types, starts = piece_types(read[centers])
+        self.type_start[centers, 0] = types
+        self.type_start[centers, 1] = (starts + 2 * turned[centers]) % 4
 
         # colour domains by first appearance (file order, sides N E S W); a side's colour is a
         # center colour when both neighbouring sides are non-frame
