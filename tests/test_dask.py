@@ -109,13 +109,20 @@ def meet(folder, n, timeout, index):
     return seen
 
 
-def _all_meet(executor, n, folder):
+def _all_meet(executor, n, folder, slots=None):
     from puzzlesat.generator.suite.executors import run_tasks
 
     folder.mkdir()
     # distinct arguments: Dask runs identical pure calls once
     return sorted(r for _, r in run_tasks(meet, [(str(folder), n, 30, i) for i in range(n)],
-                                          executor))
+                                          executor, slots=slots))
+
+
+def test_an_executor_made_elsewhere_runs_the_slots_it_is_given(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=6) as threads:
+        assert _all_meet(threads, 6, tmp_path / "meet", slots=6) == [6] * 6
 
 
 def test_a_local_pool_of_n_runs_n_calls_at_once(tmp_path):
@@ -131,13 +138,22 @@ def test_a_dask_cluster_of_n_threads_runs_n_calls_at_once(tmp_path):
         assert _all_meet(pool, 6, tmp_path / "meet") == [6] * 6
 
 
-def test_slots_of_a_bare_dask_executor_and_of_standard_pools(dask_pool):
+def test_slots_are_said_not_guessed_from_private_attributes(dask_pool):
+    """Executors made here say their slots; one made elsewhere is taken at the CPU count
+    unless it says otherwise (its private worker count is not read)."""
+    import os
     from concurrent.futures import ThreadPoolExecutor
 
-    from puzzlesat.generator.suite.executors import executor_slots
+    from puzzlesat.generator.suite.executors import executor_slots, local_executor
 
     assert executor_slots(None) == 1
     assert executor_slots(dask_pool) == 2
-    assert executor_slots(dask_pool.client.get_executor()) == 2
-    with ThreadPoolExecutor(max_workers=3) as threads:
-        assert executor_slots(threads) == 3
+    pool = local_executor(3)
+    try:
+        assert executor_slots(pool) == 3
+    finally:
+        pool.shutdown()
+    with ThreadPoolExecutor(max_workers=7) as threads:
+        assert executor_slots(threads) == os.cpu_count()
+        threads.slots = 7
+        assert executor_slots(threads) == 7

@@ -91,16 +91,12 @@ class DaskExecutor(Executor):
 
 def executor_slots(executor: Executor | None) -> int:
     """How many calls ``executor`` runs at once: 1 for None (this process), else its ``slots``
-    (set by :func:`make_executor` and :func:`local_executor`), the ``max_workers`` of a
-    standard-library pool made elsewhere, or the worker threads of a Dask ``ClientExecutor``."""
+    attribute (every executor made here has one; give your own one too, or pass ``slots`` to
+    :func:`run_tasks`), else this machine's CPU count."""
     if executor is None:
         return 1
     slots = getattr(executor, "slots", None)
-    if slots is None:
-        slots = getattr(executor, "_max_workers", None)  # concurrent.futures pools
-    if slots is None and hasattr(executor, "_client"):  # a bare client.get_executor()
-        slots = DaskExecutor(executor._client).slots
-    return max(1, int(slots or 1))
+    return max(1, int(slots if slots is not None else os.cpu_count() or 1))
 
 
 @contextlib.contextmanager
@@ -157,7 +153,8 @@ def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
     ``Client.get_executor()``); None runs the calls here, one by one. At most ``window`` calls
     are in flight (default: 2 per slot, at least 4) so finished bytes do not pile up and every
     slot has work; ``slots`` defaults to :func:`executor_slots`, asked again as calls finish
-    (a Dask cluster may grow).
+    (a Dask cluster may grow). Standard executors do not say how many workers they have
+    (``max_workers`` is private): pass ``slots`` with yours.
     """
     if executor is None:
         for index, args in enumerate(calls):
