@@ -3,9 +3,9 @@
 Generates and writes the instance with puzzlesat, then writes the very same clause list with
 PySAT's ``CNF.to_file`` and CNFgen's ``CNF.to_dimacs`` (same clauses, same sizes), and prints
 clauses/s and MB/s for each and the ratios. puzzlesat is timed writing the file (the run
-writer, streamed; what ``puzzlesat generate`` does) and making the text in memory
-(``clause_bytes``, as ``publish`` does). Run by hand: ``python -m bench.bench_writer``; the
-whole-process numbers are in bench_pipeline.
+writer, streamed; what ``puzzlesat generate`` does: two processes where there are two CPUs,
+and also one) and making the text in memory (``clause_bytes``, as ``publish`` does). Run by
+hand: ``python -m bench.bench_writer``; the whole-process numbers are in bench_pipeline.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ import os
 import tempfile
 import time
 
-from puzzlesat.generator.core.dimacs import clause_bytes, write_instance
+from puzzlesat.generator.core.dimacs import (
+    atomic_file,
+    clause_bytes,
+    dimacs_head,
+    write_clauses,
+    write_instance,
+)
 from puzzlesat.generator.instance import build
 
 PARAMS = {"rows": 16, "border_colors": 5, "center_colors": 17}
@@ -26,16 +32,25 @@ def _timed(fn):
     return result, time.perf_counter() - start
 
 
+def write_one_process(path: str, inst) -> None:
+    """write_instance's file with the text made by this process alone."""
+    with atomic_file(path) as out:
+        out.write(dimacs_head(inst.formula, inst.header()))
+        write_clauses(inst.formula, out, processes=1)
+
+
 def main() -> None:
     folder = tempfile.mkdtemp(prefix="bench-writer-")
     ours_path = os.path.join(folder, "ours.cnf")
     inst, t_gen = _timed(lambda: build("edge-matching", PARAMS, "all", 1))
     size, t_write = _timed(lambda: write_instance(ours_path, inst.formula, inst.header()))
+    _, t_one = _timed(lambda: write_one_process(ours_path + ".one", inst))
     _, t_memory = _timed(lambda: clause_bytes(inst.formula))
     n, mb = inst.formula.num_clauses, size / 1e6
     clauses = inst.formula.clauses()
     rows = [("puzzlesat generate", t_gen),
             ("puzzlesat write_instance (streamed, fsync)", t_write),
+            ("  the same in one process", t_one),
             ("  clause_bytes (in memory)", t_memory)]
     peers = []
     try:
