@@ -389,7 +389,7 @@ def _stream_blocks(blocks, num_vars: int, write) -> int:
 
 def text_length(blocks, num_vars: int) -> int:
     """The number of bytes :func:`stream_clauses` gives for ``blocks``, counted from the text
-    lengths of their literals without making the text (about a fifth of the work)."""
+    lengths of their literals without making the text (a fifth to a third of the work)."""
     _, by_offset = word_table(num_vars)
     # indexed by the literal itself: numpy's take counts a negative index from the end
     by_literal = np.concatenate([by_offset[num_vars:], by_offset[:num_vars]])

@@ -47,9 +47,15 @@ def _equal_pairs(seqs: np.ndarray) -> np.ndarray:
                for k, (i, j) in enumerate(_SIDE_PAIRS))
 
 
-_TYPE_OF_EQUAL_PAIRS = np.zeros(1 << len(_SIDE_PAIRS), dtype=np.int64)
-for _t, _pattern in enumerate(TYPE_PATTERNS, start=1):
-    _TYPE_OF_EQUAL_PAIRS[_equal_pairs(np.frombuffer(_pattern.encode(), dtype=np.uint8))] = _t
+def _type_of_equal_pairs() -> np.ndarray:
+    """The piece type of every set of equal pairs (0 where no pattern has that set)."""
+    table = np.zeros(1 << len(_SIDE_PAIRS), dtype=np.int64)
+    for t, pattern in enumerate(TYPE_PATTERNS, start=1):
+        table[_equal_pairs(np.frombuffer(pattern.encode(), dtype=np.uint8))] = t
+    return table
+
+
+_TYPE_OF_EQUAL_PAIRS = _type_of_equal_pairs()
 
 
 def piece_types(sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
