@@ -3,7 +3,6 @@ the planted em-a-b-c generator."""
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import re
 from dataclasses import dataclass, field
@@ -128,6 +127,8 @@ def infer_shape(pieces: np.ndarray, where: str) -> tuple[int, int]:
 def load_pieces(spec: str) -> Puzzle:
     """A puzzle from a built-in name or a piece file path."""
     if spec in BUILTINS:
+        import importlib.resources  # here: a few ms of every command's start otherwise
+
         resource = importlib.resources.files("puzzlesat.generator") / "data" / "edgematch" / BUILTINS[spec]
         text, where, source = resource.read_text(), spec, spec
     else:
