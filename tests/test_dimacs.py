@@ -294,6 +294,20 @@ def test_file_writer_survives_short_writes_and_starts_writeback_in_order(tmp_pat
     assert started == [(0, 8 << 20), (8 << 20, 8 << 20)]
 
 
+def test_files_are_written_where_there_is_no_pwrite(tmp_path, monkeypatch):
+    import os
+
+    import puzzlesat.generator.core.dimacs as dimacs
+
+    monkeypatch.delattr(dimacs.os, "pwrite")
+    f = Formula()
+    f.new_vars("v", 3)
+    f.add("c", [[1, -2], [2, 3]])
+    write_instance(tmp_path / "x.cnf", f, {"family": "demo"})
+    assert (tmp_path / "x.cnf").read_bytes() == dimacs_bytes(f, {"family": "demo"})
+    assert not hasattr(os, "pwrite")
+
+
 def test_formula_from_dimacs_round_trip():
     text = b"p cnf 5 3\n1 -2 0\n3 0\n-4 5 1 2 0\n"
     d = parse_dimacs(text)

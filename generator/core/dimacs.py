@@ -546,12 +546,18 @@ class FileWriter:
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
-            done += os.pwrite(self.fd, view[done:], self.position + done)
+            done += self._write_at(view[done:], self.position + done)
         self.position += done
         if _start_writeback is not None and self.position - self.started >= _WRITEBACK_BYTES:
             _start_writeback(self.fd, self.started, self.position - self.started)
             self.started = self.position
         return done
+
+    def _write_at(self, data, offset: int) -> int:
+        if hasattr(os, "pwrite"):
+            return os.pwrite(self.fd, data, offset)
+        os.lseek(self.fd, offset, os.SEEK_SET)  # Windows has no pwrite (nor two processes)
+        return os.write(self.fd, data)
 
 
 @contextlib.contextmanager
