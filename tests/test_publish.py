@@ -198,6 +198,73 @@ def test_killed_publish_leaves_no_partial_file_and_resumes(tmp_path, sig, uninte
     assert tree(out) == whole
 
 
+# A pool's workers start as the platform says: fork (Linux up to Python 3.13), forkserver
+# (Linux from 3.14), spawn (macOS, Windows). Each must publish the same bytes, and leave no
+# worker behind when publish is killed. Workers import the real families (toy is registered
+# only in the test process).
+START_METHOD_RUNNER = ("import multiprocessing, sys; multiprocessing.set_start_method(sys.argv[1]); "
+                       "from puzzlesat.cli import main; main(sys.argv[2:])")
+REAL = HEAD + b"""
+[[group]]
+family = "edge-matching"
+replicates = 3
+params = { rows = 4, border_colors = 2, center_colors = 2 }
+"""
+
+
+@pytest.fixture(scope="module")
+def real_in_one_job(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("real")
+    (folder / "real.toml").write_bytes(REAL)
+    subprocess.run([sys.executable, "-m", "puzzlesat", "publish", str(folder / "real.toml"),
+                    "-o", str(folder / "out"), "-j", "1"], check=True, capture_output=True)
+    return folder / "real.toml", tree(folder / "out")
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_publish_in_parallel_under_every_start_method(tmp_path, method, real_in_one_job):
+    spec, whole = real_in_one_job
+    run = subprocess.run([sys.executable, "-c", START_METHOD_RUNNER, method, "publish",
+                          str(spec), "-o", str(tmp_path / "out"), "-j", "2"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert tree(tmp_path / "out") == whole
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_no_worker_outlives_a_killed_publish(tmp_path, method):
+    spec = tmp_path / "long.toml"
+    spec.write_bytes(REAL.replace(b"replicates = 3", b"replicates = 400"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-c", START_METHOD_RUNNER, method, "publish",
+                             str(spec), "-o", str(out), "-j", "2"],
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("instances/*.xz")) and time.monotonic() < deadline \
+            and proc.poll() is None:
+        time.sleep(0.02)
+    assert proc.poll() is None and list(out.glob("instances/*.xz")), "publish is not at work"
+    proc.kill()
+    proc.wait(timeout=60)
+    deadline = time.monotonic() + 10
+    while (left := _processes_in_session(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"workers left running: {left}"
+
+
+def _processes_in_session(session: int) -> list[int]:
+    """Live (not zombie) processes of a session, from /proc."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[3]) == session:  # state, ..., session id
+            pids.append(int(stat.parent.name))
+    return pids
+
+
 # -- user mistakes ----------------------------------------------------------------------------
 @pytest.mark.parametrize("text, fragment", [
     (b"[suite]\nname = \n", "TOML syntax error"),

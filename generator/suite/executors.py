@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import multiprocessing
 import os
 import signal
 import threading
@@ -122,16 +123,18 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
         yield client
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init() -> None:
     # Ctrl-C reaches the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
 
 
-def _exit_with_parent(parent: int) -> None:
-    """A worker whose parent was killed (SIGKILL) would wait for work forever: leave."""
-    while os.getppid() == parent:
-        time.sleep(0.2)
+def _exit_with_parent() -> None:
+    """A worker whose parent was killed (SIGKILL) would wait for work forever: leave when
+    the process that owns the pool ends. Its sentinel pipe says so for every start method;
+    the worker's parent process is not it under forkserver (Python 3.14's default on Linux),
+    where the fork server lives as long as its workers do."""
+    multiprocessing.parent_process().join()
     os._exit(1)
 
 
@@ -139,8 +142,7 @@ def local_executor(jobs: int) -> Executor | None:
     """The default executor: None (build in this process) for one job, else a process pool."""
     if jobs <= 1:
         return None
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
-                                   initargs=(os.getpid(),))
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     executor.slots = jobs  # type: ignore[attr-defined]
     return executor
 
