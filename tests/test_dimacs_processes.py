@@ -1,16 +1,22 @@
 """The two-process writer on formulas big enough to use it (this file, not test_dimacs.py,
 whose module-wide patches shrink the writer's steps)."""
 
+import errno
 import os
+import signal
+import sys
 import threading
 
 import numpy as np
 import pytest
 
 from puzzlesat.generator.core import dimacs
-from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.cnf import ClauseBlock, Deferred, Formula
 from puzzlesat.generator.core.dimacs import dimacs_bytes, write_instance
 from puzzlesat.generator.core.errors import UserError
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the writer uses two processes on Linux only")
 
 
 def _big_formula(bad_block: int | None = None) -> Formula:
@@ -37,13 +43,20 @@ def _count_forks(monkeypatch) -> list[int]:
     return children
 
 
-def test_write_instance_uses_two_processes_for_a_big_formula(tmp_path, monkeypatch):
-    # earlier tests leave tqdm's monitor thread asleep; the writer would then use one process
+@pytest.fixture
+def two_cpus_one_thread(monkeypatch):
+    """The machine the writer takes two processes on, whatever this one is (earlier tests
+    leave tqdm's monitor thread asleep; CI may have one CPU)."""
     monkeypatch.setattr(dimacs.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0, 1})
+
+
+def test_write_instance_uses_two_processes_for_a_big_formula(tmp_path, monkeypatch,
+                                                             two_cpus_one_thread):
     children = _count_forks(monkeypatch)
     f = _big_formula()
     size = write_instance(tmp_path / "big.cnf", f, {"family": "demo"})
-    assert len(children) == (len(os.sched_getaffinity(0)) > 1)
+    assert len(children) == 1
     data = (tmp_path / "big.cnf").read_bytes()
     assert len(data) == size
     assert data == dimacs_bytes(f, {"family": "demo"})
@@ -53,15 +66,22 @@ def test_write_instance_uses_two_processes_for_a_big_formula(tmp_path, monkeypat
     assert not dimacs._two_processes_pay(small)
 
 
-def test_two_process_writer_is_not_used_beside_other_threads():
+def test_two_process_writer_is_not_used_beside_other_threads_or_on_one_cpu(monkeypatch):
+    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(dimacs.threading, "active_count", threading.active_count)
+    big = _big_formula()
     release = threading.Event()
     thread = threading.Thread(target=release.wait)
     thread.start()
     try:
-        assert not dimacs._two_processes_pay(_big_formula())
+        assert not dimacs._two_processes_pay(big)
     finally:
         release.set()
         thread.join()
+    monkeypatch.setattr(dimacs.threading, "active_count", lambda: 1)
+    assert dimacs._two_processes_pay(big)
+    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0})
+    assert not dimacs._two_processes_pay(big)
 
 
 @pytest.mark.parametrize("bad_block", [2, 14])  # in this process's part, in the child's
@@ -81,8 +101,6 @@ def test_two_process_writer_raises_either_part_error(tmp_path, bad_block, monkey
 
 def test_two_process_writer_reports_a_full_disk_in_the_child(tmp_path, monkeypatch):
     """The child's OSError reaches the user as the one-line write error, nothing left."""
-    import errno
-
     real_pwrite = os.pwrite
 
     def pwrite(fd, data, offset):  # the disk fills up beyond the first part
@@ -101,10 +119,6 @@ def test_ctrl_c_ends_the_child_without_running_this_process_cleanup(tmp_path, mo
     """Ctrl-C reaches both processes. The child must just end (the default action): were it
     to raise KeyboardInterrupt, that would unwind into the cleanup of the process it was
     forked from. A block of the child's part sends SIGINT to the child itself."""
-    import signal
-
-    from puzzlesat.generator.core.cnf import Deferred
-
     children = _count_forks(monkeypatch)
     f = _big_formula()
 
@@ -118,3 +132,99 @@ def test_ctrl_c_ends_the_child_without_running_this_process_cleanup(tmp_path, mo
         with dimacs.atomic_file(tmp_path / "big.cnf") as out:
             dimacs.write_clauses(f, out, processes=2)
     assert list(tmp_path.iterdir()) == []
+
+
+def _written_in_two_processes(path, f: Formula) -> bytes:
+    with dimacs.atomic_file(path) as out:
+        dimacs.write_clauses(f, out, processes=2)
+    return path.read_bytes()
+
+
+def test_a_signal_the_parent_ignores_the_child_ignores(tmp_path, monkeypatch):
+    """A background job (`generate ... &` from a script) ignores Ctrl-C; so must its child."""
+    monkeypatch.setattr(dimacs, "_FIRST_SHARE", 0.0)  # the child makes every block
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        f = _big_formula()
+        f.add("interrupts", Deferred((1, 2), lambda: os.kill(os.getpid(), signal.SIGINT)
+                                     or np.array([[1, 2]], dtype=np.int32)))
+        assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_during_the_fork_stops_and_reaps_the_child(tmp_path, monkeypatch):
+    """A Ctrl-C that arrives during the fork is raised once the child can be stopped: it is
+    killed and reaped, no descriptor is left open, no file written, the handler restored."""
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        signal.raise_signal(signal.SIGINT)  # only noted until the fork is done
+        pid = real_fork()
+        children.append(pid)
+        return pid
+
+    monkeypatch.setattr(dimacs.os, "fork", fork)
+    descriptors = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        _written_in_two_processes(tmp_path / "f.cnf", _big_formula())
+    assert len(os.listdir("/proc/self/fd")) == descriptors
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(children[0], os.WNOHANG)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+class _TwoArguments(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+
+def test_a_child_exception_pickle_cannot_rebuild_arrives_by_name_with_its_traceback(tmp_path):
+    f = _big_formula()
+
+    def fail():
+        raise _TwoArguments(1, 2)
+
+    f.add("fails", Deferred((1, 2), fail))
+    with pytest.raises(RuntimeError, match="_TwoArguments: 1 and 2") as caught:
+        _written_in_two_processes(tmp_path / "f.cnf", f)
+    assert "in the writer's second process" in caught.value.__notes__[0]
+    assert "in fail" in caught.value.__notes__[0]
+
+
+def test_no_second_process_to_be_had_means_one(tmp_path, monkeypatch):
+    def fork():
+        raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+
+    monkeypatch.setattr(dimacs.os, "fork", fork)
+    f = _big_formula()
+    assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_children_reaped_by_the_system(tmp_path):
+    """With SIGCHLD ignored the system reaps the child itself; the write still succeeds."""
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        f = _big_formula()
+        assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+
+
+def test_the_cut_splits_a_block_between_whole_units_and_a_deferred_one_at_its_nearer_end(
+        tmp_path):
+    rows = np.arange(1, 2001, dtype=np.int32).reshape(1000, 2)
+    first, rest = dimacs._cut([ClauseBlock("b", rows, unit=3)], 0.57)
+    assert [b.shape for b in first] == [(570, 2)] and [b.shape for b in rest] == [(430, 2)]
+    first, rest = dimacs._cut([ClauseBlock("u", rows[:999], unit=9)], 0.57)
+    assert first[0].shape == (567, 2) and rest[0].shape == (432, 2)
+    f = Formula()
+    f.new_vars("v", 2000)
+    f.add("d1", Deferred((600, 2), lambda: rows[:600]))
+    f.add("d2", Deferred((400, 2), lambda: rows[:400]))
+    assert [len(part) for part in dimacs._cut(f.blocks, 0.57)] == [1, 1]  # 600 is nearer
+    assert [len(part) for part in dimacs._cut(f.blocks, 0.95)] == [2, 0]
+    assert _written_in_two_processes(tmp_path / "empty.cnf", Formula()) == b""
