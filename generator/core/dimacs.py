@@ -525,7 +525,8 @@ def _writeback_starter():
         return None
     call.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
     call.restype = ctypes.c_int
-    return lambda fd, offset, nbytes: call(fd, offset, nbytes, 2)  # 2 = SYNC_FILE_RANGE_WRITE
+    # 2 = SYNC_FILE_RANGE_WRITE; the result is ignored: a hint that fails changes nothing
+    return lambda fd, offset, nbytes: call(fd, offset, nbytes, 2)
 
 
 _start_writeback = _writeback_starter()
