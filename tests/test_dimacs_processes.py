@@ -29,12 +29,13 @@ def _big_formula(bad_block: int | None = None) -> Formula:
     return f
 
 
-def _count_forks(monkeypatch) -> list[int]:
-    """The pids os.fork returns from now on, in this process."""
+def _count_forks(monkeypatch, before=lambda: None) -> list[int]:
+    """The pids os.fork returns from now on, in this process (``before`` runs first)."""
     children = []
     real_fork = os.fork
 
     def fork():
+        before()
         pid = real_fork()
         children.append(pid)
         return pid
@@ -156,16 +157,8 @@ def test_a_signal_the_parent_ignores_the_child_ignores(tmp_path, monkeypatch):
 def test_ctrl_c_during_the_fork_stops_and_reaps_the_child(tmp_path, monkeypatch):
     """A Ctrl-C that arrives during the fork is raised once the child can be stopped: it is
     killed and reaped, no descriptor is left open, no file written, the handler restored."""
-    children = []
-    real_fork = os.fork
-
-    def fork():
-        signal.raise_signal(signal.SIGINT)  # only noted until the fork is done
-        pid = real_fork()
-        children.append(pid)
-        return pid
-
-    monkeypatch.setattr(dimacs.os, "fork", fork)
+    # the Ctrl-C is only noted until the fork is done
+    children = _count_forks(monkeypatch, before=lambda: signal.raise_signal(signal.SIGINT))
     descriptors = len(os.listdir("/proc/self/fd"))
     with pytest.raises(KeyboardInterrupt):
         _written_in_two_processes(tmp_path / "f.cnf", _big_formula())
