@@ -14,12 +14,7 @@ import os
 import tempfile
 import time
 
-from puzzlesat.generator.core.dimacs import (
-    atomic_file,
-    clause_bytes,
-    dimacs_head,
-    write_clauses,
-)
+from puzzlesat.generator.core.dimacs import clause_bytes, write_instance
 from puzzlesat.generator.instance import build
 
 PARAMS = {"rows": 16, "border_colors": 5, "center_colors": 17}
@@ -31,22 +26,14 @@ def _timed(fn):
     return result, time.perf_counter() - start
 
 
-def write_file(path: str, inst, processes: int) -> int:
-    """write_instance's file, the text made by ``processes`` processes (write_instance chooses
-    two where there are two CPUs and no other thread, as in ``puzzlesat generate``; here
-    earlier benchmarks may have left threads)."""
-    with atomic_file(path) as out:
-        head = dimacs_head(inst.formula, inst.header())
-        out.write(head)
-        return len(head) + write_clauses(inst.formula, out, processes=processes)
-
-
 def main() -> None:
     folder = tempfile.mkdtemp(prefix="bench-writer-")
     ours_path = os.path.join(folder, "ours.cnf")
     inst, t_gen = _timed(lambda: build("edge-matching", PARAMS, "all", 1))
-    size, t_write = _timed(lambda: write_file(ours_path, inst, 2))
-    _, t_one = _timed(lambda: write_file(ours_path + ".one", inst, 1))
+    # the number of processes is chosen here: earlier benchmarks may have left a thread alive,
+    # and write_instance would then choose one
+    size, t_write = _timed(lambda: write_instance(ours_path, inst.formula, inst.header(), 2))
+    _, t_one = _timed(lambda: write_instance(ours_path + ".one", inst.formula, inst.header(), 1))
     _, t_memory = _timed(lambda: clause_bytes(inst.formula))
     n, mb = inst.formula.num_clauses, size / 1e6
     clauses = inst.formula.clauses()

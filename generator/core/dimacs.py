@@ -221,6 +221,27 @@ class _RunWriter:
             array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
         return array[:size]
 
+    def write_blocks(self, blocks) -> int:
+        """Format ``blocks`` and hand all their text to the stage; returns its size so far."""
+        for block in blocks:
+            self.block(block)
+        self.stage.flush()
+        return self.stage.total
+
+    def text_length(self, blocks) -> int:
+        """See :func:`text_length`."""
+        # indexed by the literal itself: numpy's take counts a negative index from the end
+        by_literal = np.concatenate([self.lengths[self.num_vars :], self.lengths[: self.num_vars]])
+        total = 0
+        for block in blocks:
+            lits = block.literals
+            flat = lits.reshape(-1)
+            for start in range(0, flat.size, _CHUNK_ROWS):
+                part = np.take(by_literal, flat[start : start + _CHUNK_ROWS])
+                total += int(part.sum(dtype=np.int64))
+            total += 2 * lits.shape[0] if lits.shape[1] else 0
+        return total
+
     def block(self, block: ClauseBlock | DeferredBlock) -> None:
         lits = block.literals
         rows, width = lits.shape
@@ -380,28 +401,13 @@ def stream_clauses(formula: Formula, write) -> int:
 
 
 def _stream_blocks(blocks, num_vars: int, write) -> int:
-    stage = _Stage(write)
-    writer = _RunWriter(num_vars, stage)
-    for block in blocks:
-        writer.block(block)
-    stage.flush()
-    return stage.total
+    return _RunWriter(num_vars, _Stage(write)).write_blocks(blocks)
 
 
 def text_length(blocks, num_vars: int) -> int:
     """The number of bytes :func:`stream_clauses` gives for ``blocks``, counted from the text
     lengths of their literals without making the text (a fifth to a third of the work)."""
-    _, by_offset = word_table(num_vars)
-    # indexed by the literal itself: numpy's take counts a negative index from the end
-    by_literal = np.concatenate([by_offset[num_vars:], by_offset[:num_vars]])
-    total = 0
-    for block in blocks:
-        lits = block.literals
-        flat = lits.reshape(-1)
-        for start in range(0, flat.size, _CHUNK_ROWS):
-            total += int(np.take(by_literal, flat[start : start + _CHUNK_ROWS]).sum(dtype=np.int64))
-        total += 2 * lits.shape[0] if lits.shape[1] else 0
-    return total
+    return _RunWriter(num_vars, _Stage(None)).text_length(blocks)
 
 
 def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
@@ -597,10 +603,11 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         fh.write(data)
 
 
-def write_instance(path: str, formula: Formula, header: dict | None = None) -> int:
+def write_instance(path: str, formula: Formula, header: dict | None = None,
+                   processes: int | None = None) -> int:
     """Write DIMACS to ``path`` (compressed by extension; ``-`` = plain text to stdout).
-    Plain text is streamed block by block, never held whole. Returns the size of the
-    uncompressed text."""
+    Plain text is streamed block by block, never held whole; to a file, by ``processes``
+    processes (see :func:`write_clauses`). Returns the size of the uncompressed text."""
     kind = None if path == "-" else compression_of(path)
     if kind is not None:
         data = dimacs_bytes(formula, header)
@@ -614,7 +621,7 @@ def write_instance(path: str, formula: Formula, header: dict | None = None) -> i
         return len(head) + size
     with atomic_file(path) as out:
         out.write(head)
-        size = write_clauses(formula, out)
+        size = write_clauses(formula, out, processes)
     return len(head) + size
 
 
@@ -740,9 +747,10 @@ def _write_rest_and_exit(first, rest, num_vars: int, out: FileWriter, replaced: 
         try:
             for stop in replaced:  # what the parent ignores, the child ignores too
                 signal.signal(stop, signal.SIG_DFL)
-            rest_at = out.position + text_length(first, num_vars)
-            report: object = (rest_at, _stream_blocks(rest, num_vars,
-                                                      FileWriter(out.fd, rest_at).write))
+            file = FileWriter(out.fd)
+            writer = _RunWriter(num_vars, _Stage(file.write))  # one literal table for both
+            rest_at = file.position = file.started = out.position + writer.text_length(first)
+            report: object = (rest_at, writer.write_blocks(rest))
         except BaseException as exc:
             report = _as_sent(exc)
         with os.fdopen(write_end, "wb") as pipe:
