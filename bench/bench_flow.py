@@ -16,9 +16,9 @@ import time
 
 from pysat.solvers import Solver
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import flow
-from puzzlesat.generator.instance import model_array
 
 SIZES = tuple(range(10, 61, 5))
 SEEDS = 5

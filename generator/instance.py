@@ -11,8 +11,6 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 import puzzlesat
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.dimacs import FORMAT_VERSION
@@ -180,12 +178,3 @@ def puzzle_from_header(header: dict):
     except Exception as exc:  # a damaged header is the file's fault, not ours
         raise UserError(f"header puzzle does not parse: {exc}") from None
     return family, puzzle, encoding
-
-
-def model_array(true_literals, num_vars: int) -> np.ndarray:
-    """Bool model indexed by variable (index 0 unused) from a list of literals."""
-    lits = np.asarray(list(true_literals), dtype=np.int64)
-    model = np.zeros(num_vars + 1, dtype=bool)
-    pos = lits[(lits > 0) & (lits <= num_vars)]
-    model[pos] = True
-    return model

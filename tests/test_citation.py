@@ -34,7 +34,3 @@ def test_family_references_and_citation_cff_name_the_same_authors():
                 checked += 1
     assert checked >= 3
 
-
-def test_sliding_puzzles_coauthor_is_benjamin_kaiser():
-    (ref,) = [r for r in get_family("sliding").REFERENCES if r["title"] == "Sliding Puzzles"]
-    assert ref["authors"][1] == {"family-names": "Kaiser", "given-names": "Benjamin"}

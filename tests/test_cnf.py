@@ -1,16 +1,13 @@
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from puzzlesat.generator.core.cnf import (
     Deferred,
     Formula,
-    interleave,
-    pad_rows,
     pairwise_at_most_one,
 )
 from puzzlesat.generator.core.dimacs import clause_bytes
+from tests.references import dimacs_problems
 
 
 def test_variable_blocks_are_consecutive_and_shaped():
@@ -20,8 +17,6 @@ def test_variable_blocks_are_consecutive_and_shaped():
     assert x.tolist() == [[1, 2, 3], [4, 5, 6]]
     assert y.tolist() == [7, 8, 9, 10]
     assert f.num_vars == 10
-    assert f.describe_var(-5) == "x[1, 1]"
-    assert f.describe_var(8) == "y[1]"
     with pytest.raises(ValueError):
         f.new_vars("x", 1)
 
@@ -33,7 +28,6 @@ def test_ragged_blocks_and_order():
     f.add("b", [[-4, 5]])
     assert f.clauses() == [[1, 2], [3], [-4, 5]]
     assert f.flat_literals().tolist() == [1, 2, 0, 3, 0, -4, 5, 0]
-    assert f.counts_by_block() == {"a": 2, "b": 1}
 
 
 def test_deferred_clauses_are_made_when_read_and_equal_eager_ones():
@@ -61,13 +55,7 @@ def test_deferred_clauses_are_made_when_read_and_equal_eager_ones():
     assert lazy.clauses() == eager.clauses()
     assert clause_bytes(lazy) == clause_bytes(eager)
     assert made == [(2, 3), (2, 2, 2)] * 2  # read twice, made twice
-    assert lazy.problems() == eager.problems() == []
-
-
-def test_interleave_keeps_per_row_order():
-    a = np.array([[1, 2], [3, 4]])
-    b = np.array([[5], [6]])
-    assert interleave(a, b).tolist() == [[1, 2], [5, 0], [3, 4], [6, 0]]
+    assert dimacs_problems(lazy) == dimacs_problems(eager) == []
 
 
 def test_pairwise_at_most_one_order():
@@ -85,19 +73,4 @@ def test_problems_found(rows, problem):
     f = Formula()
     f.new_vars("v", 3)
     f.add("bad", rows)
-    assert any(problem in p for p in f.problems()), f.problems()
-
-
-clause = st.lists(st.integers(-6, 6).filter(bool), min_size=1, max_size=5)
-
-
-@given(st.lists(clause, min_size=1, max_size=20))
-def test_problems_match_reference(clauses):
-    f = Formula()
-    f.new_vars("v", 6)
-    f.add("c", pad_rows(clauses))
-    dup = any(len(set(c)) < len(c) for c in clauses)
-    taut = any(-l in c for c in clauses for l in c)
-    found = " ".join(f.problems())
-    assert ("duplicate" in found) == dup
-    assert ("tautology" in found) == taut
+    assert any(problem in p for p in dimacs_problems(f)), dimacs_problems(f)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from pysat.solvers import Solver
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import Family, family_names, get_family, normalize_params
-from puzzlesat.generator.instance import model_array
 
 #: small params per family (solved in well under a second in every encoding)
 SMALL = {

@@ -9,12 +9,13 @@ import pytest
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families.sliding import npuzzle
+from tests.references import bfs_distances
 
 
 @pytest.fixture(scope="module")
 def distances3():
     """BFS distance of every one of the 181,440 solvable 3×3 configurations."""
-    return npuzzle.bfs_distances(3, 3)
+    return bfs_distances(3, 3)
 
 
 def test_bfs_covers_the_solvable_half_with_the_known_diameter(distances3):

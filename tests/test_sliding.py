@@ -10,12 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import sliding
 from puzzlesat.generator.families.sliding import npuzzle
-from puzzlesat.generator.instance import build, model_array
+from puzzlesat.generator.instance import build
 from tests.conftest import assert_one_line_error
+from tests.references import bfs_distances, dimacs_problems
 
 ENCODINGS = list(sliding.ENCODINGS)
 
@@ -23,7 +25,7 @@ ENCODINGS = list(sliding.ENCODINGS)
 def solve(puzzle, encoding):
     """(SAT?, decoded solution or None) by CaDiCaL."""
     formula = sliding.encode(puzzle, encoding)
-    assert formula.problems() == []
+    assert dimacs_problems(formula) == []
     with Solver(name="cadical195", bootstrap_with=formula.clauses()) as s:
         if not s.solve():
             return False, None
@@ -72,7 +74,7 @@ def test_korf50_trace_solved_both_ways(k):
 
 def test_3x3_every_state_up_to_distance_5_every_budget():
     """Exhaustive over the 3×3 states at distance ≤ 5: SAT iff budget ≥ d, same parity."""
-    distances = npuzzle.bfs_distances(3, 3)
+    distances = bfs_distances(3, 3)
     near = sorted(s for s, d in distances.items() if d <= 5)
     assert len(near) == 1 + 2 + 4 + 8 + 16 + 20
     for start in near:
@@ -89,7 +91,7 @@ def test_3x3_every_state_up_to_distance_5_every_budget():
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_sampled_3x3_and_4x4_starts_sat_iff_budget_reaches_distance(encoding):
-    distances = npuzzle.bfs_distances(3, 3)
+    distances = bfs_distances(3, 3)
     states = sorted(s for s, d in distances.items() if 6 <= d <= 10)
     cases = [(states[i], 3, 3, distances[states[i]])
              for i in Rng(11).integers(len(states), 6).tolist()]
@@ -255,7 +257,7 @@ def test_vectorised_rotated_encoder_matches_reference(rows, cols, budget, no_und
     puzzle = sliding.Puzzle(rows, cols, start, budget, no_undo, None, 0, None, "ida*", "test")
     formula = sliding.encode(puzzle, "rotated-onehot" if onehot else "rotated")
     assert canonical(formula.clauses()) == canonical(reference_rotated(puzzle, onehot))
-    assert formula.problems() == []
+    assert dimacs_problems(formula) == []
 
 
 # -- command line -----------------------------------------------------------------------------

@@ -14,9 +14,10 @@ from pysat.solvers import Solver
 from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
 from puzzlesat.generator.core.dimacs import parse_dimacs
 from puzzlesat.generator.families import FAMILY_MODULES
-from puzzlesat.validate.model import falsified_clauses, falsified_clauses_reference
+from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
 from puzzlesat.validate.report import judge
+from tests import references as reference
 
 
 def dimacs_text(clauses, num_vars, header=None) -> bytes:
@@ -48,7 +49,7 @@ def test_fast_model_check_matches_reference(clauses, model):
     model = [l for l in dict.fromkeys(model) if -l not in model]  # no contradictions
     flat = np.array([x for c in clauses for x in c + [0]], dtype=np.int32)
     assert falsified_clauses(flat, 8, np.array(model, dtype=np.int64)).tolist() == \
-        falsified_clauses_reference(clauses, model)
+        reference.falsified_clauses(clauses, model)
 
 
 def test_contradictory_or_out_of_range_model_is_malformed():
@@ -78,7 +79,7 @@ def test_mutated_models_are_rejected_exactly_when_a_clause_becomes_false():
                 mutant = np.delete(mutant, i)
             else:
                 mutant[i] = -mutant[i]
-            broken = falsified_clauses_reference(clauses, mutant.tolist())
+            broken = reference.falsified_clauses(clauses, mutant.tolist())
             verdict = judge(dimacs, SolverOutput("SAT", "competition", mutant))
             if broken:
                 assert verdict.verdict == "WRONG-MODEL"

@@ -32,7 +32,7 @@ array([[1, 2],
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,33 +109,6 @@ class DeferredBlock:
         return self.shape[0]
 
 
-def pad_rows(rows: Iterable[Sequence[int]]) -> np.ndarray:
-    """Stack clauses of any widths into one zero-padded int32 block (for small, ragged groups)."""
-    rows = [list(r) for r in rows]
-    width = max((len(r) for r in rows), default=0)
-    out = np.zeros((len(rows), width), dtype=LITERAL_DTYPE)
-    for i, r in enumerate(rows):
-        out[i, : len(r)] = r
-    return out
-
-
-def interleave(*blocks: np.ndarray) -> np.ndarray:
-    """Rows ``a[0], b[0], ..., a[1], b[1], ...`` of equal-length blocks, padded to one width.
-
-    Published encodings often emit, per variable, a few clauses of different shapes; building
-    each shape as its own block and interleaving keeps the file's order without Python loops.
-    """
-    blocks = [np.atleast_2d(np.asarray(b, dtype=LITERAL_DTYPE)) for b in blocks]
-    n = blocks[0].shape[0]
-    if any(b.shape[0] != n for b in blocks):
-        raise ValueError("interleave needs blocks with the same number of rows")
-    width = max(b.shape[1] for b in blocks)
-    out = np.zeros((n, len(blocks), width), dtype=LITERAL_DTYPE)
-    for j, b in enumerate(blocks):
-        out[:, j, : b.shape[1]] = b
-    return out.reshape(n * len(blocks), width)
-
-
 def pairwise_at_most_one(groups: np.ndarray) -> np.ndarray:
     """Binary clauses (-a -b) for every pair a < b (by position) in each row of ``groups``.
 
@@ -169,14 +142,6 @@ class Formula:
     def var(self, name: str) -> np.ndarray:
         return self.variables[name].ids
 
-    def describe_var(self, var: int) -> str:
-        """``x[3, 7]`` for a DIMACS variable number (for error messages and debugging)."""
-        for block in self.variables.values():
-            index = block.index_of(abs(var))
-            if index is not None:
-                return f"{block.name}[{', '.join(map(str, index))}]"
-        return f"v{abs(var)}"
-
     # -- clauses ---------------------------------------------------------------------------
     def add(self, name: str, clauses) -> None:
         if isinstance(clauses, Deferred):
@@ -202,12 +167,6 @@ class Formula:
     def num_clauses(self) -> int:
         return sum(b.num_clauses for b in self.blocks)
 
-    def counts_by_block(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for b in self.blocks:
-            out[b.name] = out.get(b.name, 0) + b.num_clauses
-        return out
-
     def iter_clauses(self) -> Iterator[list[int]]:
         """Clauses as Python lists (reference path: tests, solvers, small formulas)."""
         for b in self.blocks:
@@ -229,35 +188,10 @@ class Formula:
             parts.append(body[keep])
         return np.concatenate(parts) if parts else np.zeros(0, LITERAL_DTYPE)
 
-    def problems(self) -> list[str]:
-        """Violations of clean DIMACS (empty clause, literal out of range, duplicate literal,
-        tautology, zero inside a clause); empty when clean. Vectorised over each block."""
-        found: list[str] = []
-        for b in self.blocks:
-            lits = b.literals
-            if lits.shape[1] == 0:
-                found.append(f"{b.name}: empty clause")
-                continue
-            nonzero = lits != 0
-            if not nonzero[:, 0].all():
-                found.append(f"{b.name}: empty clause")
-            # padding must be trailing: once a zero appears, the rest of the row is zero
-            if (np.diff(nonzero.astype(np.int8), axis=1) > 0).any():
-                found.append(f"{b.name}: zero inside a clause")
-            if np.abs(lits).max() > self.num_vars:
-                found.append(f"{b.name}: literal beyond variable {self.num_vars}")
-            # Per row, adjacent equal values after sorting count repeated variables (by |lit|)
-            # and repeated literals (by lit); the first exceeds the second exactly when some
-            # variable occurs with both signs.
-            repeated_vars = _adjacent_equal(np.abs(lits)).sum(axis=1)
-            repeated_lits = _adjacent_equal(lits).sum(axis=1)
-            if repeated_lits.any():
-                found.append(f"{b.name}: duplicate literal in a clause")
-            if (repeated_vars > repeated_lits).any():
-                found.append(f"{b.name}: tautology (x and -x in one clause)")
-        return found
 
-
-def _adjacent_equal(rows: np.ndarray) -> np.ndarray:
-    s = np.sort(rows, axis=1)
-    return (s[:, 1:] == s[:, :-1]) & (s[:, 1:] != 0)
+def model_array(true_literals, num_vars: int) -> np.ndarray:
+    """Bool model indexed by variable (index 0 unused) from a list of literals."""
+    lits = np.asarray(list(true_literals), dtype=np.int64)
+    model = np.zeros(num_vars + 1, dtype=bool)
+    model[lits[(lits > 0) & (lits <= num_vars)]] = True
+    return model

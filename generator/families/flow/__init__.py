@@ -97,7 +97,6 @@ from puzzlesat.generator.families.flow.plant import (  # noqa: F401
     UNIQUE_ATTEMPTS,
     _planted_puzzle,
     colour_range,
-    has_one_colour_2x2,
     is_unique,
     plant_paths,
 )

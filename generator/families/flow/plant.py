@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
 from puzzlesat.generator.core.seeds import Draws, Rng
@@ -249,14 +250,6 @@ def _planted_puzzle(width: int, height: int, paths: list) -> Puzzle:
     return puzzle
 
 
-def has_one_colour_2x2(colors: np.ndarray) -> bool:
-    """Does some 2×2 block have a single colour? (Never true for paths that do not touch
-    themselves; kept as the explicit quality filter.)"""
-    c = colors
-    return bool(((c[:-1, :-1] == c[1:, :-1]) & (c[:-1, :-1] == c[:-1, 1:])
-                 & (c[:-1, :-1] == c[1:, 1:])).any())
-
-
 def is_unique(puzzle: Puzzle) -> bool:
     """Does the planted solution stay the only one? Block its colouring in ``zucker`` and
     re-solve, blocking each stray cycle found (its cells' direction types), until UNSAT."""
@@ -274,7 +267,7 @@ def is_unique(puzzle: Puzzle) -> bool:
             return True
         solver.add_clause(block)
         while solver.solve():
-            model = _model_array(solver.get_model(), formula.num_vars)
+            model = model_array(solver.get_model(), formula.num_vars)
             solution = decode(puzzle, "zucker", model)
             _, cycles = trace_paths(puzzle, solution)
             if not cycles:
@@ -284,10 +277,3 @@ def is_unique(puzzle: Puzzle) -> bool:
                 types = np.argmax(model[ytab[cells]] & (ytab[cells] > 0), axis=1)
                 solver.add_clause((-ytab[cells, types]).tolist())
     return True
-
-
-def _model_array(literals, num_vars: int) -> np.ndarray:
-    lits = np.asarray(literals, dtype=np.int64)
-    model = np.zeros(num_vars + 1, dtype=bool)
-    model[lits[lits > 0]] = True
-    return model

@@ -125,8 +125,6 @@ ENCODINGS = {
     "direct": "one-hot tile-at-square per step with explicit move and frame axioms",
 }
 
-#: the cell the blank crosses out of for each move: (vector, index) whose truth forbids it
-_BORDER = {"U": ("u", 0), "D": ("u", 1), "L": ("v", 0), "R": ("v", 1)}
 #: bits of each move code (bit 0, bit 1), MOVES order U D L R
 _CODE_BITS = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.int64)
 

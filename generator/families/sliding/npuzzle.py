@@ -21,8 +21,8 @@ incrementally, a move touching one Manhattan entry and two line codes.
 >>> start
 (1, 4, 2, 3, 7, 5, 0, 6, 8)
 >>> result = ida_star(start, 3, 3)
->>> result.distance, result.path == inverse_moves("RDDL")
-(4, True)
+>>> result.distance, result.path
+(4, 'RUUL')
 >>> replay(start, 3, 3, result.path)[-1] == goal(3, 3)
 True
 """
@@ -118,11 +118,6 @@ def replay(config: tuple, rows: int, cols: int, moves: str) -> list[tuple]:
     return states
 
 
-def inverse_moves(moves: str) -> str:
-    """The moves that walk ``moves`` back, in order."""
-    return "".join(INVERSE[m] for m in reversed(moves))
-
-
 def moves_from_squares(config: tuple, cols: int, squares: Sequence[int]) -> str:
     """Korf-file paths list the squares the blank moves into; turn them into letters."""
     by_delta = {-cols: "U", cols: "D", -1: "L", 1: "R"}
@@ -151,26 +146,6 @@ def random_walk(rows: int, cols: int, length: int, rng) -> str:
     return "".join(out)
 
 
-def bfs_distances(rows: int, cols: int) -> dict[tuple, int]:
-    """Distance of every solvable configuration (small boards only: (nm)!/2 states)."""
-    if rows * cols > 9:
-        raise ValueError("bfs_distances is for boards of at most 9 squares")
-    dist = {goal(rows, cols): 0}
-    frontier = [goal(rows, cols)]
-    while frontier:
-        nxt = []
-        for config in frontier:
-            d = dist[config] + 1
-            for letter in MOVES:
-                other = move(config, rows, cols, letter)
-                if other is not None and other not in dist:
-                    dist[other] = d
-                    nxt.append(other)
-        frontier = nxt
-    return dist
-
-
-# -- heuristic --------------------------------------------------------------------------------
 def _line_conflict_table(length: int) -> list[int]:
     """LC value of every line code: digit j (base length+1) is 1 + the goal position within
     the line of the tile on position j when that tile belongs to this line, else 0."""
