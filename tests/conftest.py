@@ -1,4 +1,5 @@
-"""Shared test helpers: the fixtures folder (skip when absent) and an in-process CLI runner."""
+"""Shared test helpers: the fixtures folder (skip when absent), an in-process CLI runner and a
+tiny suite (three instances of two families) to publish."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from puzzlesat.cli import main
+from puzzlesat.generator.suite import publish_suite
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("PUZZLESAT_FIXTURES", REPO.parent / "shared" / "fixtures"))
@@ -53,3 +55,31 @@ def assert_one_line_error(result: CliResult, *fragments: str) -> None:
     assert "Traceback" not in result.err
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
+
+
+#: a suite of three small instances: sliding SAT and UNSAT, and a Flow grid
+TINY = b"""
+[suite]
+name = "tiny"
+author = "T. Tester"
+version = "1"
+seed = 3
+
+[[group]]
+family = "sliding"
+params = { korf = 50 }
+zip = { k = [8, 8], budget = [8, 6] }
+
+[[group]]
+family = "flow"
+encoding = "acyclic"
+params = { width = 5, height = 5 }
+"""
+
+
+def publish_tiny(folder):
+    """Publish TINY into ``folder``/suite (in this process); returns the suite folder."""
+    spec = folder / "tiny.toml"
+    spec.write_bytes(TINY)
+    publish_suite(spec, folder / "suite")
+    return folder / "suite"

@@ -12,41 +12,15 @@ import sys
 import time
 
 import pytest
+from conftest import TINY, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
 from puzzlesat.validate.calibrate import calibrate_suite, plot_calibration, read_calibration
 from puzzlesat.validate.runner import _solve
-from tests.conftest import assert_one_line_error
+
 
 #: three quick instances: a sliding SAT/UNSAT pair (trace truncation k = 8, budgets 8 and 6)
 #: and a planted Flow Free grid
-TINY = b"""
-[suite]
-name = "tiny"
-author = "T. Tester"
-version = "1"
-seed = 3
-
-[[group]]
-family = "sliding"
-params = { korf = 50 }
-zip = { k = [8, 8], budget = [8, 6] }
-
-[[group]]
-family = "flow"
-encoding = "acyclic"
-params = { width = 5, height = 5 }
-"""
-
-
-def publish_tiny(folder):
-    """Publish TINY into ``folder``/suite (in this process); returns the suite folder."""
-    spec = folder / "tiny.toml"
-    spec.write_bytes(TINY)
-    publish_suite(spec, folder / "suite")
-    return folder / "suite"
-
-
 @pytest.fixture(scope="module")
 def calibrated(tmp_path_factory):
     suite = publish_tiny(tmp_path_factory.mktemp("cal"))

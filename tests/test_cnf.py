@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from references import dimacs_problems
 
 from puzzlesat.generator.core.cnf import (
     Deferred,
@@ -7,7 +8,6 @@ from puzzlesat.generator.core.cnf import (
     pairwise_at_most_one,
 )
 from puzzlesat.generator.core.dimacs import clause_bytes
-from tests.references import dimacs_problems
 
 
 def test_variable_blocks_are_consecutive_and_shaped():

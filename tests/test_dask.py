@@ -4,6 +4,7 @@ process pool, and the same verdicts for calibrate and validate-suite."""
 from __future__ import annotations
 
 import pytest
+from conftest import TINY
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite import publish_suite, verify_suite
@@ -11,7 +12,6 @@ from puzzlesat.generator.suite.executors import make_executor
 from puzzlesat.validate.calibrate import calibrate_suite, read_calibration
 from puzzlesat.validate.report import validate_suite
 from puzzlesat.validate.runner import solve_suite
-from tests.test_calibrate import TINY
 
 pytest.importorskip("distributed")
 

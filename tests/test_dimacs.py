@@ -6,6 +6,7 @@ import lzma
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from references import pad_rows
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.dimacs import (
@@ -25,7 +26,6 @@ from puzzlesat.generator.core.dimacs import (
     write_instance,
 )
 from puzzlesat.generator.core.errors import UserError
-from tests.references import pad_rows
 
 
 def reference_text(clauses):

@@ -9,9 +9,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import DATA, assert_one_line_error, fixture_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
+from references import dimacs_problems
 
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.dimacs import (
@@ -24,8 +26,6 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import edgematch as em
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.instance import build
-from tests.conftest import DATA, assert_one_line_error, fixture_path
-from tests.references import dimacs_problems
 
 ENCODINGS = list(em.ENCODINGS)
 TABLE1_PIECES = {"clue1": "clue1", "clue2": "clue2", "clue3": "clue3", "clue4": "clue4",

@@ -11,9 +11,11 @@ from functools import cache
 
 import numpy as np
 import pytest
+from conftest import DATA, assert_one_line_error, fixture_path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
+from references import dimacs_problems, has_one_colour_2x2
 
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
@@ -21,8 +23,6 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import flow
 from puzzlesat.generator.instance import build
-from tests.conftest import DATA, assert_one_line_error, fixture_path
-from tests.references import dimacs_problems, has_one_colour_2x2
 
 ENCODINGS = list(flow.ENCODINGS)
 

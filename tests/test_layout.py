@@ -6,17 +6,16 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import os
 import pkgutil
 import tomllib
+from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 import puzzlesat
 
-#: source folder -> installed package (pyproject's package-dir)
-ROOTS = {"puzzlesat": "puzzlesat", "generator": "puzzlesat.generator",
-         "validate": "puzzlesat.validate"}
 #: package prefix -> prefixes it must not import (the layers above it)
 FORBIDDEN = {
     "puzzlesat.generator.core": ("puzzlesat.generator.families", "puzzlesat.generator.instance",
@@ -29,16 +28,36 @@ FORBIDDEN = {
 }
 
 
-def source_modules() -> dict[str, object]:
-    """Installed module name -> source path, for every .py file of the three folders."""
+def source_modules() -> dict[str, Path]:
+    """Module name -> source path, for every .py file under puzzlesat/ (whose generator/ and
+    validate/ are the top-level folders of those names, through symlinks)."""
     found = {}
-    for folder, package in ROOTS.items():
-        for path in sorted((REPO / folder).rglob("*.py")):
-            parts = list(path.relative_to(REPO / folder).with_suffix("").parts)
+    for folder, _, files in os.walk(REPO / "puzzlesat", followlinks=True):
+        for name in sorted(f for f in files if f.endswith(".py")):
+            parts = list((Path(folder) / name).relative_to(REPO).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            found[".".join([package, *parts])] = path
+            found[".".join(parts)] = Path(folder) / name
     return found
+
+
+def test_the_two_halves_are_the_top_level_folders():
+    for half in ("generator", "validate"):
+        assert (REPO / "puzzlesat" / half).resolve() == (REPO / half).resolve()
+
+
+def test_every_puzzlesat_import_names_a_file_in_the_source_tree():
+    """What an editor's go-to-definition, mypy and an import-graph tool do: map the dotted name
+    to a path under the repository, with nothing installed."""
+    for module, path in source_modules().items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for name in (n for n in names if n.split(".")[0] == "puzzlesat"):
+                target = REPO.joinpath(*name.split("."))
+                assert target.with_suffix(".py").is_file() or (target / "__init__.py").is_file(), \
+                    f"{module} imports {name}, which is no file under {REPO}"
 
 
 def test_pyproject_lists_every_package():
@@ -54,7 +73,7 @@ def test_every_module_imports_from_the_installed_package():
     names += [m.name for m in pkgutil.walk_packages(
         importlib.import_module("puzzlesat.validate").__path__, "puzzlesat.validate.")]
     expected = set(source_modules()) - {"puzzlesat.__main__"}
-    assert expected <= set(names) | set(ROOTS.values())
+    assert expected <= set(names) | {"puzzlesat", "puzzlesat.generator", "puzzlesat.validate"}
     for name in sorted(expected):
         importlib.import_module(name)
 

@@ -13,8 +13,7 @@ import gzip
 import lzma
 
 import pytest
-
-from tests.conftest import assert_one_line_error
+from conftest import assert_one_line_error
 
 GOOD_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
 GOOD_OUT = b"s SATISFIABLE\nv 1 2 3 0\n"

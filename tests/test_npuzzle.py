@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from references import bfs_distances
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families.sliding import npuzzle
-from tests.references import bfs_distances
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from pysat.examples.genhard import PHP
 
 from puzzlesat.generator.core.dimacs import compress, write_instance
 from puzzlesat.generator.instance import build
 from puzzlesat.validate.output import parse_output
-from tests.conftest import assert_one_line_error
 
 SAT_CNF = "c demo\np cnf 3 2\n1 -2 0\n2 3 0\n"
 HARD = f"p cnf {PHP(11).nv} {len(PHP(11).clauses)}\n" + "".join(

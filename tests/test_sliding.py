@@ -6,9 +6,11 @@ import hashlib
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
+from references import bfs_distances, dimacs_problems
 
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
@@ -16,8 +18,6 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import sliding
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.instance import build
-from tests.conftest import assert_one_line_error
-from tests.references import bfs_distances, dimacs_problems
 
 ENCODINGS = list(sliding.ENCODINGS)
 

@@ -10,12 +10,11 @@ import shutil
 import tarfile
 
 import pytest
-from conftest import REPO
+from conftest import REPO, publish_tiny
 
 from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
 from puzzlesat.validate.calibrate import calibrate_suite
 from puzzlesat.validate.submission import Rules, build_bundle, check_submission
-from tests.test_calibrate import publish_tiny
 
 SC2027 = REPO / "suites" / "sc2027-puzzles.toml"
 #: the rules scaled to the tiny suite: 3 instances, all "not solved by MiniSat" within 0.1 ms

@@ -7,6 +7,7 @@ import types
 
 import numpy as np
 import pytest
+import references as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
@@ -17,7 +18,6 @@ from puzzlesat.generator.families import FAMILY_MODULES
 from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
 from puzzlesat.validate.report import judge
-from tests import references as reference
 
 
 def dimacs_text(clauses, num_vars, header=None) -> bytes:
