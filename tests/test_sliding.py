@@ -17,6 +17,7 @@ from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import sliding
 from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.families.sliding.encode import rotated_state, tile_bits
 from puzzlesat.generator.instance import build
 
 ENCODINGS = list(sliding.ENCODINGS)
@@ -185,7 +186,7 @@ def test_random_trace_and_walk_sources():
 def reference_rotated(puzzle, onehot):
     """Clauses of the rotated encodings written out one by one from the spec's wording."""
     rows, cols, steps = puzzle.rows, puzzle.cols, puzzle.budget
-    n, width = rows * cols, sliding.tile_bits(rows, cols, onehot)
+    n, width = rows * cols, tile_bits(rows, cols, onehot)
     per_state = (n - 1) * width
 
     def tile(t, i, j, bit):
@@ -220,7 +221,7 @@ def reference_rotated(puzzle, onehot):
               "R": lambda t: v(t, 1)}
     clauses = []
     for t, config in ((0, puzzle.start), (steps, npuzzle.goal(rows, cols))):
-        values = sliding.rotated_state(config, rows, cols, onehot)
+        values = rotated_state(config, rows, cols, onehot)
         clauses += [[x if val else -x] for x, val in zip(state_vars(t), values)]
     for t in range(steps):
         for code, letter in enumerate(npuzzle.MOVES):

@@ -1,0 +1,69 @@
+"""Sliding-tile puzzles and move sequences: their JSON forms and the rules a solution must keep
+(written without looking at any encoding)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from puzzlesat.generator.families.sliding import npuzzle
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    rows: int
+    cols: int
+    start: tuple
+    budget: int
+    no_undo: bool
+    distance: int | None  # proved distance of start, when known
+    lower_bound: int  # proved lower bound on the distance
+    path: str | None  # an optimal path from start (the trace suffix or IDA*'s), when known
+    source: str  # where distance / lower bound come from: optimal-trace or ida*
+    origin: str  # e.g. "korf50 k=30", "start", "walk 40"
+
+
+@dataclass(frozen=True)
+class Solution:
+    moves: str
+
+
+def puzzle_to_json(p: Puzzle) -> dict:
+    return {"rows": p.rows, "cols": p.cols, "start": list(p.start), "budget": p.budget,
+            "no_undo": p.no_undo, "distance": p.distance, "lower_bound": p.lower_bound,
+            "path": p.path, "source": p.source, "origin": p.origin}
+
+
+def puzzle_from_json(d: dict) -> Puzzle:
+    rows, cols = int(d["rows"]), int(d["cols"])
+    return Puzzle(rows, cols, npuzzle.check_config(d["start"], rows, cols, "puzzle start"),
+                  int(d["budget"]), bool(d["no_undo"]),
+                  None if d["distance"] is None else int(d["distance"]), int(d["lower_bound"]),
+                  d["path"], str(d["source"]), str(d["origin"]))
+
+
+def solution_to_json(s: Solution) -> dict:
+    return {"moves": s.moves}
+
+
+def solution_from_json(d: dict) -> Solution:
+    return Solution(str(d["moves"]))
+
+
+
+def check(puzzle: Puzzle, solution: Solution) -> list[str]:
+    """The puzzle's rules, independent of any encoding."""
+    moves = solution.moves
+    errors = []
+    if len(moves) != puzzle.budget:
+        errors.append(f"{len(moves)} moves, the budget is exactly {puzzle.budget}")
+    try:
+        end = npuzzle.replay(puzzle.start, puzzle.rows, puzzle.cols, moves)[-1]
+    except ValueError as exc:
+        return errors + [str(exc)]
+    if end != npuzzle.goal(puzzle.rows, puzzle.cols):
+        errors.append("the moves do not end in the goal configuration")
+    if puzzle.no_undo:
+        undone = [i + 2 for i in range(len(moves) - 1) if npuzzle.INVERSE[moves[i]] == moves[i + 1]]
+        if undone:
+            errors.append(f"move {undone[0]} undoes the previous move (--no-undo)")
+    return errors
