@@ -9,7 +9,21 @@ from pysat.solvers import Solver
 
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families import Family, family_names, get_family, normalize_params
+from puzzlesat.generator.families import (
+    Family,
+    edgematch,
+    family_names,
+    flow,
+    get_family,
+    normalize_params,
+    sliding,
+)
+
+#: each module bound to the contract with its own puzzle and solution types, so that mypy checks
+#: every signature of the module against the Protocol (isinstance below sees the names only)
+EDGE_MATCHING: Family[edgematch.Puzzle, edgematch.Solution] = edgematch
+SLIDING: Family[sliding.Puzzle, sliding.Solution] = sliding
+FLOW: Family[flow.Puzzle, flow.Solution] = flow
 
 #: small params per family (solved in well under a second in every encoding)
 SMALL = {
@@ -19,8 +33,9 @@ SMALL = {
 }
 
 
-def test_every_family_has_a_contract_row():
+def test_every_family_has_a_contract_row_and_a_typed_binding():
     assert sorted(SMALL) == sorted(family_names())
+    assert [f.NAME for f in (EDGE_MATCHING, SLIDING, FLOW)] == family_names()
 
 
 @pytest.mark.parametrize("name", family_names())

@@ -138,7 +138,7 @@ HARDNESS_PARAM = "center_colors"
 #: over all 2^32 seeds; the seed Heule used is not published, and 22 others also fit both)
 SAT09_TURN_SEED = 114118598
 
-PARAMS = (
+PARAMS: tuple[Param, ...] = (
     Param("rows", int, None, "Grid rows (planted puzzles; rows <= cols).", minimum=2),
     Param("cols", int, None, "Grid columns [default: rows].", minimum=2),
     Param("border_colors", int, None, "Colours of the edges along the frame (planted, bounded)."),

@@ -149,7 +149,7 @@ ENCODINGS = {
     "zucker-2x2": "zucker + no 2x2 cycle of free cells",
 }
 
-PARAMS = (
+PARAMS: tuple[Param, ...] = (
     Param("width", int, None, "Grid width (planted grids).", minimum=1),
     Param("height", int, None, "Grid height (planted grids).", minimum=1),
     Param("colors", int, None, "Number of colours, met exactly: always from the shorter side up "

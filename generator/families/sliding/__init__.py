@@ -72,7 +72,7 @@ REFERENCES = (
 )
 HARDNESS_PARAM = "k"
 
-PARAMS = (
+PARAMS: tuple[Param, ...] = (
     Param("rows", int, None, "Board rows (5 for Korf traces; inferred for a square --start).",
           minimum=2),
     Param("cols", int, None, "Board columns.", minimum=2),
