@@ -157,7 +157,7 @@ def _default_jobs() -> int:
 
 
 def _executor_options(command):
-    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/suite/executors.py)."""
+    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/core/executors.py)."""
     command = click.option("--scheduler", default=None, metavar="ADDR",
                            help="Dask scheduler address (tcp://host:8786) [default: a "
                                 "LocalCluster of -j workers].")(command)
@@ -177,8 +177,8 @@ def _executor_options(command):
 def publish(spec, output, jobs, force, executor, scheduler):
     """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation.
     DIR must be new, empty, or this suite's earlier publication."""
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import publish_suite
-    from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
         click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force).summary())
@@ -193,8 +193,8 @@ def publish(spec, output, jobs, force, executor, scheduler):
 def verify(directory, jobs, force, executor, scheduler):
     """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
     difference."""
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import verify_suite
-    from puzzlesat.generator.suite.executors import make_executor
 
     with make_executor(executor, scheduler, jobs) as pool:
         result = verify_suite(directory, jobs, pool, force=force)
@@ -259,7 +259,7 @@ def validate_command(instance, output, proof, as_json):
 def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof, executor,
                         scheduler):
     """Run the reference solver on every instance of a suite: RESULTS_DIR/<file>.out."""
-    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.runner import solve_suite
 
     # local: -j threads, each waiting on its solver's child process
@@ -280,7 +280,7 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof,
 def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
     """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
     WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
-    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.report import suite_exit_code, summary, validate_suite
 
     with make_executor(executor, scheduler, jobs) as pool:
@@ -307,7 +307,7 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
-    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.calibrate import calibrate_suite
 
     names = [s.strip() for s in solvers.split(",") if s.strip()]

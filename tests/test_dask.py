@@ -7,8 +7,8 @@ import pytest
 from conftest import TINY
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.executors import make_executor
 from puzzlesat.generator.suite import publish_suite, verify_suite
-from puzzlesat.generator.suite.executors import make_executor
 from puzzlesat.validate.calibrate import calibrate_suite, read_calibration
 from puzzlesat.validate.report import validate_suite
 from puzzlesat.validate.runner import solve_suite
@@ -110,7 +110,7 @@ def meet(folder, n, timeout, index):
 
 
 def _all_meet(executor, n, folder, slots=None):
-    from puzzlesat.generator.suite.executors import run_tasks
+    from puzzlesat.generator.core.executors import run_tasks
 
     folder.mkdir()
     # distinct arguments: Dask runs identical pure calls once
@@ -144,7 +144,7 @@ def test_slots_are_said_not_guessed_from_private_attributes(dask_pool):
     import os
     from concurrent.futures import ThreadPoolExecutor
 
-    from puzzlesat.generator.suite.executors import executor_slots, local_executor
+    from puzzlesat.generator.core.executors import executor_slots, local_executor
 
     assert executor_slots(None) == 1
     assert executor_slots(dask_pool) == 2

@@ -282,7 +282,7 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     work; the verdicts come back in instance order whichever runs them."""
     from tqdm import tqdm
 
-    from puzzlesat.generator.suite.executors import run_tasks
+    from puzzlesat.generator.core.executors import run_tasks
 
     if table is not None:
         _table_format(table)  # fail before the work, not after

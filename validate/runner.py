@@ -234,7 +234,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     Dask's) runs the solves; by default ``jobs`` threads, each waiting on a child process."""
     from tqdm import tqdm
 
-    from puzzlesat.generator.suite.executors import run_tasks
+    from puzzlesat.generator.core.executors import run_tasks
 
     instances = suite_instances(suite_dir)
     solver = solver_name(solver)

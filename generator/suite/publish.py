@@ -18,9 +18,9 @@ from pathlib import Path
 import puzzlesat
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, decompress
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
-from puzzlesat.generator.suite.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, load_spec
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.build import Built, build_task
-from puzzlesat.generator.suite.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.publish import (
     calibration_files,
     check_sizes,

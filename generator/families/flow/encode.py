@@ -27,7 +27,7 @@ TYPE_POINTS = (TYPE_DIRS[None, :, :] == LRTB[:, None, None]).any(axis=2)
 
 # -- encodings --------------------------------------------------------------------------------
 @dataclass
-class _Layout:
+class Numbering:
     """Numbering shared by every encoding: ``x[cell, colour]``, ``ytab[cell, type]`` (0 where
     a cell has no such type), neighbours ``nb[cell, N E S W]`` (−1 off-grid)."""
 
@@ -39,7 +39,9 @@ class _Layout:
     formula: Formula
 
 
-def _layout(puzzle: Puzzle) -> _Layout:
+def numbering(puzzle: Puzzle) -> Numbering:
+    """The variables of every encoding of ``puzzle`` (a fresh Formula holding them), its
+    neighbour table and free cells."""
     h, w, colors = puzzle.height, puzzle.width, puzzle.num_colors
     formula = Formula()
     x = formula.new_vars("x", h, w, colors).reshape(h * w, colors)
@@ -49,7 +51,7 @@ def _layout(puzzle: Puzzle) -> _Layout:
     available = on[:, TYPE_DIRS].all(axis=2) & (ends < 0)[:, None]
     ytab = np.zeros(available.shape, dtype=np.int32)
     ytab[available] = formula.new_vars("y", int(available.sum()))
-    return _Layout(nb, ends, np.flatnonzero(ends < 0), x, ytab, formula)
+    return Numbering(nb, ends, np.flatnonzero(ends < 0), x, ytab, formula)
 
 
 # The article emits its clauses cell by cell, and a cell's clauses have different lengths (a
@@ -91,7 +93,7 @@ def _pair_lits(groups: np.ndarray) -> np.ndarray:
     return np.negative(out, out=out)
 
 
-def endpoint_clauses(lay: _Layout, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def endpoint_clauses(lay: Numbering, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per endpoint cell of colour u (rows, and rows per cell): ``x(cell, u)``, ``¬x(cell, v)``
     for each other colour v; at least one neighbour (L R T B order) has colour u; no two do."""
     colors = lay.x.shape[1]
@@ -119,7 +121,7 @@ def endpoint_clauses(lay: _Layout, cells: np.ndarray) -> tuple[np.ndarray, np.nd
     return out, counts
 
 
-def colour_pass(lay: _Layout) -> tuple[list, np.ndarray, np.ndarray]:
+def colour_pass(lay: Numbering) -> tuple[list, np.ndarray, np.ndarray]:
     """Cell by cell: an endpoint's clauses (:func:`endpoint_clauses`); a free cell's at least
     one colour, then pairwise at most one. Lanes: endpoints, at-least-one rows, pairs."""
     colors = lay.x.shape[1]
@@ -153,7 +155,7 @@ def _direction_template(code: int):
     return np.array(types, dtype=np.int64), cols[0], cols[1], cols[2], cols[3]
 
 
-def direction_pass(lay: _Layout, width: int) -> tuple[list, np.ndarray, np.ndarray]:
+def direction_pass(lay: Numbering, width: int) -> tuple[list, np.ndarray, np.ndarray]:
     """Free cell by free cell: at least one type, pairwise at most one type, then the
     neighbour clauses per colour u, direction L R T B and type t: if t points that way,
     ``¬y ∨ ¬x(cell,u) ∨ x(nb,u)`` and ``¬y ∨ x(cell,u) ∨ ¬x(nb,u)``, otherwise, if the
@@ -202,8 +204,8 @@ def direction_pass(lay: _Layout, width: int) -> tuple[list, np.ndarray, np.ndarr
     return [lay.ytab[free[wide]], narrow], lane, rows
 
 
-def zucker(puzzle: Puzzle) -> tuple[Formula, _Layout]:
-    lay = _layout(puzzle)
+def zucker(puzzle: Puzzle) -> tuple[Formula, Numbering]:
+    lay = numbering(puzzle)
     _add_pass(lay.formula, "colour", *colour_pass(lay))
     if lay.free.size:
         _add_pass(lay.formula, "direction", *direction_pass(lay, puzzle.width))
@@ -214,7 +216,7 @@ def rank_bits(free_cells: int) -> int:
     return max(1, math.ceil(math.log2(free_cells))) if free_cells > 1 else 1
 
 
-def acyclic_clauses(puzzle: Puzzle, lay: _Layout) -> None:
+def acyclic_clauses(puzzle: Puzzle, lay: Numbering) -> None:
     """Rank bits and comparators (see the module docstring) added to ``lay.formula``."""
     f = lay.formula
     pairs = _adjacent_free(puzzle, lay)
@@ -240,13 +242,13 @@ def acyclic_clauses(puzzle: Puzzle, lay: _Layout) -> None:
     f.add("rank_descends", rank_descends(lay, pairs, less))
 
 
-def _adjacent_free(puzzle: Puzzle, lay: _Layout) -> np.ndarray:
+def _adjacent_free(puzzle: Puzzle, lay: Numbering) -> np.ndarray:
     """Adjacent pairs (a, b), a < b, of free cells: one comparator each."""
     pairs = adjacent_pairs(puzzle.height, puzzle.width)
     return pairs[(lay.ends[pairs] < 0).all(axis=1)]
 
 
-def rank_descends(lay: _Layout, pairs: np.ndarray, less: np.ndarray) -> np.ndarray:
+def rank_descends(lay: Numbering, pairs: np.ndarray, less: np.ndarray) -> np.ndarray:
     """Per free cell u and type t with two free neighbours v, w:
     ``¬y(u, t) ∨ less(v < u) ∨ less(w < u)``."""
     # below[cell, d]: the variable "neighbour in direction d has a smaller rank than cell"
@@ -262,7 +264,7 @@ def rank_descends(lay: _Layout, pairs: np.ndarray, less: np.ndarray) -> np.ndarr
     return lits[(y > 0) & (sides > 0).all(axis=2)]
 
 
-def no_four_cycles(puzzle: Puzzle, lay: _Layout) -> np.ndarray:
+def no_four_cycles(puzzle: Puzzle, lay: Numbering) -> np.ndarray:
     """``¬y(tl, BR) ∨ ¬y(tr, BL) ∨ ¬y(bl, TR) ∨ ¬y(br, TL)`` per 2×2 block of free cells."""
     h, w = puzzle.height, puzzle.width
     tl = (np.arange(h - 1)[:, None] * w + np.arange(w - 1)[None, :]).reshape(-1)
@@ -290,7 +292,7 @@ def decode(puzzle: Puzzle, encoding: str, model: np.ndarray) -> Solution:
     to the neighbours whose links point back at it, and to an adjacent endpoint of its own
     colour. Cells with no or several true variables get colour −1 / no links, for
     :func:`check` to report."""
-    lay = _layout(puzzle)
+    lay = numbering(puzzle)
     model = np.asarray(model, dtype=bool)
     xv = model[lay.x]
     colors = np.where(xv.sum(axis=1) == 1, np.argmax(xv, axis=1), -1)
@@ -312,7 +314,7 @@ def assignment(puzzle: Puzzle, encoding: str, solution: Solution) -> np.ndarray:
     variables, so only ``acyclic`` needs its formula built."""
     if encoding not in ("zucker", "zucker-2x2", "acyclic"):
         raise UserError(f"unknown encoding {encoding!r} for family flow")
-    lay = _layout(puzzle)
+    lay = numbering(puzzle)
     formula = encode(puzzle, encoding) if encoding == "acyclic" else lay.formula
     model = np.zeros(formula.num_vars + 1, dtype=bool)
     cells = np.arange(lay.ends.size)

@@ -35,7 +35,7 @@ from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
 from puzzlesat.generator.core.seeds import Draws, Rng
-from puzzlesat.generator.families.flow.encode import _layout, decode, encode
+from puzzlesat.generator.families.flow.encode import decode, encode, numbering
 from puzzlesat.generator.families.flow.puzzle import (
     LABELS,
     Puzzle,
@@ -256,7 +256,7 @@ def is_unique(puzzle: Puzzle) -> bool:
     from pysat.solvers import Solver
 
     formula = encode(puzzle, "zucker")
-    layout = _layout(puzzle)
+    layout = numbering(puzzle)
     x, ytab = layout.x, layout.ytab
     free = layout.free
     colors = puzzle.planted.colors.reshape(-1)
