@@ -40,8 +40,8 @@ from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.families import get_family
 from puzzlesat.generator.core.executors import run_tasks
+from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
