@@ -14,7 +14,8 @@ classifies each one:
 
 No solver runs past its limit, and runs that decide nothing are not made: once more than half
 of a value's samples are easy (or hard), its median is known and the remaining reference runs
-are skipped. A value's median is the middle sample in the order easy < band < hard (the upper
+are skipped (with -j N, runs already handed out still end: at most N-1 more per value). A
+value's median is the middle sample in the order easy < band < hard (the upper
 middle one for an even count). The walk stops after :data:`HARD_STREAK` consecutive values
 whose median is hard: hardness grows along the axis, so further values would only cost
 reference runs to their limit.
