@@ -64,6 +64,7 @@ CLASSES = ("easy", "band", "hard")
 COLUMNS = ("axis", "value", "replicate", "seed", "encoding", "solver", "limit", "status",
            "seconds", "gbd_hash", "expected", "params")
 RUNS = "runs"
+STOPPED = "a run stopped at its limit"
 LANDSCAPE_CSV, LANDSCAPE_PNG, GROUP_TOML = "landscape.csv", "landscape.png", "group.toml"
 
 
@@ -600,57 +601,65 @@ def plot_landscape(path: Path, result: Tune) -> str:
     import matplotlib.pyplot as plt
 
     plan = result.plan
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.axhspan(plan.easy.seconds, plan.reference.seconds, color="tab:green", alpha=0.12,
-               label="band")
+    fig, ax = plt.subplots(figsize=(7, 5))
+    ax.axhspan(plan.easy.seconds, plan.reference.seconds, color="tab:green", alpha=0.1,
+               label="band (in-band values: green columns)")
     for value in result.in_band:
-        ax.axvspan(value - 0.4, value + 0.4, color="tab:green", alpha=0.12)
-    for limit, color in ((plan.easy, "tab:blue"), (plan.reference, "tab:red")):
-        ax.axhline(limit.seconds, color=color, linestyle=":", linewidth=1)
-        ax.annotate(f"{limit}", (1.0, limit.seconds), xycoords=("axes fraction", "data"),
-                    ha="right", va="bottom", fontsize="small", color=color)
+        ax.axvspan(value - 0.4, value + 0.4, color="tab:green", alpha=0.15)
     for index, (limit, color) in enumerate(((plan.easy, "tab:blue"),
                                             (plan.reference, "tab:red"))):
-        xs, medians, lows, highs, stopped = [], [], [], [], []
-        for value, samples in result.samples.items():
-            times = sorted(s.runs[index]["seconds"] for s in samples if len(s.runs) > index)
-            if not times:
-                continue
-            xs.append(value)
-            medians.append(times[len(times) // 2])
-            lows.append(times[0])
-            highs.append(times[-1])
-            stopped += [(value, limit.seconds) for s in samples if len(s.runs) > index
-                        and s.runs[index]["status"] == "UNKNOWN"]
-        if not xs:
-            continue
-        shift = -0.08 if index == 0 else 0.08  # side by side, not on top of each other
-        xs_shifted = [x + shift for x in xs]
-        label = limit.solver if index == 0 else f"{limit.solver} (where {plan.easy.solver} " \
-                                                f"failed)"
-        ax.fill_between(xs_shifted, [max(t, 1e-3) for t in lows],
-                        [max(t, 1e-3) for t in highs], color=color, alpha=0.15, linewidth=0)
-        ax.plot(xs_shifted, [max(t, 1e-3) for t in medians], "o-", color=color,
-                label=f"{label}: median, min..max")
-        if stopped:
-            ax.plot([x + shift for x, _ in stopped], [t for _, t in stopped], "x",
-                    color=color, label=f"{limit.solver}: stopped at its limit")
+        ax.axhline(limit.seconds, color=color, linestyle=":", linewidth=1)
+        ax.annotate(f"limit {limit}", (0.995, limit.seconds), ha="right", va="bottom",
+                    xycoords=("axes fraction", "data"), fontsize="small", color=color)
+        _plot_solver(ax, result, index, limit, color)
     ax.set_yscale("log")
-    ax.set_xlabel(plan.axis.name + "".join(f", {f.name} = {_follow_text(f, plan)}"
+    ax.set_xlabel(plan.axis.name + "".join(f"  ({f.name} = {_follow_text(f, plan)})"
                                            for f in plan.follows))
-    ax.set_ylabel("solver seconds")
+    ax.set_ylabel("solver seconds (log)")
     ax.set_xticks(list(result.samples))
+    ax.set_xlim(min(result.samples) - 0.6, max(result.samples) + 0.6)
     fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
-    ax.set_title(f"{plan.family} ({fixed}; {', '.join(plan.encodings)}): "
-                 f"{plan.samples} sample(s) per value", fontsize="medium")
-    ax.legend(fontsize="small", loc="upper left")
+    ax.set_title(f"{plan.family} ({fixed}; {', '.join(plan.encodings)})\n"
+                 f"{plan.samples} sample{'s' if plan.samples > 1 else ''} per value",
+                 fontsize="medium")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+              frameon=False)
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
     return ""
 
 
+def _plot_solver(ax, result: Tune, index: int, limit: Limit, color: str) -> None:
+    """One solver's median (line), min..max (bar) and its stopped runs (x at the limit)."""
+    plan = result.plan
+    shift = 0.1 * (2 * index - 1)  # the two solvers side by side, not on top of each other
+    xs, medians, lows, highs, stopped = [], [], [], [], []
+    for value, samples in result.samples.items():
+        runs = [s.runs[index] for s in samples if len(s.runs) > index]
+        times = sorted(max(r["seconds"], 1e-3) for r in runs)
+        if not times:
+            continue
+        xs.append(value + shift)
+        medians.append(times[len(times) // 2])
+        lows.append(medians[-1] - times[0])
+        highs.append(times[-1] - medians[-1])
+        stopped += [value + shift for r in runs if r["status"] == "UNKNOWN"]
+    if not xs:
+        return
+    label = limit.solver if index == 0 else f"{limit.solver} (where {plan.easy.solver} failed)"
+    ax.errorbar(xs, medians, yerr=[lows, highs], fmt="o-", color=color, capsize=4,
+                markersize=5, label=f"{label}: median, min..max")
+    if stopped:
+        first = not any(h.get_label() == STOPPED for h in ax.get_lines())
+        ax.plot(stopped, [limit.seconds] * len(stopped), "x", color="black", markersize=8,
+                zorder=3, label=STOPPED if first else None)
+
+
 def _follow_text(follow: Follow, plan: Plan) -> str:
     offset = f" {'+' if follow.offset >= 0 else '-'} {abs(follow.offset):g}" \
         if follow.offset else ""
-    return f"{follow.ratio:g}*{plan.axis.name}{offset}"
+    ratio = "" if follow.ratio == 1 else f"{follow.ratio:g}*"
+    text = f"{ratio}{plan.axis.name}{offset}"
+    return text if follow.ratio.is_integer() and float(follow.offset).is_integer() \
+        else f"round({text})"
