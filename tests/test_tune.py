@@ -286,3 +286,15 @@ def test_real_solvers_at_tiny_sizes(tmp_path):
     spec = b'[suite]\nname = "s"\nauthor = "A"\nversion = "1"\nseed = 11\n\n' \
         + (tmp_path / "group.toml").read_bytes()
     assert len(parse_spec(spec, "s.toml").tasks) == 4
+
+
+def test_dask_executor_gives_the_same_answer(stub, tmp_path):
+    pytest.importorskip("distributed")
+    from puzzlesat.generator.suite.executors import make_executor
+
+    one = tune(plan(), tmp_path / "one", progress=False)
+    with make_executor("dask", None, 2, processes=False) as pool:
+        dask = tune(plan(), tmp_path / "dask", executor=pool, progress=False)
+    assert one.medians == dask.medians
+    assert (tmp_path / "one" / "group.toml").read_bytes() == \
+        (tmp_path / "dask" / "group.toml").read_bytes()

@@ -561,9 +561,9 @@ def group_file(result: Tune) -> str | None:
             replicates = [s.task.replicate for s in mine if s.klass == "band"]
             if replicates:
                 times = sorted(s.runs[1]["seconds"] for s in mine if s.klass == "band")
+                spread = f"{times[0]:.1f}" + (f"-{times[-1]:.1f}" if len(times) > 1 else "")
                 groups.append(f"# {plan.axis.name}={value}, {encoding}: {len(replicates)} of "
-                              f"{len(mine)} in the band, {plan.reference.solver} "
-                              f"{times[0]:g}-{times[-1]:g} s\n"
+                              f"{len(mine)} in the band, {plan.reference.solver} {spread} s\n"
                               + group_toml(plan, value, [encoding], replicates))
     return "\n".join(head) + "\n\n" + "".join(groups).rstrip("\n") + "\n"
 
