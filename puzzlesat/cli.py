@@ -359,8 +359,10 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
     in the band (group.toml holds those values and their in-band replicates), 1 when none is
     (a measurement, not a mistake: the landscape says where to look), 2 on bad input.
 
-    Example: puzzlesat tune edge-matching --param border_colors=2 --param scramble
-    --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
+    \b
+    Example:
+      puzzlesat tune edge-matching --param border_colors=2 --param scramble \\
+          --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
     """
     from puzzlesat.generator.suite.executors import make_executor
     from puzzlesat.validate.tune import make_plan, tune

@@ -243,8 +243,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
                                                    for f in followers}}
     notes = []
     if not family.uses_seed(normalize_params(family, base, "")) and samples > 1:
-        notes.append(f"these params fix the puzzle (no seed): 1 sample per value, not "
-                     f"{samples}")
+        notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,
                 reference_limit, {}, tuple(notes))
@@ -604,20 +603,22 @@ def plot_landscape(path: Path, result: Tune) -> str:
     fig, ax = plt.subplots(figsize=(7, 5))
     ax.axhspan(plan.easy.seconds, plan.reference.seconds, color="tab:green", alpha=0.1,
                label="band (in-band values: green columns)")
+    walked = list(result.samples)
+    step = min((b - a for a, b in zip(walked, walked[1:])), default=1)  # columns fit the axis
     for value in result.in_band:
-        ax.axvspan(value - 0.4, value + 0.4, color="tab:green", alpha=0.15)
+        ax.axvspan(value - 0.4 * step, value + 0.4 * step, color="tab:green", alpha=0.15)
     for index, (limit, color) in enumerate(((plan.easy, "tab:blue"),
                                             (plan.reference, "tab:red"))):
         ax.axhline(limit.seconds, color=color, linestyle=":", linewidth=1)
         ax.annotate(f"limit {limit}", (0.995, limit.seconds), ha="right", va="bottom",
                     xycoords=("axes fraction", "data"), fontsize="small", color=color)
-        _plot_solver(ax, result, index, limit, color)
+        _plot_solver(ax, result, index, limit, color, 0.1 * step * (2 * index - 1))
     ax.set_yscale("log")
     ax.set_xlabel(plan.axis.name + "".join(f"  ({f.name} = {_follow_text(f, plan)})"
                                            for f in plan.follows))
     ax.set_ylabel("solver seconds (log)")
-    ax.set_xticks(list(result.samples))
-    ax.set_xlim(min(result.samples) - 0.6, max(result.samples) + 0.6)
+    ax.set_xticks(walked)
+    ax.set_xlim(walked[0] - 0.6 * step, walked[-1] + 0.6 * step)
     fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
     ax.set_title(f"{plan.family} ({fixed}; {', '.join(plan.encodings)})\n"
                  f"{plan.samples} sample{'s' if plan.samples > 1 else ''} per value",
@@ -630,10 +631,10 @@ def plot_landscape(path: Path, result: Tune) -> str:
     return ""
 
 
-def _plot_solver(ax, result: Tune, index: int, limit: Limit, color: str) -> None:
-    """One solver's median (line), min..max (bar) and its stopped runs (x at the limit)."""
+def _plot_solver(ax, result: Tune, index: int, limit: Limit, color: str, shift: float) -> None:
+    """One solver's median (line), min..max (bar) and its stopped runs (x at the limit),
+    drawn ``shift`` to the side so that the two solvers' bars do not hide each other."""
     plan = result.plan
-    shift = 0.1 * (2 * index - 1)  # the two solvers side by side, not on top of each other
     xs, medians, lows, highs, stopped = [], [], [], [], []
     for value, samples in result.samples.items():
         runs = [s.runs[index] for s in samples if len(s.runs) > index]
