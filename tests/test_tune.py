@@ -298,3 +298,14 @@ def test_dask_executor_gives_the_same_answer(stub, tmp_path):
     assert one.medians == dask.medians
     assert (tmp_path / "one" / "group.toml").read_bytes() == \
         (tmp_path / "dask" / "group.toml").read_bytes()
+
+
+def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, monkeypatch):
+    def dies(source, solver, time_limit):
+        return SolveResult("UNKNOWN", solver, 0.5, notes=["solver process died (exit code -9)"])
+
+    monkeypatch.setattr(tune_module, "run_solver", dies)
+    with pytest.raises(UserError, match=r"minisat22 on em-3-2-2-scrambled-r1-all .* ended "
+                                        r"without an answer: solver process died"):
+        tune(plan(), tmp_path, progress=False)
+    assert list((tmp_path / "runs").glob("*")) == []

@@ -299,6 +299,11 @@ def solve_task(task: Task, limit: Limit) -> dict:
     inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True)
     flat = inst.formula.flat_literals()
     result = run_solver((flat, inst.formula.num_vars), limit.solver, limit.seconds)
+    if result.status == "UNKNOWN" and result.seconds < limit.seconds:
+        # the solver died before its limit (out of memory, a signal): that decides nothing,
+        # so it is not recorded; the tune stops and a rerun tries again
+        raise UserError(f"{limit.solver} on {task.name} ({task.params}, seed {task.seed}) "
+                        f"ended without an answer: {'; '.join(result.notes) or 'no reason'}")
     return {"gbd_hash": gbd_hash_of_literals(flat), "solver": limit.solver,
             "limit": limit.seconds, "status": result.status,
             "seconds": round(min(result.seconds, limit.seconds), 3),
