@@ -1,0 +1,311 @@
+"""puzzlesat tune: the band logic, the stopping rules, the run cache (resume, reuse across
+limits), group.toml through the suite spec reader, the landscape files, bad input; solver
+times come from a stub put in place of the runner, except in one real run."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from puzzlesat.generator.core.dimacs import gbd_hash_of_literals
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.instance import build
+from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.validate import tune as tune_module
+from puzzlesat.validate.runner import SolveResult
+from puzzlesat.validate.tune import (
+    Axis,
+    Limit,
+    RunCache,
+    make_plan,
+    parse_axis,
+    parse_follow,
+    tune,
+)
+from tests.conftest import assert_one_line_error
+
+FIXED = ("border_colors=2", "scramble")
+FOLLOW = ("center_colors=0.5*rows",)
+EASY, REFERENCE = "minisat22:10", "cadical195:100"
+
+#: stub seconds per (rows, replicate): (easy solver, reference solver); None = never finishes
+TIMES = {
+    3: {1: (1, 5), 2: (2, 5), 3: (3, 5)},  # easy
+    4: {1: (50, 20), 2: (50, 30), 3: (4, 5)},  # median band; replicates 1, 2 in the band
+    5: {1: (None, None), 2: (None, None), 3: (None, 40)},  # hard: 3's reference run skipped
+    6: {1: (None, None), 2: (None, None), 3: (None, None)},  # hard again: the walk stops
+    7: {1: (1, 1), 2: (1, 1), 3: (1, 1)},  # never reached
+}
+
+
+def plan(axis="rows=3..7", samples=3, **kw):
+    return make_plan("edge-matching", FIXED, axis, FOLLOW, ("all",), samples, 11,
+                     kw.pop("easy", EASY), kw.pop("reference", REFERENCE), **kw)
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    """The runner replaced by a table: each call recorded as (rows, replicate, solver, limit);
+    a run longer than its limit stops at the limit (UNKNOWN), as the real runner's does."""
+    the_plan = plan()
+    where = {}
+    for value, tasks in the_plan.tasks.items():
+        for task in tasks:
+            inst = build(task.family, task.params, task.encoding, task.seed, task.name)
+            where[gbd_hash_of_literals(inst.formula.flat_literals())] = (value, task.replicate)
+    calls = []
+
+    def run_solver(source, solver, time_limit):
+        value, replicate = where[gbd_hash_of_literals(source[0])]
+        calls.append((value, replicate, solver, time_limit))
+        seconds = TIMES[value][replicate][solver != "minisat22"]
+        if seconds is None or seconds > time_limit:
+            return SolveResult("UNKNOWN", solver, time_limit)
+        return SolveResult("SAT", solver, seconds)
+
+    monkeypatch.setattr(tune_module, "run_solver", run_solver)
+    return calls
+
+
+def test_band_median_and_stopping_rule(stub, tmp_path):
+    result = tune(plan(), tmp_path, progress=False)
+    assert result.medians == {3: "easy", 4: "band", 5: "hard", 6: "hard"}
+    assert result.stopped_at == 6 and 7 not in result.samples
+    assert result.in_band == [4] and result.exit_code == 0
+    # the reference solver runs only where the easy one failed, each solver up to its limit;
+    # rows 5 replicate 3 is skipped: two hard samples of three decide the median
+    assert stub == [(3, r, "minisat22", 10) for r in (1, 2, 3)] \
+        + [(4, r, "minisat22", 10) for r in (1, 2, 3)] \
+        + [(4, r, "cadical195", 100) for r in (1, 2)] \
+        + [(5, r, "minisat22", 10) for r in (1, 2, 3)] \
+        + [(5, r, "cadical195", 100) for r in (1, 2)] \
+        + [(6, r, "minisat22", 10) for r in (1, 2, 3)] \
+        + [(6, r, "cadical195", 100) for r in (1, 2)]
+    # 3x(1+2+3) + 10+10+4 + 20+30 + 3x10 + 2x100 + 3x10 + 2x100
+    assert result.spent == 6 + 24 + 50 + 30 + 200 + 30 + 200
+    # 5 values x 3 samples x (10 + 100) s
+    assert result.full_grid() == 1650
+    assert "solver CPU 540 s (540 s in 18 runs now, the rest cached); a full grid at both " \
+           "limits: 1,650 s, an upper bound from the limits (32.7%)" in result.summary()
+    assert "stopped after rows=6" in result.summary()
+
+
+def test_landscape_csv_has_one_row_per_run(stub, tmp_path):
+    tune(plan(), tmp_path, progress=False)
+    with open(tmp_path / "landscape.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(stub) == 18
+    assert [(int(r["value"]), int(r["replicate"]), r["solver"]) for r in rows[:8]] == [
+        (3, 1, "minisat22"), (3, 2, "minisat22"), (3, 3, "minisat22"),
+        (4, 1, "minisat22"), (4, 1, "cadical195"), (4, 2, "minisat22"), (4, 2, "cadical195"),
+        (4, 3, "minisat22")]
+    assert {r["axis"] for r in rows} == {"rows"}
+    assert rows[4]["status"] == "SAT" and float(rows[4]["seconds"]) == 20
+    assert rows[8]["status"] == "UNKNOWN" and float(rows[8]["seconds"]) == 10
+    assert rows[9]["solver"] == "cadical195" and float(rows[9]["seconds"]) == 100
+    assert '"center_colors":2' in rows[3]["params"] and '"rows":4' in rows[3]["params"]
+    assert all(len(r["gbd_hash"]) == 32 and r["expected"] == "SAT" for r in rows)
+    assert (tmp_path / "landscape.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_group_toml_loads_with_the_suite_spec_reader(stub, tmp_path):
+    the_plan = plan()
+    tune(the_plan, tmp_path, progress=False)
+    group = (tmp_path / "group.toml").read_text()
+    assert "replicates = [1, 2]" in group
+    assert "params = { border_colors = 2, scramble = true, rows = 4, center_colors = 2 }" \
+        in group
+    suite = b'[suite]\nname = "s"\nauthor = "A"\nversion = "1"\nseed = 11\n\n'
+    tasks = parse_spec(suite + group.encode(), "s.toml").tasks
+    tuned = the_plan.tasks[4][:2]
+    assert [(t.name, t.seed, t.params, t.encoding) for t in tasks] == \
+        [(t.name, t.seed, t.params, t.encoding) for t in tuned]
+
+
+def test_second_run_makes_no_solver_run_and_writes_the_same_files(stub, tmp_path):
+    tune(plan(), tmp_path, progress=False)
+    first = {n: (tmp_path / n).read_bytes() for n in ("landscape.csv", "group.toml")}
+    del stub[:]
+    again = tune(plan(), tmp_path, progress=False)
+    assert stub == []
+    assert again.fresh_runs == 0 and again.spent == 540
+    assert {n: (tmp_path / n).read_bytes() for n in first} == first
+
+
+def test_interrupted_tune_resumes_where_it_stopped(stub, tmp_path, monkeypatch):
+    run = tune_module.run_solver
+
+    def interrupted(source, solver, time_limit):
+        if len(stub) == 7:
+            raise KeyboardInterrupt
+        return run(source, solver, time_limit)
+
+    monkeypatch.setattr(tune_module, "run_solver", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tune(plan(), tmp_path, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]  # no landscape yet
+    assert len(list((tmp_path / "runs").iterdir())) == 7  # and no partial file
+    done = list(stub)
+    monkeypatch.setattr(tune_module, "run_solver", run)
+    result = tune(plan(), tmp_path, progress=False)
+    assert stub[len(done):] == [c for c in _uninterrupted() if c not in done]
+    assert result.spent == 540 and result.fresh_runs == 11
+
+
+def _uninterrupted():
+    return [(3, r, "minisat22", 10) for r in (1, 2, 3)] + [(4, r, "minisat22", 10)
+                                                          for r in (1, 2, 3)] \
+        + [(4, r, "cadical195", 100) for r in (1, 2)] + [(5, r, "minisat22", 10)
+                                                         for r in (1, 2, 3)] \
+        + [(5, r, "cadical195", 100) for r in (1, 2)] + [(6, r, "minisat22", 10)
+                                                         for r in (1, 2, 3)] \
+        + [(6, r, "cadical195", 100) for r in (1, 2)]
+
+
+def test_cached_runs_serve_every_limit_they_decide(stub, tmp_path):
+    tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    del stub[:]
+    # easy 10 -> 5: the runs stopped at 10 s (none here) and the 4 s one still decide
+    lower = tune(plan(axis="rows=4..4", easy="minisat22:5"), tmp_path, progress=False)
+    assert stub == [] and lower.medians == {4: "band"}
+    # replicate 2's reference run took 30 s: at a 25 s limit it is a stopped run, no rerun
+    tighter = tune(plan(axis="rows=4..4", easy="minisat22:5", reference="cadical195:25"),
+                   tmp_path, progress=False)
+    assert stub == [] and [s.klass for s in tighter.samples[4]] == ["band", "hard", "easy"]
+    # a limit above the one a stopped run had decides nothing: that run is made again
+    tune(plan(axis="rows=5..5"), tmp_path, progress=False)
+    del stub[:]
+    tune(plan(axis="rows=5..5", easy="minisat22:20"), tmp_path, progress=False)
+    assert [c[2:] for c in stub] == [("minisat22", 20)] * 3
+
+
+def test_run_cache_skips_damaged_files(tmp_path):
+    (tmp_path / "x.minisat22.json").write_text("{not json")
+    assert RunCache(tmp_path).records == {}
+
+
+def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
+    result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
+                       "scramble", "--follow", "center_colors=0.5*rows", "--axis", "rows=3..3",
+                       "--samples", "3", "--seed", "11", "--encoding", "all", "--easy", EASY,
+                       "--reference", REFERENCE, "-o", tmp_path / "t")
+    assert result.code == 1
+    assert "no rows value has its median in the band (not solved by minisat22 within 10 s, " \
+           "solved by cadical195 within 100 s)" in result.out
+    assert not (tmp_path / "t" / "group.toml").exists()
+    assert (tmp_path / "t" / "landscape.csv").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--axis", "rows=6..4"), "empty or reversed"),
+    (("--axis", "rows=6,5"), "values must increase"),
+    (("--axis", "rows"), "--axis must be NAME=A..B"),
+    (("--axis", "rows=4..5", "--easy", "minisat22:100", "--reference", "kissat404:10"),
+     "the band is empty"),
+    (("--axis", "rows=4..5", "--easy", "nosuchsolver:10"), "unknown solver 'nosuchsolver'"),
+    (("--axis", "rows=4..5", "--reference", "kissat404"), "--reference must be SOLVER:SECONDS"),
+    (("--axis", "rows=4..5", "--easy", "minisat22:-1"), "--easy must be SOLVER:SECONDS"),
+    (("--axis", "rows=4..5", "--param", "colours=3"), "unknown parameter 'colours'"),
+    (("--axis", "width=4..5"), "unknown parameter 'width'"),
+    (("--axis", "rows=4..5", "--param", "rows=4"), "also given as --param"),
+    (("--axis", "rows=4..5", "--param", "scramble=maybe"), "scramble is a flag"),
+    (("--axis", "rows=4..5", "--param", "cols=six"), "expected int"),
+    (("--axis", "rows=4..5", "--follow", "center_colors=0.5*cols"), "the axis is 'rows'"),
+    (("--axis", "rows=4..5", "--follow", "center_colors=half"), "follows 'half'"),
+    (("--axis", "rows=4..5", "--follow", "center_colors=rows*2"), "--follow must be"),
+    (("--axis", "rows=4..5", "--encoding", "nope"), "unknown encoding 'nope'"),
+    (("--axis", "rows=1..5"), "must be at least 2"),
+])
+def test_bad_input_is_one_line_and_exit_2(puzzlesat, tmp_path, args, fragment):
+    result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
+                       "center_colors=3", *args, "-o", tmp_path / "t")
+    assert_one_line_error(result, fragment)
+    assert not (tmp_path / "t").exists()
+
+
+def test_output_that_is_a_file_is_refused(stub, tmp_path):
+    (tmp_path / "f").write_text("mine")
+    with pytest.raises(UserError, match="not a folder"):
+        tune(plan(axis="rows=3..3"), tmp_path / "f", progress=False)
+    assert (tmp_path / "f").read_text() == "mine"
+
+
+def test_unknown_family_and_fixed_puzzles(tmp_path):
+    with pytest.raises(UserError, match="unknown family 'chess'"):
+        make_plan("chess", (), "rows=3..4")
+    korf = make_plan("sliding", ("korf=50",), "k=4..6", samples=5)
+    assert korf.samples == 1 and "no seed" in korf.notes[0]
+    assert [t.name for t in korf.tasks[5]] == ["sliding-korf50-k5-bd-rotated"]
+
+
+def test_axis_and_follow_syntax():
+    assert parse_axis("rows=5..12") == Axis("rows", tuple(range(5, 13)))
+    assert parse_axis("k = 20..30:4") == Axis("k", (20, 24, 28))
+    assert parse_axis("center-colors=3,5,8") == Axis("center_colors", (3, 5, 8))
+    rows = Axis("rows", (5,))
+    assert [parse_follow("c=0.5*rows", rows).at(v) for v in (5, 6, 7)] == [3, 3, 4]
+    assert [parse_follow("c=rows-1", rows).at(v) for v in (5, 6)] == [4, 5]
+    assert [parse_follow("c=2*rows+1", rows).at(v) for v in (5, 6)] == [11, 13]
+    assert parse_follow("c=0.1*rows", rows).at(2) == 1  # at least one colour
+
+
+def test_limits():
+    assert tune_module.parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
+
+
+def test_without_matplotlib_the_rest_is_written(stub, tmp_path, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    result = tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    assert "no landscape.png: matplotlib is not installed" in result.summary()
+    assert not (tmp_path / "landscape.png").exists()
+    assert (tmp_path / "group.toml").exists()
+
+
+def test_parallel_threads_give_the_same_answer(stub, tmp_path):
+    """Two runs in flight: a run handed out before the median was decided is still made (at
+    most one more per value here), nothing else changes."""
+    one = tune(plan(), tmp_path / "one", progress=False)
+    two = tune(plan(), tmp_path / "two", jobs=2, progress=False)
+    assert one.medians == two.medians and one.stopped_at == two.stopped_at
+    assert (tmp_path / "one" / "group.toml").read_bytes() == \
+        (tmp_path / "two" / "group.toml").read_bytes()
+    rows = [(tmp_path / d / "landscape.csv").read_text().splitlines() for d in ("one", "two")]
+    assert set(rows[0]) <= set(rows[1]) and len(rows[1]) - len(rows[0]) <= 2
+
+
+def test_real_solvers_at_tiny_sizes(tmp_path):
+    """python-sat solvers, no stub: MiniSat stopped at 1 ms (no solver process answers that
+    fast), CaDiCaL solves the 3x3 and 4x4 boards: every sample is in the band."""
+    result = tune(plan(axis="rows=3..4", samples=2, easy="minisat22:0.001",
+                       reference="cadical195:60"), tmp_path, progress=False)
+    assert result.in_band == [3, 4]
+    runs = [r for s in result.all_samples() for r in s.runs]
+    assert [(r["solver"], r["status"]) for r in runs] == \
+        [("minisat22", "UNKNOWN"), ("cadical195", "SAT")] * 4
+    spec = b'[suite]\nname = "s"\nauthor = "A"\nversion = "1"\nseed = 11\n\n' \
+        + (tmp_path / "group.toml").read_bytes()
+    assert len(parse_spec(spec, "s.toml").tasks) == 4
+
+
+def test_dask_executor_gives_the_same_answer(stub, tmp_path):
+    pytest.importorskip("distributed")
+    from puzzlesat.generator.suite.executors import make_executor
+
+    one = tune(plan(), tmp_path / "one", progress=False)
+    with make_executor("dask", None, 2, processes=False) as pool:
+        dask = tune(plan(), tmp_path / "dask", executor=pool, progress=False)
+    assert one.medians == dask.medians
+    assert (tmp_path / "one" / "group.toml").read_bytes() == \
+        (tmp_path / "dask" / "group.toml").read_bytes()
+
+
+def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, monkeypatch):
+    def dies(source, solver, time_limit):
+        return SolveResult("UNKNOWN", solver, 0.5, notes=["solver process died (exit code -9)"])
+
+    monkeypatch.setattr(tune_module, "run_solver", dies)
+    with pytest.raises(UserError, match=r"minisat22 on em-3-2-2-scrambled-r1-all .* ended "
+                                        r"without an answer: solver process died"):
+        tune(plan(), tmp_path, progress=False)
+    assert list((tmp_path / "runs").glob("*")) == []
