@@ -364,7 +364,7 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
       puzzlesat tune edge-matching --param border_colors=2 --param scramble \\
           --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
     """
-    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.tune import make_plan, tune
 
     plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference)

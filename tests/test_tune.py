@@ -290,7 +290,7 @@ def test_real_solvers_at_tiny_sizes(tmp_path):
 
 def test_dask_executor_gives_the_same_answer(stub, tmp_path):
     pytest.importorskip("distributed")
-    from puzzlesat.generator.suite.executors import make_executor
+    from puzzlesat.generator.core.executors import make_executor
 
     one = tune(plan(), tmp_path / "one", progress=False)
     with make_executor("dask", None, 2, processes=False) as pool:
