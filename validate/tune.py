@@ -450,8 +450,8 @@ class Tune:
         grid = self.full_grid()
         lines.append(f"solver CPU {self.spent:,.0f} s ({self.fresh_seconds:,.0f} s in "
                      f"{self.fresh_runs} runs made now, "
-                     f"{self.spent - self.fresh_seconds:,.0f} s from the cache); a full grid "
-                     f"at both limits: {grid:,.0f} s, an upper bound from the limits "
+                     f"{max(0.0, self.spent - self.fresh_seconds):,.0f} s from the cache); "
+                     f"a full grid at both limits: {grid:,.0f} s, an upper bound from the limits "
                      f"({100 * self.spent / grid:.1f}%)")
         return "\n".join([*self.notes, *lines, f"wrote {', '.join(self.written)}"])
 
