@@ -86,8 +86,8 @@ def test_band_median_and_stopping_rule(stub, tmp_path):
     assert result.spent == 6 + 24 + 50 + 30 + 200 + 30 + 200
     # 5 values x 3 samples x (10 + 100) s
     assert result.full_grid() == 1650
-    assert "solver CPU 540 s (540 s in 18 runs now, the rest cached); a full grid at both " \
-           "limits: 1,650 s, an upper bound from the limits (32.7%)" in result.summary()
+    assert "solver CPU 540 s (540 s in 18 runs made now, 0 s from the cache); a full grid at " \
+           "both limits: 1,650 s, an upper bound from the limits (32.7%)" in result.summary()
     assert "stopped after rows=6" in result.summary()
 
 
@@ -130,6 +130,7 @@ def test_second_run_makes_no_solver_run_and_writes_the_same_files(stub, tmp_path
     again = tune(plan(), tmp_path, progress=False)
     assert stub == []
     assert again.fresh_runs == 0 and again.spent == 540
+    assert "solver CPU 540 s (0 s in 0 runs made now, 540 s from the cache)" in again.summary()
     assert {n: (tmp_path / n).read_bytes() for n in first} == first
 
 

@@ -449,8 +449,9 @@ class Tune:
                          f"another axis range or params")
         grid = self.full_grid()
         lines.append(f"solver CPU {self.spent:,.0f} s ({self.fresh_seconds:,.0f} s in "
-                     f"{self.fresh_runs} runs now, the rest cached); a full grid at both "
-                     f"limits: {grid:,.0f} s, an upper bound from the limits "
+                     f"{self.fresh_runs} runs made now, "
+                     f"{max(0.0, self.spent - self.fresh_seconds):,.0f} s from the cache); "
+                     f"a full grid at both limits: {grid:,.0f} s, an upper bound from the limits "
                      f"({100 * self.spent / grid:.1f}%)")
         return "\n".join([*self.notes, *lines, f"wrote {', '.join(self.written)}"])
 
