@@ -50,9 +50,9 @@ from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
-from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.suite.spec import Task, parse_spec
 from puzzlesat.validate.runner import MAX_TIME_LIMIT, run_solver, solver_name
 
