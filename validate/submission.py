@@ -35,6 +35,8 @@ import lzma
 import os
 import re
 import stat
+import subprocess
+import sys
 import tarfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -58,7 +60,7 @@ MARKER = ".puzzlesat-submission"
 TAR_MTIME = 946684800
 _GBD_HASH = re.compile(r"[0-9a-f]{32}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_INSTANCE_FILE = re.compile(r"instances/[^/\\.][^/\\]*")
+_INSTANCE_FILE = re.compile(r"instances/[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -292,13 +294,33 @@ def calibration_runs(src: Path) -> list[dict]:
     return runs
 
 
+#: the module computing IsoHash2 (a name, so tests can name a missing one)
+GBDC_MODULE = "gbdc"
+#: run in a fresh interpreter: gbdc segfaults when imported into a process that has loaded
+#: python-sat's solvers (as calibrate and the validator do); exit 3 = gbdc is not installed
+_ISOHASH_CHILD = """import importlib, sys
+try:
+    gbdc = importlib.import_module(sys.argv[1])
+except ImportError:
+    sys.exit(3)
+for path in sys.stdin.read().splitlines():
+    print(gbdc.isohash2(path), flush=True)
+"""
+
+
 def isohashes(src: Path, rows: list[dict]) -> dict[str, str] | None:
-    """gbdc's IsoHash2 of every instance file by GBD hash; None when gbdc is not installed."""
-    try:
-        import gbdc
-    except ImportError:
+    """gbdc's IsoHash2 of every instance file by GBD hash, computed in a child process; None
+    when gbdc is not installed."""
+    paths = [str((src / row["file"]).absolute()) for row in rows]
+    done = subprocess.run([sys.executable, "-c", _ISOHASH_CHILD, GBDC_MODULE],
+                          input="\n".join(paths), capture_output=True, text=True)
+    if done.returncode == 3:
         return None
-    return {row["hash"]: gbdc.isohash2(str(src / row["file"])) for row in rows}
+    values = done.stdout.split()
+    if done.returncode != 0 or len(values) != len(rows):
+        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise UserError(f"{src}: gbdc could not compute IsoHash2 ({why})")
+    return {row["hash"]: value for row, value in zip(rows, values)}
 
 
 # -- the bundle -------------------------------------------------------------------------------
