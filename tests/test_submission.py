@@ -380,3 +380,14 @@ def test_a_failing_gbdc_is_one_line(suite, puzzlesat, tmp_path, monkeypatch):
     monkeypatch.setattr(submission, "GBDC_MODULE", "os")  # os.isohash2 does not exist
     assert_one_line_error(puzzlesat("submission", suite, "-o", tmp_path / "b", *SCALED),
                           "gbdc could not compute IsoHash2", "AttributeError")
+
+
+def test_the_hardness_plots_go_into_the_bundle_but_not_through_a_symlink(copy, tmp_path):
+    (copy / "calibration-flow.png").write_bytes(b"\x89PNG flow")
+    (tmp_path / "secret").write_text("not for the bundle")
+    (copy / "calibration-sliding.png").symlink_to(tmp_path / "secret")
+    out = tmp_path / "bundle"
+    build_bundle(copy, out, check_submission(copy, SCALED_RULES))
+    assert (out / "calibration-flow.png").read_bytes() == b"\x89PNG flow"
+    assert not (out / "calibration-sliding.png").exists()
+    assert "calibration-flow.png" in json.loads((out / MARKER).read_text())["files"]

@@ -17,8 +17,8 @@ IsoHash2 needs gbdc (``pip install 'puzzlesat[competition]'``); without it that 
 reported as not checked and the metadata's ``isohash2`` column is left empty.
 
 A bundle is written only when every rule holds: a folder with ``instances/<gbd-hash>.cnf.xz``,
-``metadata.csv`` (:data:`METADATA_COLUMNS`), ``description.tex``/``.md`` and ``CITATION.cff``
-from the suite, plus the same as a ``.tar.xz`` whose bytes depend only on the contents (sorted
+``metadata.csv`` (:data:`METADATA_COLUMNS`), ``description.tex``/``.md``, the hardness plots
+it includes and ``CITATION.cff`` from the suite, plus the same as a ``.tar.xz`` whose bytes depend only on the contents (sorted
 members, fixed mtime, uid/gid 0, no user names, xz preset 6). The folder holds a marker listing
 exactly the files written; a later run replaces those files and nothing else, and refuses any
 other existing folder, a symlink, the current folder, a folder holding the suite or the
@@ -359,7 +359,8 @@ def bundle_name(rel) -> bool:
     """Whether ``rel`` is a name this tool writes in a bundle folder."""
     return isinstance(rel, str) and (
         rel in ("metadata.csv", *BUNDLE_COPIES)
-        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz", rel) is not None)
+        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz|calibration-[A-Za-z0-9._-]+\.png",
+                        rel) is not None)
 
 
 def _claim_output(src: Path, out: Path) -> dict | None:
@@ -436,6 +437,10 @@ def bundle_files(src: Path, author: str, instances: list[dict],
         if not (src / name).is_file():
             raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
         files[name] = (src / name).read_bytes()
+    # the hardness plots description.tex includes, so the bundle's copy compiles whole
+    for plot in sorted(src.glob("calibration-*.png")):
+        if bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
+            files[plot.name] = plot.read_bytes()
     return files
 
 
