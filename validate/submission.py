@@ -186,8 +186,11 @@ def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str, reference
                         f"{rules.time_limit:g} s; only {counting} are{more}")
     unsolved = [c.name for c in checks if not c.solved]
     if unsolved:
+        unmeasured = sum(1 for c in checks if c.reference == "-")
+        more = (f" ({unmeasured} have no {reference} run: calibrate with --solvers {reference} "
+                f"--time-limit {rules.time_limit:g})" if unmeasured else "")
         failures.append(f"rule: every instance solved by {reference} within "
-                        f"{rules.time_limit:g} s; not solved: {_names(unsolved)}")
+                        f"{rules.time_limit:g} s; not solved: {_names(unsolved)}{more}")
     unknown = [c.name for c in checks if c.result == "unknown"]
     if unknown:
         failures.append(f"rule: every result known or certified; unknown: {_names(unknown)}")
