@@ -393,3 +393,9 @@ def test_the_hardness_plots_go_into_the_bundle_but_not_through_a_symlink(copy, t
     assert (out / "calibration-flow.png").read_bytes() == b"\x89PNG flow"
     assert not (out / "calibration-sliding.png").exists()
     assert "calibration-flow.png" in json.loads((out / MARKER).read_text())["files"]
+
+
+def test_an_output_under_a_file_is_one_line(suite, puzzlesat, tmp_path):
+    (tmp_path / "plain").write_text("a file")
+    assert_one_line_error(puzzlesat("submission", suite, "-o", tmp_path / "plain" / "b",
+                                    *SCALED), "cannot create")

@@ -344,13 +344,16 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
     if archive.exists() and not (earlier and earlier["archive"] == archive.name):
         raise UserError(f"{archive} exists and was not written by puzzlesat submission: "
                         f"refusing to replace it")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "instances").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
     old = set(earlier["files"]) if earlier else set()
     # the marker lists old and new first: a run stopped half-way leaves a folder still ours
     _write_marker(out, sorted(old | set(files)), archive.name)
     for stale in sorted(old - set(files)):
         _remove_written(out / stale)
-    (out / "instances").mkdir(exist_ok=True)
     for rel, data in files.items():
         atomic_write(out / rel, data)
     atomic_write(archive, tar_xz(target.name, files))
