@@ -379,10 +379,10 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.argument("directory", metavar="DIR")
 @click.option("-o", "--output", default=None, metavar="FOLDER",
               help="Bundle folder; FOLDER.tar.xz beside it [default: DIR-submission].")
-@click.option("--reference", default="cadical195", show_default=True,
+@click.option("--reference", default="kissat404", show_default=True,
               help="The team's solver: must solve every instance within --time-limit.")
-@click.option("--time-limit", type=Seconds(), default=3600.0,
-              show_default=True, metavar="SECONDS")
+@click.option("--time-limit", type=Seconds(), default=1000.0, show_default=True,
+              metavar="SECONDS", help="The team's solver's limit (the competition's is 5000).")
 @click.option("--minisat", default="minisat22", show_default=True,
               help="The baseline solver of the 'not solved within a minute' rule.")
 @click.option("--minisat-limit", type=Seconds(), default=60.0,
@@ -390,23 +390,23 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
               help="Instances a submission must have.")
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Instances MiniSat must not solve within --minisat-limit.")
+              help="Instances that must count: not solved by MiniSat within --minisat-limit, "
+                   "solved by the team's solver within --time-limit.")
 def submission(directory, output, reference, time_limit, minisat, minisat_limit, count,
                min_hard):
-    """Check the SAT Competition 'bring your own benchmarks' rules on a calibrated suite and
-    build the bundle; exit 1 naming each broken rule."""
+    """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
+    bundle; exit 1 naming each broken rule."""
     from puzzlesat.validate.submission import Rules, build_bundle, check_submission
 
     rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
     check = check_submission(directory, rules)
-    for line in (c.line() for c in check.instances):
+    for line in [c.line() for c in check.instances] + check.notes:
         click.echo(line)
     if check.failures:
         for line in check.failures:
             click.echo(line)
         raise click.exceptions.Exit(1)
-    target = output or str(directory).rstrip("/") + "-submission"
-    click.echo(f"rules hold: wrote {build_bundle(directory, target, check)}")
+    click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,27 +1,44 @@
-"""The SAT Competition "bring your own benchmarks" rules, checked on a calibrated suite, and
-the submission bundle.
+"""The SAT Competition 2026 benchmark rules, checked on a calibrated suite, and the submission
+bundle.
 
-The rules (SAT Competition call for benchmarks, "bring your own benchmarks"): a team
-brings 20 new instances; at least 10 of them must not be solved by MiniSat within a minute;
-none may be unsolvable by the team's own solver within an hour. Each instance's result is
-listed (sat/unsat/unknown); we also demand it be known — planted SAT, UNSAT by construction
-(an optimal trace) — or certified by a validated answer, and that no calibration run gave a
-wrong answer. Every threshold is a :class:`Rules` field so tests can scale them down.
+The rules (the 2026 call for benchmarks and its selection, ``benchmark-selection.tex``): a
+team brings 20 new instances; instances MiniSat solves within a minute are removed from the
+pool before selection, so they do not count, and at least 10 must count (not solved by MiniSat
+within 60 s, solved by the team's solver within its limit); no instance may be unsolvable by
+the team's solver; near-duplicates are removed by gbdc's IsoHash2, so the IsoHash2 values must
+differ within each family; the selection is balanced between SAT and UNSAT, so the balance is
+reported. We also demand every result be known (planted, an optimal trace, a certificate, or a
+validated answer) and that no calibration run gave a wrong answer. Every threshold is a
+:class:`Rules` field. The team's solver defaults to Kissat 4.0.4 at 1000 s: the limit a
+re-tuned suite is built to (``puzzlesat tune``), a fifth of the competition's 5000 s, so an
+instance solved here stays solved on a slower machine.
+
+IsoHash2 needs gbdc (``pip install 'puzzlesat[competition]'``); without it that rule is
+reported as not checked and the metadata's ``isohash2`` column is left empty.
 
 A bundle is written only when every rule holds: a folder with ``instances/<gbd-hash>.cnf.xz``,
-``metadata.csv`` (hash, author, family, result), ``description.tex``/``.md`` and
-``CITATION.cff`` from the suite, plus the same as a ``.tar.xz`` whose bytes depend only on the
-contents (sorted members, fixed mtime, uid/gid 0, no user names, xz preset 6).
+``metadata.csv`` (:data:`METADATA_COLUMNS`), ``description.tex``/``.md``, the hardness plots
+it includes and ``CITATION.cff`` from the suite, plus the same as a ``.tar.xz`` whose bytes depend only on the contents (sorted
+members, fixed mtime, uid/gid 0, no user names, xz preset 6). The folder holds a marker listing
+exactly the files written; a later run replaces those files and nothing else, and refuses any
+other existing folder, a symlink, the current folder, a folder holding the suite or the
+current folder, and any folder inside the suite.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import lzma
 import os
-import shutil
+import re
+import stat
+import subprocess
+import sys
 import tarfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,11 +48,19 @@ from puzzlesat.validate.calibrate import _read_suite, read_calibration
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runner import solver_name
 
-METADATA_COLUMNS = ("hash", "author", "family", "result")
+METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")
+#: the manifest columns this module reads, and the calibration columns
+MANIFEST_NEEDS = ("hash", "name", "file", "family", "result", "sha256")
+CALIBRATION_NEEDS = ("hash", "solver", "time-limit", "status", "seconds", "verdict")
+#: written into the bundle folder: the files this tool wrote there (and its archive's name)
+MARKER = ".puzzlesat-submission"
 #: the tar members' modification time (1 January 2000, UTC): fixed, so the archive's bytes
 #: depend only on its contents
 TAR_MTIME = 946684800
+_GBD_HASH = re.compile(r"[0-9a-f]{32}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_INSTANCE_FILE = re.compile(r"instances/[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -44,8 +69,8 @@ class Rules:
     min_hard: int = 10
     minisat: str = "minisat22"
     minisat_limit: float = 60.0
-    reference: str = "cadical195"
-    time_limit: float = 3600.0
+    reference: str = "kissat404"
+    time_limit: float = 1000.0
 
 
 @dataclass
@@ -59,6 +84,13 @@ class InstanceCheck:
     reference: str
     solved: bool  # by the reference solver within the limit, answer not wrong
     wrong: list[str] = field(default_factory=list)  # solvers whose answer was wrong
+    isohash2: str = ""  # gbdc's IsoHash2; "" when gbdc is not installed
+
+    @property
+    def counts(self) -> bool:
+        """Kept by the selection's first cut: MiniSat fails within its limit, the team's
+        solver succeeds within its own."""
+        return bool(self.hard) and self.solved
 
     def line(self) -> str:
         hard = {True: "hard", False: "easy", None: "hard?"}[self.hard]
@@ -72,16 +104,29 @@ class InstanceCheck:
 class SubmissionCheck:
     instances: list[InstanceCheck]
     failures: list[str]  # one line per broken rule; empty = the rules hold
+    notes: list[str] = field(default_factory=list)  # counts, balance, what was not checked
 
 
 def check_submission(directory: str | os.PathLike, rules: Rules = Rules()) -> SubmissionCheck:
-    """Apply the rules to the calibration of the published suite ``directory``."""
-    _, instances = _read_suite(Path(directory))
-    runs = read_calibration(directory)
+    """Apply the rules to the calibration of the published suite ``directory``, with the
+    IsoHash2 of every instance file when gbdc is installed."""
+    src = Path(directory)
+    _, manifest = _read_suite(src)
+    rows = manifest_rows(src, manifest)
+    return check_instances(rows, calibration_runs(src), rules, isohashes(src, rows))
+
+
+def check_instances(rows: list[dict], runs: list[dict], rules: Rules = Rules(),
+                    isohash: dict[str, str] | None = None) -> SubmissionCheck:
+    """The rules on instance rows (hash, name, family, result) and calibration runs;
+    ``isohash`` maps GBD hash to IsoHash2, None when it could not be computed."""
     minisat, reference = solver_name(rules.minisat), solver_name(rules.reference)
     checks = [_check_instance(row, [r for r in runs if r["hash"] == row["hash"]],
-                              minisat, reference, rules) for row in instances]
-    return SubmissionCheck(checks, _failures(checks, rules, minisat, reference))
+                              minisat, reference, rules) for row in rows]
+    for check in checks:
+        check.isohash2 = (isohash or {}).get(check.hash, "")
+    return SubmissionCheck(checks, _failures(checks, rules, minisat, reference, isohash),
+                           _notes(checks, rules, minisat, reference, isohash))
 
 
 def _check_instance(row: dict, runs: list[dict], minisat: str, reference: str,
@@ -121,34 +166,70 @@ def _cell(run: dict | None) -> str:
     return "-" if run is None else f"{run['status']} {run['seconds']:.2f}s"
 
 
-def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str,
-              reference: str) -> list[str]:
+def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str, reference: str,
+              isohash: dict | None) -> list[str]:
     failures = []
     if len(checks) != rules.count:
         failures.append(f"rule: a submission is exactly {rules.count} new instances; the suite "
                         f"has {len(checks)}")
-    hard = sum(1 for c in checks if c.hard)
-    if hard < rules.min_hard:
+    counting = sum(1 for c in checks if c.counts)
+    if counting < rules.min_hard:
+        easy = sum(1 for c in checks if c.hard is False)
         unmeasured = sum(1 for c in checks if c.hard is None)
-        more = (f" ({unmeasured} not measured up to {rules.minisat_limit:g} s: calibrate with "
-                f"--time-limit {rules.minisat_limit:g})" if unmeasured else "")
+        why = [f"{easy} solved by {minisat} within {rules.minisat_limit:g} s do not count"] \
+            if easy else []
+        why += [f"{unmeasured} not measured up to {rules.minisat_limit:g} s: calibrate with "
+                f"--time-limit {rules.minisat_limit:g}"] if unmeasured else []
+        more = f" ({'; '.join(why)})" if why else ""
         failures.append(f"rule: at least {rules.min_hard} instances not solved by {minisat} "
-                        f"within {rules.minisat_limit:g} s; only {hard} are{more}")
+                        f"within {rules.minisat_limit:g} s and solved by {reference} within "
+                        f"{rules.time_limit:g} s; only {counting} are{more}")
     unsolved = [c.name for c in checks if not c.solved]
     if unsolved:
+        unmeasured = sum(1 for c in checks if c.reference == "-")
+        more = (f" ({unmeasured} have no {reference} run: calibrate with --solvers {reference} "
+                f"--time-limit {rules.time_limit:g})" if unmeasured else "")
         failures.append(f"rule: every instance solved by {reference} within "
-                        f"{rules.time_limit:g} s; not solved: {_names(unsolved)}")
+                        f"{rules.time_limit:g} s; not solved: {_names(unsolved)}{more}")
     unknown = [c.name for c in checks if c.result == "unknown"]
     if unknown:
         failures.append(f"rule: every result known or certified; unknown: {_names(unknown)}")
     wrong = [c.name for c in checks if c.wrong]
     if wrong:
         failures.append(f"rule: no wrong answers in the calibration; wrong on: {_names(wrong)}")
-    hashes = [c.hash for c in checks]
-    duplicates = sorted({h for h in hashes if hashes.count(h) > 1})
+    hashes = Counter(c.hash for c in checks)
+    duplicates = sorted(h for h, n in hashes.items() if n > 1)
     if duplicates:
         failures.append(f"rule: instances must differ; same GBD hash twice: {_names(duplicates)}")
+    if isohash is not None:
+        same = Counter((c.family, c.isohash2) for c in checks)
+        twins = [c.name for c in checks if same[c.family, c.isohash2] > 1]
+        if twins:
+            failures.append(f"rule: IsoHash2 distinct within each family (the selection keeps "
+                            f"one of each); shared by: {_names(twins)}")
     return failures
+
+
+def _notes(checks: list[InstanceCheck], rules: Rules, minisat: str, reference: str,
+           isohash: dict | None) -> list[str]:
+    counting = [c for c in checks if c.counts]
+    notes = [f"count: {len(counting)} of {len(checks)} not solved by {minisat} within "
+             f"{rules.minisat_limit:g} s and solved by {reference} within {rules.time_limit:g} s",
+             f"balance: {_balance(checks)} (counting: {_balance(counting)})"]
+    if isohash is None:
+        notes.append("isohash2: NOT CHECKED: gbdc is not installed (pip install "
+                     "'puzzlesat[competition]'); metadata.csv's isohash2 column is left empty")
+    else:
+        families = Counter(c.family for c in checks)
+        notes.append(f"isohash2: {len({(c.family, c.isohash2) for c in checks})} distinct of "
+                     f"{len(checks)} in {len(families)} families")
+    return notes
+
+
+def _balance(checks: list[InstanceCheck]) -> str:
+    results = Counter(c.result for c in checks)
+    return ", ".join(f"{results[r]} {r}" for r in ("sat", "unsat", "unknown")
+                     if results[r] or r != "unknown")
 
 
 def _names(names: list[str], shown: int = 5) -> str:
@@ -156,32 +237,195 @@ def _names(names: list[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + more
 
 
+# -- what is read -----------------------------------------------------------------------------
+def manifest_rows(src: Path, manifest) -> list[dict]:
+    """The manifest's instance rows, each checked by :func:`instance_path` (so every name the
+    bundle uses is a GBD hash and every file a regular file under ``instances/`` with the
+    manifest's sha256)."""
+    if not isinstance(manifest, list):
+        raise UserError(f"{src / 'manifest.json'}: 'instances' is not a list")
+    rows = []
+    for index, row in enumerate(manifest, start=1):
+        instance_path(src, row, index)
+        rows.append(row)
+    return rows
+
+
+def instance_path(src: Path, row, index: int) -> Path:
+    """The file of manifest row ``index``, checked: the row has :data:`MANIFEST_NEEDS` as
+    strings, its hash is a GBD hash (32 hex digits), its file a regular file directly in the
+    suite's own ``instances/`` folder (no symlink on the way) whose bytes have its sha256."""
+    where = f"{src / 'manifest.json'}: instance {index}"
+    if not isinstance(row, dict):
+        raise UserError(f"{where} is not an object")
+    for column in MANIFEST_NEEDS:
+        if not isinstance(row.get(column), str):
+            raise UserError(f"{where} lacks the text column {column!r}")
+    if not _GBD_HASH.fullmatch(row["hash"]):
+        raise UserError(f"{where}: hash {row['hash'][:40]!r} is not a GBD hash (32 hex digits)")
+    if not _INSTANCE_FILE.fullmatch(row["file"]):
+        raise UserError(f"{where}: file {row['file'][:80]!r} is not a file in instances/")
+    if not _SHA256.fullmatch(row["sha256"]):
+        raise UserError(f"{where}: sha256 {row['sha256'][:80]!r} is not 64 hex digits")
+    path = src / row["file"]
+    for step in (src / "instances", path):
+        try:
+            mode = step.lstat().st_mode
+        except OSError as exc:
+            raise UserError(f"{where}: cannot read {step}: {exc.strerror or exc}") from None
+        wanted = stat.S_ISDIR if step != path else stat.S_ISREG
+        if not wanted(mode):
+            kind = "folder" if step != path else "regular file"
+            raise UserError(f"{where}: {step} is not a {kind} (a symlink is refused)")
+    if hashlib.sha256(path.read_bytes()).hexdigest() != row["sha256"]:
+        raise UserError(f"{where}: {path} does not have the manifest's sha256 (run puzzlesat "
+                        f"verify)")
+    return path
+
+
+def calibration_runs(src: Path) -> list[dict]:
+    """The rows of the suite's ``calibration.csv``, each with :data:`CALIBRATION_NEEDS`."""
+    try:
+        runs = read_calibration(src)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UserError(f"{src / 'calibration.csv'}: not a calibration table ({exc})") from None
+    for index, run in enumerate(runs, start=2):
+        for column in CALIBRATION_NEEDS:
+            if run.get(column) is None:
+                raise UserError(f"{src / 'calibration.csv'}: line {index} lacks the column "
+                                f"{column!r}")
+    return runs
+
+
+#: the module computing IsoHash2 (a name, so tests can name a missing one)
+GBDC_MODULE = "gbdc"
+#: run in a fresh interpreter: gbdc segfaults when imported into a process that has loaded
+#: python-sat's solvers (as calibrate and the validator do); exit 3 = gbdc is not installed
+_ISOHASH_CHILD = """import importlib, sys
+try:
+    gbdc = importlib.import_module(sys.argv[1])
+except ImportError:
+    sys.exit(3)
+for path in sys.stdin.read().splitlines():
+    print(gbdc.isohash2(path), flush=True)
+"""
+
+
+def isohashes(src: Path, rows: list[dict]) -> dict[str, str] | None:
+    """gbdc's IsoHash2 of every instance file by GBD hash, computed in a child process; None
+    when gbdc is not installed."""
+    paths = [str((src / row["file"]).absolute()) for row in rows]
+    done = subprocess.run([sys.executable, "-c", _ISOHASH_CHILD, GBDC_MODULE],
+                          input="\n".join(paths), capture_output=True, text=True)
+    if done.returncode == 3:
+        return None
+    values = done.stdout.split()
+    if done.returncode != 0 or len(values) != len(rows):
+        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise UserError(f"{src}: gbdc could not compute IsoHash2 ({why})")
+    return {row["hash"]: value for row, value in zip(rows, values)}
+
+
 # -- the bundle -------------------------------------------------------------------------------
-def build_bundle(directory: str | os.PathLike, output: str | os.PathLike,
+def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
                  check: SubmissionCheck) -> Path:
-    """Write the bundle folder ``output`` and ``output.tar.xz``; returns the archive's path."""
+    """Write the bundle folder ``output`` (default: the suite's folder name + ``-submission``,
+    beside it) and ``output.tar.xz``; returns the archive's path. An existing ``output`` must
+    be empty or a bundle this tool wrote, whose listed files alone are replaced."""
     if check.failures:
         raise UserError("the submission rules do not hold: " + "; ".join(check.failures))
-    src, out = Path(directory), Path(output)
-    spec, instances = _read_suite(src)
-    files = bundle_files(src, spec.author, instances, check)
-    if out.exists():
-        if not (out / "metadata.csv").is_file():
-            raise UserError(f"{out} exists and is not a submission bundle: refusing to replace it")
-        shutil.rmtree(out)
+    src = Path(directory)
+    out = Path(output) if output else src.resolve().with_name(src.resolve().name + "-submission")
+    spec, manifest = _read_suite(src)
+    files = bundle_files(src, spec.author, manifest_rows(src, manifest), check)
+    earlier = _claim_output(src, out)
+    target = out.resolve()
+    archive = target.with_name(target.name + ".tar.xz")
+    if archive.exists() and not (earlier and earlier["archive"] == archive.name):
+        raise UserError(f"{archive} exists and was not written by puzzlesat submission: "
+                        f"refusing to replace it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "instances").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
+    old = set(earlier["files"]) if earlier else set()
+    # the marker lists old and new first: a run stopped half-way leaves a folder still ours
+    _write_marker(out, sorted(old | set(files)), archive.name)
+    for stale in sorted(old - set(files)):
+        _remove_written(out / stale)
     for rel, data in files.items():
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out / rel, data)
-    archive = out.with_name(out.name + ".tar.xz")
-    atomic_write(archive, tar_xz(out.name, files))
+    atomic_write(archive, tar_xz(target.name, files))
+    _write_marker(out, sorted(files), archive.name)
     return archive
+
+
+def bundle_name(rel) -> bool:
+    """Whether ``rel`` is a name this tool writes in a bundle folder."""
+    return isinstance(rel, str) and (
+        rel in ("metadata.csv", *BUNDLE_COPIES)
+        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz|calibration-[A-Za-z0-9._-]+\.png",
+                        rel) is not None)
+
+
+def _claim_output(src: Path, out: Path) -> dict | None:
+    """Check that the bundle may be written at ``out``; returns its marker (files, archive)
+    when it holds an earlier bundle, None when it is new or empty."""
+    if out.is_symlink():
+        raise UserError(f"{out} is a symlink: refusing to write a bundle through it")
+    target, suite, cwd = out.resolve(), src.resolve(), Path.cwd().resolve()
+    if target == cwd or target in cwd.parents:
+        raise UserError(f"{out} is the current folder or holds it: refusing to write a bundle "
+                        f"there (name a new folder)")
+    if target == suite or target in suite.parents or suite in target.parents:
+        raise UserError(f"{out} is the suite, holds it or is inside it: refusing to write a "
+                        f"bundle there (name a new folder)")
+    if not out.exists():
+        return None
+    if not out.is_dir():
+        raise UserError(f"{out} exists and is not a folder: refusing to replace it")
+    if not any(out.iterdir()):
+        return None
+    marker = out / MARKER
+    earlier = None
+    if marker.is_file() and not marker.is_symlink():
+        try:
+            earlier = json.loads(marker.read_text("utf-8"))
+        except (ValueError, RecursionError):
+            earlier = None
+    if not (isinstance(earlier, dict) and isinstance(earlier.get("files"), list)
+            and all(bundle_name(rel) for rel in earlier["files"])
+            and isinstance(earlier.get("archive"), str)):
+        raise UserError(f"{out} exists and is not a submission bundle: refusing to replace it")
+    instances = out / "instances"
+    if instances.is_symlink() or (instances.exists() and not instances.is_dir()):
+        raise UserError(f"{instances} is not a folder (a symlink is refused): refusing to "
+                        f"write the bundle through it")
+    return earlier
+
+
+def _write_marker(out: Path, files: list[str], archive: str) -> None:
+    data = {"written-by": "puzzlesat submission", "archive": archive, "files": files}
+    atomic_write(out / MARKER, (json.dumps(data, indent=1) + "\n").encode())
+
+
+def _remove_written(path: Path) -> None:
+    """Remove a file an earlier run wrote: a regular file only (never through a symlink)."""
+    try:
+        if stat.S_ISREG(path.lstat().st_mode):
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise UserError(f"cannot remove {path}: {exc.strerror or exc}") from None
 
 
 def bundle_files(src: Path, author: str, instances: list[dict],
                  check: SubmissionCheck) -> dict[str, bytes]:
     """The bundle's files by relative path: instances as ``<hash>.cnf.xz`` (recompressed to
     xz when the suite used another compression), the metadata and the descriptions."""
-    results = {c.hash: c.result for c in check.instances}
+    checks = {c.hash: c for c in check.instances}
     files = {}
     for row in instances:
         data = (src / row["file"]).read_bytes()
@@ -192,12 +436,17 @@ def bundle_files(src: Path, author: str, instances: list[dict],
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(METADATA_COLUMNS)
     for row in instances:
-        writer.writerow([row["hash"], author, row["family"], results[row["hash"]]])
+        mine = checks[row["hash"]]
+        writer.writerow([row["hash"], author, row["family"], mine.result, mine.isohash2])
     files["metadata.csv"] = buffer.getvalue().encode()
     for name in BUNDLE_COPIES:
         if not (src / name).is_file():
             raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
         files[name] = (src / name).read_bytes()
+    # the hardness plots description.tex includes, so the bundle's copy compiles whole
+    for plot in sorted(src.glob("calibration-*.png")):
+        if bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
+            files[plot.name] = plot.read_bytes()
     return files
 
 

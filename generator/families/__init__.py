@@ -30,6 +30,8 @@ through :func:`get_family`.
                    the encoding's clauses accept for this solution (used to test witnesses)
 ``puzzle_to_json / puzzle_from_json / solution_to_json / solution_from_json``
 ``render(puzzle, solution=None) -> str``        text picture; ``render_svg`` where it helps
+``render_tikz(puzzle, solution=None, width=4.0) -> str``   a TikZ picture ``width`` cm wide
+                   for the suite's description.tex (:mod:`puzzlesat.generator.core.tikz`)
 ``estimate(params, encoding, puzzle=None) -> Estimate``   variables, clauses and bytes
                    from the (normalised) params without generating or allocating anything:
                    upper bounds (exact where cheap); checked against the DIMACS limits and the
@@ -155,6 +157,8 @@ class Family(Protocol[PuzzleT, SolutionT]):
     def render(self, puzzle: PuzzleT, solution: SolutionT | None = None) -> str: ...
     def estimate(self, params: dict, encoding: str,
                  puzzle: PuzzleT | None = None) -> Estimate: ...
+    def render_tikz(self, puzzle: PuzzleT, solution: SolutionT | None = None,
+                    width: float = 4.0) -> str: ...
 
 
 def family_names() -> list[str]:

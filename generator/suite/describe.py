@@ -19,13 +19,18 @@ year: 2009
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections import Counter
 
 import puzzlesat
 from puzzlesat.generator.core.dimacs import canonical_json
+from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import get_family
 
 RESULTS = ("sat", "unsat", "unknown")
+#: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)
+PICTURE_WIDTH = 3.6
 
 
 # -- shared facts ---------------------------------------------------------------------------------
@@ -131,26 +136,103 @@ def markdown(spec, rows) -> str:
 
 
 # -- description.tex ------------------------------------------------------------------------------
-_TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+#: characters LaTeX gives a meaning to, each as text
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                "^": r"\textasciicircum{}", "\u2013": "--", "\u201c": "``", "\u201d": "''"}
+                "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                "|": r"\textbar{}", "`": r"\`{}", '"': r"\textquotedbl{}"}
+#: T1 ligatures start with one of these and go on with another (``--``, ``''``, ``,,``, ``!```)
+_LIGATURE = set("-',!?")
+#: non-ASCII characters with a text or math form that NFKD does not give
+_TEX_UNICODE = {
+    "\u2013": "--", "\u2014": "---", "\u2010": "-", "\u2011": "-", "\u2212": r"\ensuremath{-}",
+    "\u2018": "`", "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u201e": ",,",
+    "\u00ab": r"\guillemotleft{}", "\u00bb": r"\guillemotright{}", "\u2026": r"\ldots{}",
+    "\u00d7": r"\ensuremath{\times}", "\u00b7": r"\ensuremath{\cdot}",
+    "\u00b0": r"\ensuremath{^\circ}", "\u00b1": r"\ensuremath{\pm}", "\u00ac": r"\ensuremath{\neg}",
+    "\u2192": r"\ensuremath{\rightarrow}", "\u2190": r"\ensuremath{\leftarrow}",
+    "\u2194": r"\ensuremath{\leftrightarrow}", "\u21d2": r"\ensuremath{\Rightarrow}",
+    "\u2227": r"\ensuremath{\wedge}", "\u2228": r"\ensuremath{\vee}",
+    "\u2260": r"\ensuremath{\neq}", "\u2264": r"\ensuremath{\leq}", "\u2265": r"\ensuremath{\geq}",
+    "\u2248": r"\ensuremath{\approx}", "\u221a": r"\ensuremath{\surd}", "\u2211": r"\ensuremath{\sum}",
+    "\u2208": r"\ensuremath{\in}", "\u221e": r"\ensuremath{\infty}", "\u2308": r"\ensuremath{\lceil}",
+    "\u2309": r"\ensuremath{\rceil}", "\u00b2": r"\ensuremath{^2}", "\u00b3": r"\ensuremath{^3}", "\u230a": r"\ensuremath{\lfloor}",
+    "\u230b": r"\ensuremath{\rfloor}", "\u00df": r"\ss{}", "\u00e6": r"\ae{}", "\u00c6": r"\AE{}",
+    "\u0153": r"\oe{}", "\u0152": r"\OE{}", "\u00f8": r"\o{}", "\u00d8": r"\O{}", "\u0142": r"\l{}",
+    "\u0141": r"\L{}", "\u00a7": r"\S{}", "\u00a9": r"\copyright{}", "\u20ac": "EUR",
+}
+#: combining marks (what NFKD splits an accented letter into) and their text accents
+_TEX_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
+                "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
+                "\u030c": "v", "\u0323": "d", "\u0327": "c", "\u0328": "k", "\u0331": "b"}
 
 
 def tex(text: str) -> str:
-    r"""``text`` with LaTeX's special characters escaped.
+    r"""``text`` as LaTeX source that prints it, for pdflatex with T1 fonts: ASCII only, every
+    special character escaped, ligatures broken, each non-ASCII character translated by class
+    (a typographic or math symbol, a letter with accents, a Greek letter, else its code point
+    in typewriter type). Line breaks and other control characters become spaces, so the
+    result fits in any argument (a title, a table cell).
 
-    >>> tex("em_7_3_6 & 50%")
-    'em\\_7\\_3\\_6 \\& 50\\%'
+    >>> print(tex("em_7_3_6 & 50%"))
+    em\_7\_3\_6 \& 50\%
+    >>> print(tex("k\u22122 -- 5\u00d75, Cr\u00e9pin, \u03b1"))
+    k\ensuremath{-}2 -{}- 5\ensuremath{\times}5, Cr\'{e}pin, \ensuremath{\alpha}
+    >>> print(tex("\u2603"))
+    {\ttfamily[U+2603]}
     """
-    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in str(text))
+    out = []
+    text = str(text)
+    for index, ch in enumerate(text):
+        if ch in _TEX_SPECIAL:
+            out.append(_TEX_SPECIAL[ch])
+        elif " " <= ch <= "~":
+            out.append(ch + ("{}" if ch in _LIGATURE and text[index + 1:index + 2] in _LIGATURE
+                             else ""))
+        elif unicodedata.category(ch).startswith(("Z", "C")):
+            out.append(" ")
+        else:
+            out.append(_tex_char(ch))
+    return "".join(out)
 
 
-def latex(spec, rows) -> str:
-    """A short IEEE-proceedings benchmark description, ready to edit."""
+def _tex_char(ch: str) -> str:
+    """One non-ASCII, non-space character as LaTeX (see :func:`tex`)."""
+    if ch in _TEX_UNICODE:
+        return _TEX_UNICODE[ch]
+    name = unicodedata.name(ch, "")
+    if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")):
+        letter = name.split()[-1].lower()
+        if " " not in name.split("LETTER ")[1] and letter.isalpha():
+            command = letter if "SMALL" in name else letter.capitalize()
+            if command in _GREEK:
+                return f"\\ensuremath{{\\{command}}}"
+    parts = unicodedata.normalize("NFKD", ch)
+    base = "".join(p for p in parts if p not in _TEX_ACCENTS)
+    if parts != ch and base.isascii() and all(" " <= b <= "~" for b in base):
+        text = tex(base)
+        for mark in (p for p in parts if p in _TEX_ACCENTS):
+            text = f"\\{_TEX_ACCENTS[mark]}{{{text}}}"
+        return text
+    return f"{{\\ttfamily[U+{ord(ch):04X}]}}"
+
+
+#: Greek letters LaTeX's math mode has a command for (the others are Latin look-alikes)
+_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+          "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+          "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi",
+          "Psi", "Omega"}
+
+
+def latex(spec, rows, plots: tuple[str, ...] = ()) -> str:
+    """A 1-2 page IEEE-proceedings benchmark description, ready to edit and to compile with
+    pdflatex: a picture of the smallest instance of each family, a summary table per group
+    and, when the suite is calibrated, its hardness ``plots`` (file names beside it)."""
     references = _references(spec)
     cites = "~\\cite{" + ",".join(f"ref{i}" for i in range(1, len(references) + 1)) + "}" \
         if references else ""
     out = [r"\documentclass[conference]{IEEEtran}", r"\usepackage[T1]{fontenc}",
+           r"\usepackage{graphicx}", r"\usepackage{tabularx}", r"\usepackage{tikz}",
            r"\begin{document}", f"\\title{{{tex(_title(spec))}}}",
            f"\\author{{\\IEEEauthorblockN{{{tex(spec.author)}}}}}", r"\maketitle", "",
            r"\begin{abstract}",
@@ -158,31 +240,32 @@ def latex(spec, rows) -> str:
                f"{', '.join(spec.families)}, generated by puzzlesat {puzzlesat.__version__} "
                f"with a known answer for every satisfiable instance") + cites + ".",
            r"\end{abstract}", "", r"\section{Introduction}",
-           tex(spec.extra.get("description", "").strip()) or "% TODO: why these instances.", ""]
+           _tex_paragraphs(spec.extra.get("description", "")) or "% TODO: why these instances.",
+           ""]
+    # a figure* goes to the top of the next page at the earliest: defined early
+    out += _figure(spec, rows, plots)
     out.append(r"\section{The families}")
     for name in spec.families:
         family = get_family(name)
-        out += [f"\\subsection{{{tex(name)}}}", tex(family.STORY.strip()), "",
-                r"\paragraph{Encodings}", r"\begin{itemize}"]
-        out += [f"\\item \\texttt{{{tex(e)}}}: {tex(family.ENCODINGS[e])}"
-                for e in _encodings(rows, name)]
-        out += [r"\end{itemize}", r"\paragraph{Parameters}", r"\begin{itemize}"]
-        out += [f"\\item \\texttt{{{tex(k)}}}: {tex(', '.join(v))}"
-                for k, v in _param_values(rows, name).items()]
-        out += [r"\end{itemize}", ""]
+        out += [f"\\subsection{{{tex(name)}}}", _tex_paragraphs(family.STORY), "",
+                r"\emph{Encodings:} " + "; ".join(
+                    f"\\texttt{{{tex(e)}}}: {tex(family.ENCODINGS[e])}"
+                    for e in _encodings(rows, name)) + ".", "",
+                r"\emph{Parameters:} " + "; ".join(
+                    f"\\texttt{{{tex(k)}}} {tex(', '.join(v))}"
+                    for k, v in _param_values(rows, name).items()) + ".", ""]
     out += [r"\section{The instances}",
-            r"Per group and encoding: instances, variables, clauses and known results.", "",
-            r"\begin{table}[h]", r"\centering\footnotesize", r"\begin{tabular}{rllrrrl}",
-            r"group & family & encoding & n & variables & clauses & results \\ \hline"]
-    out += [f"{g['group']} & {tex(g['family'])} & {tex(g['encoding'])} & {g['count']} & "
-            f"{tex(g['variables'])} & {tex(g['clauses'])} & {tex(g['results'])} \\\\"
-            for g in _group_summary(rows)]
-    out += [r"\end{tabular}", r"\end{table}", "", r"\section{Reproducing the suite}",
+            r"Table~\ref{tab:instances} sums the instances up by group; Fig.~\ref{fig:suite} "
+            r"shows the smallest instance of each family"
+            + (" and how hard the instances are." if plots else "."), _summary_table(rows), ""]
+    out += [r"\section{Reproducing the suite}",
             tex(f"Every instance's seed is derived with sha256 from the master seed "
                 f"{spec.seed} and the instance's puzzle key; each file's header names its "
                 f"generator, parameters, seed, expected result and a command that regenerates "
-                f"it. The whole suite is regenerated and compared byte for byte with:"),
-            r"\begin{verbatim}"] + _regenerate_lines(spec) + [r"\end{verbatim}", ""]
+                f"it. The whole suite is regenerated and compared byte for byte with:"), "",
+            r"\begin{flushleft}\small"]
+    out += [f"\\texttt{{{tex(line)}}}\\\\" for line in _regenerate_lines(spec)]
+    out += [r"\end{flushleft}", ""]
     if references:
         out.append(r"\begin{thebibliography}{9}")
         out += [f"\\bibitem{{ref{i}}} {tex(_cite(ref))}"
@@ -190,6 +273,95 @@ def latex(spec, rows) -> str:
         out.append(r"\end{thebibliography}")
     out += [r"\end{document}", ""]
     return "\n".join(out)
+
+
+def _tex_paragraphs(text: str) -> str:
+    """Markdown-ish prose through :func:`tex`: blank-line-separated paragraphs kept, and
+    `code` spans (as in description.md) set in typewriter type."""
+    paragraphs = (p.strip() for p in re.split(r"\n\s*\n", text or ""))
+    return "\n\n".join(
+        "".join(f"\\texttt{{{tex(part)}}}" if index % 2 else tex(part)
+                for index, part in enumerate(re.split(r"`([^`\n]+)`", p)))
+        for p in paragraphs if p)
+
+
+def _figure(spec, rows, plots: tuple[str, ...]) -> list[str]:
+    """One figure across both columns: the TikZ picture (the family's ``render_tikz``) of each
+    family's smallest instance, with its known solution when the family draws one, and below
+    them the calibration ``plots`` (each only if its file is there when compiled)."""
+    families = spec.families
+    order = {f"calibration-{name}.png": index for index, name in enumerate(families)}
+    plots = tuple(sorted(plots, key=lambda plot: (order.get(plot, len(order)), plot)))
+    cell = f"{min(0.32, 0.98 / max(len(families), len(plots), 1)):.2f}\\textwidth"
+    tasks = {task.name: task for task in spec.tasks}
+    pictures, names = [], []
+    for name in families:
+        mine = [r for r in rows if r["family"] == name and r["name"] in tasks]
+        if not mine:  # a manifest that does not match the spec: verify reports it
+            continue
+        row = min(mine, key=lambda r: (r["variables"], r["name"]))
+        letter = chr(ord("a") + len(pictures))
+        names.append(f"({letter}) \\texttt{{{tex(row['name'])}}}, {row['variables']:,} variables")
+        pictures.append(f"\\begin{{minipage}}[b]{{{cell}}}\\centering\n"
+                        f"{_picture(spec, tasks[row['name']])}\n"
+                        f"\\\\[2pt]\\footnotesize ({letter}) {tex(name)}\n\\end{{minipage}}")
+    out = [r"\begin{figure*}[!t]", r"\centering", "\\hfill\n".join(pictures)]
+    caption = ("The smallest instance of each family, drawn by its renderer with its known "
+               "solution where it has one: " + "; ".join(names) + ".")
+    if plots:
+        out.append(r"\\[6pt]")
+        out += [f"\\IfFileExists{{{plot}}}{{\\includegraphics[width={cell}]{{{plot}}}}}{{}}"
+                for plot in plots]
+        caption += (" Below: solve time of each calibration run against the family's hardness "
+                    "parameter, one series per solver; hollow marks were stopped at the time "
+                    "limit (dotted).")
+    return out + [f"\\caption{{{caption}}}", r"\label{fig:suite}", r"\end{figure*}", ""]
+
+
+def _picture(spec, task) -> str:
+    """The TikZ picture of a suite task's puzzle, regenerated, with its known solution."""
+    family = get_family(task.family)
+    params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
+              for k, v in task.params.items()}
+    puzzle = family.generate(params, Rng(task.seed if task.seed is not None else 0))
+    return family.render_tikz(puzzle, family.witness(puzzle), width=PICTURE_WIDTH)
+
+
+def _summary_table(rows) -> str:
+    """The instance summary, one line per group and encoding, in one column's width."""
+    lines = [r"\begin{table}[tb]", r"\centering\footnotesize",
+             r"\caption{The instances by group: variables and clauses (ranges), results.}",
+             r"\label{tab:instances}",
+             r"\setlength{\tabcolsep}{3pt}",
+             r"\begin{tabularx}{\columnwidth}{@{}r>{\raggedright\arraybackslash}Xrrrl@{}}",
+             r"\hline", r"grp & family, encoding & n & variables & clauses & sat/unsat \\",
+             r"\hline"]
+    for g in _group_summary(rows):
+        results = Counter(r["result"] for r in rows if r["group"] == g["group"]
+                          and r["family"] == g["family"] and r["encoding"] == g["encoding"])
+        unknown = f"/{results['unknown']}?" if results["unknown"] else ""
+        lines.append(f"{g['group']} & {tex(g['family'])}, \\texttt{{{tex(g['encoding'])}}} & "
+                     f"{g['count']} & {_short_span(g['variables'])} & "
+                     f"{_short_span(g['clauses'])} & "
+                     f"{results['sat']}/{results['unsat']}{unknown} \\\\")
+    lines += [r"\hline", r"\end{tabularx}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def _short_span(span: str) -> str:
+    """A ``low–high`` range of counts as short numbers (12k--340k)."""
+    ends = dict.fromkeys(_short(int(v.replace(",", ""))) for v in span.split("\u2013"))
+    return "--".join(ends)
+
+
+def _short(n: int) -> str:
+    """``n`` in at most four characters and a unit: 950, 12k, 3.4M."""
+    for unit, size in (("M", 10**6), ("k", 10**3)):
+        if n >= 10 * size:
+            return f"{n / size:.0f}{unit}"
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
 
 
 # -- CITATION.cff ---------------------------------------------------------------------------------

@@ -427,7 +427,8 @@ def suite_files(spec: Spec, rows: list[dict],
         "manifest.csv": manifest_csv(rows),
         "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
         "description.md": describe.markdown(spec, rows).encode(),
-        "description.tex": describe.latex(spec, rows).encode(),
+        "description.tex": describe.latex(spec, rows, tuple(
+            name for name in calibration if name.endswith(".png"))).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
         **calibration,
     }

@@ -94,6 +94,7 @@ from puzzlesat.generator.families.edgematch.render import (
     puzzle_to_json,
     render,
     render_svg,
+    render_tikz,
     solution_from_json,
     solution_to_json,
 )
@@ -217,6 +218,6 @@ __all__ = [
     "S", "Solution", "W", "assignment", "check", "decode", "diamond_exactly_one",
     "duplicate_pairs", "duplicate_pieces", "encode", "estimate", "expected", "generate", "heule_turned", "infer_shape",
     "instance_name", "load_pieces", "make_puzzle", "parse_pieces", "piece_clauses",
-    "piece_type", "planted", "puzzle_from_json", "puzzle_to_json", "render", "render_svg",
+    "piece_type", "planted", "puzzle_from_json", "puzzle_to_json", "render", "render_svg", "render_tikz",
     "shown_sides", "solution_from_json", "solution_to_json", "uses_seed", "witness",
 ]

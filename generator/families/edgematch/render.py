@@ -1,9 +1,10 @@
-"""JSON of puzzles and solutions, and pictures of a board (text and SVG)."""
+"""JSON of puzzles and solutions, and pictures of a board (text, SVG and TikZ)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from puzzlesat.generator.core.tikz import GREY, hue, picture
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, N, S, W
 from puzzlesat.generator.families.edgematch.pieces import (
     Puzzle,
@@ -93,3 +94,30 @@ def render_svg(puzzle: Puzzle, solution: Solution | None = None, size: int = 40)
             out.append(f'<polygon points="{points}" fill="{fill}" stroke="#333" stroke-width="0.5"/>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float = 4.0) -> str:
+    """The board as a TikZ picture ``width`` cm wide, for the description document: each
+    square as four triangles filled by colour (frame grey, a signed colour's negative darker),
+    as :func:`render_svg` draws it.
+
+    >>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+    >>> print(render_tikz(load_pieces("four-squares")).splitlines()[1])
+    \\filldraw[fill={rgb,255:red,221;green,196;blue,60},draw=black!60,line width=0.2pt] (0,0) -- (1,0) -- (0.5,0.5) -- cycle;
+    """
+    n = len(puzzle.pieces)
+    if solution is None:
+        solution = Solution(np.arange(n), np.zeros(n, np.int64))
+    shown = shown_sides(puzzle.pieces, solution)
+    corners = [(0, 0), (1, 0), (1, 1), (0, 1)]  # NW NE SE SW of a unit square, y down
+    body = []
+    for q in range(n):
+        r, c = divmod(q, puzzle.cols)
+        for s in range(4):
+            (ax, ay), (bx, by) = corners[s], corners[(s + 1) % 4]
+            v = int(shown[q, s])
+            fill = GREY if (v == FRAME and puzzle.bounded) else hue(abs(v), dark=v < 0)
+            body.append(f"\\filldraw[fill={fill},draw=black!60,line width=0.2pt] "
+                        f"({c + ax},{r + ay}) -- ({c + bx},{r + by}) -- ({c + 0.5},{r + 0.5}) "
+                        f"-- cycle;")
+    return picture(body, puzzle.cols, width)

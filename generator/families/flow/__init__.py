@@ -116,7 +116,11 @@ from puzzlesat.generator.families.flow.puzzle import (  # noqa: F401
     solution_to_json,
     trace_paths,
 )
-from puzzlesat.generator.families.flow.render import render, render_svg  # noqa: F401
+from puzzlesat.generator.families.flow.render import (  # noqa: F401
+    render,
+    render_svg,
+    render_tikz,
+)
 
 NAME = "flow"
 SUMMARY = "Flow Free / Numberlink: planted grids or level files; Zucker's encoding (2016)"

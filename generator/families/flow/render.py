@@ -1,9 +1,10 @@
-"""Flow Free pictures: text (colours and pipes) and SVG."""
+"""Flow Free pictures: text (colours and pipes), SVG and TikZ."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from puzzlesat.generator.core.tikz import picture, rgb
 from puzzlesat.generator.families.flow.puzzle import Puzzle, Solution, puzzle_to_text, trace_paths
 
 PIPES = {0: " ", 1: "╵", 2: "╶", 4: "╷", 8: "╴", 10: "─", 5: "│", 9: "┘", 3: "└", 12: "┐",
@@ -58,3 +59,35 @@ def render_svg(puzzle: Puzzle, solution: Solution | None = None, cell: int = 32)
                    '</circle>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float = 4.0) -> str:
+    """The grid as a TikZ picture ``width`` cm wide, for the description document: endpoints
+    as dots and, with a solution, each path as a thick line in its colour.
+
+    >>> from puzzlesat.generator.families.flow.puzzle import parse_text
+    >>> print(render_tikz(parse_text("A.A\\n...\\n", "x"), width=3))
+    \\begin{tikzpicture}[x=1.000cm,y=-1.000cm]
+    \\draw[black!25,line width=0.3pt] (0,0) grid (3,2);
+    \\fill[fill={rgb,255:red,230;green,25;blue,75}] (0.5,0.5) circle[radius=0.35];
+    \\fill[fill={rgb,255:red,230;green,25;blue,75}] (2.5,0.5) circle[radius=0.35];
+    \\end{tikzpicture}
+    """
+    h, w = puzzle.height, puzzle.width
+    thick = 0.3 * width / max(w, 1)  # cm: a third of a cell
+
+    def centre(index):
+        r, c = divmod(index, w)
+        return f"({c + 0.5},{r + 0.5})"
+
+    body = [f"\\draw[black!25,line width=0.3pt] (0,0) grid ({w},{h});"]
+    if solution is not None:
+        for u, path in enumerate(trace_paths(puzzle, solution)[0]):
+            body.append(f"\\draw[color={rgb(PALETTE[u % len(PALETTE)])},line width={thick:.3f}cm,"
+                        f"line cap=round,line join=round] "
+                        + " -- ".join(centre(i) for i in path) + ";")
+    for index in np.flatnonzero(puzzle.endpoints.reshape(-1) >= 0).tolist():
+        u = int(puzzle.endpoints.reshape(-1)[index])
+        body.append(f"\\fill[fill={rgb(PALETTE[u % len(PALETTE)])}] {centre(index)} "
+                    f"circle[radius=0.35];")
+    return picture(body, w, width)

@@ -34,7 +34,11 @@ from puzzlesat.generator.families.sliding.puzzle import (  # noqa: F401  (contra
     solution_from_json,
     solution_to_json,
 )
-from puzzlesat.generator.families.sliding.render import render, render_svg  # noqa: F401
+from puzzlesat.generator.families.sliding.render import (  # noqa: F401  (contract)
+    render,
+    render_svg,
+    render_tikz,
+)
 
 NAME = "sliding"
 SUMMARY = "n×m sliding-tile puzzles in exactly B moves; Korf 24-puzzle trace truncations"

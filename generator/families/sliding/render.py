@@ -1,7 +1,8 @@
-"""Pictures of a sliding puzzle: text and SVG."""
+"""Pictures of a sliding puzzle: text, SVG and TikZ."""
 
 from __future__ import annotations
 
+from puzzlesat.generator.core.tikz import picture
 from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution
 
 
@@ -45,3 +46,27 @@ def render_svg(puzzle: Puzzle, solution: Solution | None = None) -> str:
                      f'text-anchor="middle">{tile}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float = 4.0) -> str:
+    """The start board as a TikZ picture ``width`` cm wide, for the description document:
+    tiles as squares with their number, the blank empty (a solution's moves are not drawn).
+
+    >>> from puzzlesat.generator.families.sliding import generate
+    >>> p = generate({"start": [1, 0, 2, 3], "no_undo": False, "node_limit": 1000}, None)
+    >>> print(render_tikz(p, width=2))
+    \\begin{tikzpicture}[x=1.000cm,y=-1.000cm]
+    \\draw[black!60] (0,0) rectangle (2,2);
+    \\filldraw[fill=yellow!25,draw=black!60] (0.06,0.06) rectangle (0.94,0.94) node[pos=0.5,font=\\scriptsize] {1};
+    \\filldraw[fill=yellow!25,draw=black!60] (0.06,1.06) rectangle (0.94,1.94) node[pos=0.5,font=\\scriptsize] {2};
+    \\filldraw[fill=yellow!25,draw=black!60] (1.06,1.06) rectangle (1.94,1.94) node[pos=0.5,font=\\scriptsize] {3};
+    \\end{tikzpicture}
+    """
+    body = [f"\\draw[black!60] (0,0) rectangle ({puzzle.cols},{puzzle.rows});"]
+    for square, tile in enumerate(puzzle.start):
+        if tile:
+            r, c = divmod(square, puzzle.cols)
+            body.append(f"\\filldraw[fill=yellow!25,draw=black!60] ({c + 0.06:g},{r + 0.06:g}) "
+                        f"rectangle ({c + 0.94:g},{r + 0.94:g}) "
+                        f"node[pos=0.5,font=\\scriptsize] {{{tile}}};")
+    return picture(body, puzzle.cols, width)
