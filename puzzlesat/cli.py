@@ -234,15 +234,18 @@ def solve(instance, solver, time_limit, proof):
 @click.argument("instance")
 @click.argument("output")
 @click.option("--proof", default=None, metavar="PATH", help="DRAT/DRUP proof of an UNSAT answer.")
+@click.option("--witness", default=None, metavar="PATH",
+              help="The instance's known solution (generate --witness): evidence of SAT.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def validate_command(instance, output, proof, as_json):
+def validate_command(instance, output, proof, witness, as_json):
     """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
-    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken)."""
+    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 the
+    proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
     from puzzlesat.validate.report import validate_files
 
-    verdict = validate_files(instance, output, proof)
+    verdict = validate_files(instance, output, proof, witness=witness)
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 
@@ -278,8 +281,9 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof,
               help="Outputs validated in parallel.")
 @_executor_options
 def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
-    """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
-    WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
+    """Validate every RESULTS_DIR/<file>.out against the suite; exit 4 if the proof checker
+    verified a proof of a planted SAT instance, 3 if any verdict is WRONG-*/MALFORMED or a
+    decoded puzzle breaks the rules, else 0."""
     from puzzlesat.generator.suite.executors import make_executor
     from puzzlesat.validate.report import suite_exit_code, summary, validate_suite
 
@@ -288,6 +292,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
     for verdict in verdicts:
         if verdict.failed:
             click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")
+        if verdict.checker_failure:
+            click.echo(f"CHECKER FAILURE {verdict.instance}: {verdict.checker_failure}")
     click.echo(summary(verdicts))
     raise click.exceptions.Exit(suite_exit_code(verdicts))
 
