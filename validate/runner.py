@@ -87,7 +87,7 @@ def solver_name(name: str) -> str:
     from pysat.solvers import SolverNames
 
     for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_") and name in aliases:
+        if not canonical.startswith("_") and (name == canonical or name in aliases):
             return canonical
     known = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
     raise UserError(f"unknown solver {name!r} (python-sat solvers: {', '.join(known)})")
