@@ -140,15 +140,32 @@ def alive(pids: set[int]) -> set[int]:
 
 def start(tmp_path: Path, *args: str) -> subprocess.Popen:
     """puzzlesat in its own session, SIGINT at its default (as at a terminal), waiting until
-    its solver runs."""
+    its solver runs (python-sat: a resource tracker and the solver child; a command: the
+    solver)."""
+    wanted = 1 if "--solver-command" in args else 2
     process = subprocess.Popen([*PUZZLESAT, *args], cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, start_new_session=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 30
-    while len(descendants(process.pid)) < 2 and time.monotonic() < deadline:
+    while not solving(process.pid, wanted) and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(0.5)
     return process
+
+
+def solving(pid: int, wanted: int) -> bool:
+    """``wanted`` processes below ``pid``, and a python-sat solver loaded in one of them
+    when two are wanted (a spawned child still importing would leave by itself)."""
+    below = descendants(pid)
+    if len(below) < wanted:
+        return False
+    if wanted == 1:
+        return True
+    for child in below:
+        with contextlib.suppress(OSError):
+            if "pysolvers" in Path(f"/proc/{child}/maps").read_text():
+                return True
+    return False
 
 
 def wait_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
@@ -168,6 +185,9 @@ COMMANDS = {
     "solve": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6"],
     "solve-no-limit": lambda t: ["solve", str(t / "hard.cnf")],
     "solve-suite": lambda t: ["solve-suite", str(t / "suite"), str(t / "r"), "--time-limit", "6"],
+    "solve-command": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6",
+                                "--solver-command",
+                                f"{sys.executable} -c 'import time; time.sleep(60)' {{cnf}}"],
 }
 
 
