@@ -72,6 +72,13 @@ def test_every_python_sat_solver_works_or_is_refused_in_one_line(tmp_path, puzzl
         assert result.out.splitlines()[-1] == "v 1 2 3 0" or "s SATISFIABLE" in result.out
 
 
+def test_a_solver_python_sat_cannot_make_is_refused_before_work(tmp_path, puzzlesat):
+    s = suite(tmp_path, SAT_CNF)
+    assert_one_line_error(puzzlesat("solve-suite", s, tmp_path / "r", "--solver", "mgh"),
+                          "minisatgh is not available")
+    assert not (tmp_path / "r").exists()
+
+
 def test_an_earlier_answer_is_not_replaced_by_unknown(tmp_path, puzzlesat):
     """Keep the better one and say so; --overwrite replaces it."""
     s = suite(tmp_path, SAT_CNF, HARD)
