@@ -226,6 +226,8 @@ def _client(solver: str | None, command: str | None):
     from puzzlesat.validate.command import SolverCommand
 
     return "", SolverCommand.parse(command)
+
+
 _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                            default=None, metavar="SECONDS",
                            help="Kill the solver after this many seconds: s UNKNOWN "

@@ -334,7 +334,8 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
         parsed: SolverOutput | MalformedOutput = read_output(output)
     except MalformedOutput as exc:
         parsed = exc
-    verdict = judge(dimacs, parsed, proof, expected, read_witness(witness))
+    unsat = isinstance(parsed, SolverOutput) and parsed.status == "UNSAT"
+    verdict = judge(dimacs, parsed, proof, expected, read_witness(witness) if unsat else None)
     verdict.instance, verdict.output = str(instance), str(output)
     return verdict
 
