@@ -128,3 +128,19 @@ def test_validate_suite_reports_a_checker_failure(planted, tmp_path, puzzlesat, 
     assert result.out.splitlines()[1].startswith(f"CHECKER FAILURE {cnf.name}: stub verified")
     assert result.out.splitlines()[-1] == ("1 instances: 1 WRONG-ANSWER; 1 CHECKER FAILURES "
                                            "(verified proofs of SAT instances)")
+
+
+def test_validate_suite_takes_a_flow_witness_from_witnesses(tmp_path, puzzlesat, monkeypatch):
+    """A published suite's witnesses/<name>.json is the evidence a Flow header lacks."""
+    stub_checker(monkeypatch, True)
+    inst = build("flow", FLOW, seed=2)
+    suite, results = tmp_path / "suite", tmp_path / "results"
+    for folder in (suite / "instances", suite / "witnesses", results):
+        folder.mkdir(parents=True)
+    write_instance(str(suite / "instances" / "f.cnf.xz"), inst.formula, inst.header())
+    (results / "f.cnf.xz.out").write_text("s UNSATISFIABLE\n")
+    (results / "f.cnf.xz.drat").write_text("0\n")
+    assert puzzlesat("validate-suite", suite, results).code == 0  # no witness: a claim
+    (suite / "witnesses" / "f.json").write_text(json.dumps(inst.witness_json()))
+    result = puzzlesat("validate-suite", suite, results)
+    assert result.code == 4 and result.out.splitlines()[1].startswith("CHECKER FAILURE f.cnf.xz")
