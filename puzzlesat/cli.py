@@ -119,7 +119,21 @@ class Seconds(click.ParamType):
         return seconds
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Interrupted(Exception):
+    """A Ctrl-C, carried past click (which would print an empty line first) to :func:`main`."""
+
+
+class PuzzlesatGroup(click.Group):
+    """The top-level group: a KeyboardInterrupt in a command becomes :class:`Interrupted`."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
+
+@click.group(cls=PuzzlesatGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(puzzlesat.__version__, prog_name="puzzlesat")
 def cli():
     """Puzzles to SAT benchmark instances and back."""
@@ -403,8 +417,9 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         click.echo(f"puzzlesat: error: {exc}", err=True)
         code = 2
-    except click.Abort:
-        click.echo("puzzlesat: interrupted", err=True)
+    except (click.Abort, Interrupted):
+        # one line; at a terminal it starts after the echoed ^C
+        click.echo(("\n" if sys.stderr.isatty() else "") + "puzzlesat: interrupted", err=True)
         code = 130
     except BrokenPipeError:
         code = 0
