@@ -6,6 +6,8 @@ and is printed by :func:`main` as one line, ``puzzlesat: error: ...``, with exit
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 
@@ -117,7 +119,21 @@ class Seconds(click.ParamType):
         return seconds
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Interrupted(Exception):
+    """A Ctrl-C, carried past click (which would print an empty line first) to :func:`main`."""
+
+
+class PuzzlesatGroup(click.Group):
+    """The top-level group: a KeyboardInterrupt in a command becomes :class:`Interrupted`."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
+
+@click.group(cls=PuzzlesatGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(puzzlesat.__version__, prog_name="puzzlesat")
 def cli():
     """Puzzles to SAT benchmark instances and back."""
@@ -205,9 +221,27 @@ def verify(directory, jobs, force, executor, scheduler):
         raise click.exceptions.Exit(1)
 
 
-_SOLVER = click.option("--solver", default="cadical195", show_default=True,
+_SOLVER = click.option("--solver", default=None,
                        help="python-sat solver or alias (cadical195, kissat404, glucose4, "
-                            "minisat22, ...).")
+                            "minisat22, ...) [default: cadical195].")
+_SOLVER_COMMAND = click.option(
+    "--solver-command", default=None, metavar="'PROGRAM ARGS'",
+    help="Run an external solver instead (SAT Competition output; no shell), e.g. 'kissat "
+         "--time={timeout} {cnf} {proof}': {cnf} the instance as a temporary plain CNF, "
+         "{proof} where it writes its DRAT proof, {timeout} --time-limit in whole seconds.")
+
+
+def _client(solver: str | None, command: str | None):
+    """(python-sat solver name, parsed --solver-command or None); not both."""
+    if command is None:
+        return solver or "cadical195", None
+    if solver is not None:
+        raise UserError("give --solver or --solver-command, not both")
+    from puzzlesat.validate.command import SolverCommand
+
+    return "", SolverCommand.parse(command)
+
+
 _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                            default=None, metavar="SECONDS",
                            help="Kill the solver after this many seconds: s UNKNOWN "
@@ -217,16 +251,19 @@ _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
 @cli.command()
 @click.argument("instance")
 @_SOLVER
+@_SOLVER_COMMAND
 @_TIME_LIMIT
 @click.option("--proof", default=None, metavar="PATH",
-              help="Write a text DRAT proof (cadical*, glucose*, lingeling, maple*).")
-def solve(instance, solver, time_limit, proof):
-    """Run a reference solver and print SAT Competition output; exit 10 SAT, 20 UNSAT,
-    0 unknown."""
+              help="Write a DRAT proof (python-sat: cadical*, glucose*, lingeling, maple*; a "
+                   "--solver-command with {proof}: as the solver writes it).")
+def solve(instance, solver, solver_command, time_limit, proof):
+    """Run a reference solver (or --solver-command) and print SAT Competition output; exit 10
+    SAT, 20 UNSAT, 0 unknown."""
     from puzzlesat.validate.runner import solve_instance
 
-    result = solve_instance(instance, solver, time_limit, proof)
-    click.echo(result.text(seconds=True), nl=False)
+    solver, command = _client(solver, solver_command)
+    result = solve_instance(instance, solver, time_limit, proof, command)
+    write_stdout(result.output(seconds=True))
     raise click.exceptions.Exit(result.exit_code)
 
 
@@ -234,15 +271,18 @@ def solve(instance, solver, time_limit, proof):
 @click.argument("instance")
 @click.argument("output")
 @click.option("--proof", default=None, metavar="PATH", help="DRAT/DRUP proof of an UNSAT answer.")
+@click.option("--witness", default=None, metavar="PATH",
+              help="The instance's known solution (generate --witness): evidence of SAT.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def validate_command(instance, output, proof, as_json):
+def validate_command(instance, output, proof, witness, as_json):
     """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
-    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken)."""
+    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 the
+    proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
     from puzzlesat.validate.report import validate_files
 
-    verdict = validate_files(instance, output, proof)
+    verdict = validate_files(instance, output, proof, witness=witness)
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 
@@ -253,20 +293,27 @@ def validate_command(instance, output, proof, as_json):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solvers run in parallel.")
 @_SOLVER
+@_SOLVER_COMMAND
 @_TIME_LIMIT
 @click.option("--proof", is_flag=True, help="Also write RESULTS_DIR/<file>.drat proofs.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace earlier SAT/UNSAT answers by UNKNOWN ones too [default: keep them].")
 @_executor_options
-def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof, executor,
-                        scheduler):
-    """Run the reference solver on every instance of a suite: RESULTS_DIR/<file>.out."""
+def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, time_limit, proof,
+                        overwrite, executor, scheduler):
+    """Run the reference solver (or --solver-command) on every instance of a suite:
+    RESULTS_DIR/<file>.out (and <file>.drat)."""
     from puzzlesat.generator.core.executors import make_executor
-    from puzzlesat.validate.runner import solve_suite
+    from puzzlesat.validate.runner import check_client, solve_suite, suite_instances
 
+    solver, command = _client(solver, solver_command)
+    suite_instances(suite_dir)  # usage first: nothing started, no result touched
+    check_client(solver, command, proof, time_limit)
     # local: -j threads, each waiting on its solver's child process
     with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
-        counts = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof,
-                             executor=pool)
-    click.echo(", ".join(f"{n} {status}" for status, n in counts.items()))
+        run = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof,
+                          executor=pool, command=command, overwrite=overwrite)
+    click.echo(run.summary())
 
 
 @cli.command("validate-suite")
@@ -278,8 +325,9 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, time_limit, proof,
               help="Outputs validated in parallel.")
 @_executor_options
 def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
-    """Validate every RESULTS_DIR/<file>.out against the suite; exit 3 if any verdict is
-    WRONG-*/MALFORMED or a decoded puzzle breaks the rules, else 0."""
+    """Validate every RESULTS_DIR/<file>.out against the suite; exit 4 if the proof checker
+    verified a proof of a planted SAT instance, 3 if any verdict is WRONG-*/MALFORMED or a
+    decoded puzzle breaks the rules, else 0."""
     from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.report import suite_exit_code, summary, validate_suite
 
@@ -288,6 +336,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
     for verdict in verdicts:
         if verdict.failed:
             click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")
+        if verdict.checker_failure:
+            click.echo(f"CHECKER FAILURE {verdict.instance}: {verdict.checker_failure}")
     click.echo(summary(verdicts))
     raise click.exceptions.Exit(suite_exit_code(verdicts))
 
@@ -424,12 +474,59 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         click.echo(f"puzzlesat: error: {exc}", err=True)
         code = 2
-    except click.Abort:
-        click.echo("puzzlesat: interrupted", err=True)
+    except (click.Abort, Interrupted):
+        # one line; at a terminal it starts after the echoed ^C
+        click.echo(("\n" if sys.stderr.isatty() else "") + "puzzlesat: interrupted", err=True)
         code = 130
     except BrokenPipeError:
         code = 0
+    except OSError as exc:
+        if not _is_stdout_error(exc):
+            raise
+        code = _stdout_failed(exc)
+    try:  # what is still buffered: a full disk or a file size limit shows only here
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except OSError as exc:
+        code = _stdout_failed(exc)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def write_stdout(data: bytes) -> None:
+    """Write all of ``data`` to stdout, unbuffered, or raise: a partial answer (a full disk, a
+    file size limit) must not pass for a whole one. Python's buffered stdout can lose such an
+    error."""
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):  # captured (tests)
+        click.echo(data, nl=False)
+        return
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise UserError(f"cannot write to stdout: {exc.strerror or exc}") from None
+
+
+def _is_stdout_error(exc: OSError) -> bool:
+    """Whether ``exc`` is a failed write to stdout (click raises it as it is)."""
+    return exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT, errno.EIO) and (
+        exc.filename is None)
+
+
+def _stdout_failed(exc: OSError) -> int:
+    """One line for an answer that could not be written (never an exit code saying it was),
+    and stdout pointed at /dev/null so the interpreter's last flush stays quiet."""
+    click.echo(f"puzzlesat: error: cannot write to stdout: {exc.strerror or exc}", err=True)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 2
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import make_executor
 from puzzlesat.generator.suite import publish_suite, verify_suite
 from puzzlesat.validate.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.command import SolverCommand
 from puzzlesat.validate.report import validate_suite
 from puzzlesat.validate.runner import solve_suite
 
@@ -157,3 +158,19 @@ def test_slots_are_said_not_guessed_from_private_attributes(dask_pool):
         assert executor_slots(threads) == os.cpu_count()
         threads.slots = 7
         assert executor_slots(threads) == 7
+
+
+def test_an_external_solver_and_its_proofs_on_dask(both, dask_pool, tmp_path):
+    """--solver-command runs on Dask workers, and validate-suite checks its proofs there."""
+    import shlex
+
+    from tests.test_solver_command import kissat
+
+    command = SolverCommand.parse(shlex.join([kissat(), "-q", "--no-binary", "{cnf}",
+                                              "{proof}"]))
+    local, _ = both
+    run = solve_suite(local, tmp_path / "dask", progress=False, executor=dask_pool,
+                      command=command, proof=True)
+    assert run.counts == {"SAT": 2, "UNSAT": 1, "UNKNOWN": 0}
+    there = validate_suite(local, tmp_path / "dask", progress=False, executor=dask_pool)
+    assert [v.verdict for v in there] == ["VERIFIED-SAT", "VERIFIED-UNSAT", "VERIFIED-SAT"]

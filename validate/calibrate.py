@@ -46,7 +46,7 @@ from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_file
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
-from puzzlesat.validate.runner import _solve, run_solver, solver_name
+from puzzlesat.validate.runner import _solve, check_solver, kill_running_solvers, run_solver
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")
@@ -105,7 +105,7 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    solvers = [solver_name(s) for s in solvers]
+    solvers = [check_solver(s) for s in solvers]  # runnable here, before any work
     if not solvers:
         raise UserError("--solvers is empty: name at least one solver")
     if time_limit <= 0:
@@ -124,6 +124,9 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
         for index, result in run_tasks(calibrate_one, calls, executor,
                                        slots=jobs if own else None):
             results[index] = result
+    except BaseException:
+        kill_running_solvers()  # a Ctrl-C: the threads waiting on them return now
+        raise
     finally:
         if own and executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)

@@ -14,12 +14,21 @@ WRONG-PROOF        3     UNSAT with a proof the checker rejected
 MALFORMED          3     the output cannot be read, or contradicts itself
 =================  ====  ==============================================================
 
+Exit code 4 (beating 3) is a **checker failure**: the proof checker verified an UNSAT proof
+of an instance whose planted witness satisfies every clause. The solver's verdict is then
+WRONG-ANSWER, and the checker, not the header, is what is wrong (defence in depth: a witness
+that checks is evidence no proof can outweigh).
+
 Exit code 2 is a user's mistake (an unreadable or malformed *instance*, a missing file).
 A verified model is also decoded with the family named in the instance header, and the
 family's ``check`` referees the puzzle rules: a model that satisfies the CNF but breaks the
 puzzle (an encoding bug) is reported and makes the exit code 3. Evidence beats the header: a
 verified model of an instance expected UNSAT (or a verified proof of one expected SAT) keeps
-its VERIFIED verdict and a note says the header is wrong.
+its VERIFIED verdict and a note says the header is wrong — except that an UNSAT claim on
+an instance whose header puzzle yields a witness satisfying the CNF (the family's
+``witness`` encoded by its ``assignment``) is WRONG-ANSWER whatever the proof says. Without
+such a witness (no header puzzle, a family that knows no solution, a witness that fails)
+the expected SAT is a claim, not evidence, and a verified proof beats it.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from puzzlesat.generator.core.dimacs import (
     atomic_write,
     clause_bytes,
     gbd_hash_of_body,
+    read_bytes,
     read_dimacs,
 )
 from puzzlesat.generator.core.errors import UserError
@@ -58,6 +68,8 @@ FAILED = ("WRONG-MODEL", "WRONG-ANSWER", "WRONG-PROOF", "MALFORMED")
 VERDICTS = VERIFIED + UNVERIFIED + FAILED
 #: how many falsified clauses a WRONG-MODEL verdict lists
 SHOWN_FALSIFIED = 5
+#: the exit code of a checker failure: above the solver's failures (3)
+CHECKER_FAILURE_EXIT = 4
 
 
 @dataclass
@@ -92,6 +104,7 @@ class Verdict:
     puzzle_note: str = ""
     notes: list[str] = field(default_factory=list)
     time: float | None = None
+    checker_failure: str = ""  # the proof checker verified a refuted proof (see the module doc)
 
     @property
     def failed(self) -> bool:
@@ -100,12 +113,16 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
+        if self.checker_failure:
+            return CHECKER_FAILURE_EXIT
         if self.failed:
             return 3
         return 0 if self.verdict in VERIFIED else 1
 
     def text(self) -> str:
         lines = [f"{self.verdict} {self.instance}: {self.reason}"]
+        if self.checker_failure:
+            lines.append(f"CHECKER FAILURE: {self.checker_failure}")
         lines += [f"  {note}" for note in self.notes]
         if self.puzzle is not None:
             lines.append(self.puzzle.line())
@@ -123,7 +140,8 @@ class Verdict:
     def to_json(self) -> dict:
         out = {k: getattr(self, k) for k in ("verdict", "reason", "instance", "output", "name",
                                               "claimed", "expected", "expected_from",
-                                              "falsified", "notes", "time")}
+                                              "falsified", "notes", "time",
+                                              "checker_failure")}
         out["exit_code"] = self.exit_code
         out["puzzle"] = None if self.puzzle is None else {
             "family": self.puzzle.family, "encoding": self.puzzle.encoding,
@@ -135,9 +153,11 @@ class Verdict:
 
 # -- one (instance, output) -----------------------------------------------------------------
 def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
-          proof: str | os.PathLike | None = None, expected: str | None = None) -> Verdict:
+          proof: str | os.PathLike | None = None, expected: str | None = None,
+          witness: dict | None = None) -> Verdict:
     """The verdict on one parsed output (or the MalformedOutput it raised) for ``dimacs``.
-    ``expected`` overrides the header's expected result (a suite manifest's)."""
+    ``expected`` overrides the header's expected result (a suite manifest's); ``witness``
+    (a witness file's JSON) is evidence of SAT when it checks."""
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
@@ -151,7 +171,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     if output.status == "SAT":
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
-        verdict = _judge_unsat(dimacs, proof, **base)
+        verdict = _judge_unsat(dimacs, proof, witness, **base)
     else:
         verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
     verdict.notes = notes + verdict.notes
@@ -182,30 +202,76 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     return verdict
 
 
-def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
+def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None, **base) -> Verdict:
     notes = []
+    witness = planted_witness_checks(dimacs, witness_json) if base["expected"] == "SAT" else ""
     if proof is not None:
         from puzzlesat.validate.proof import check_proof_file  # only for UNSAT with a proof
 
         check = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
+        if check.ok and witness:
+            return Verdict("WRONG-ANSWER", f"claims UNSAT, but {witness}", **base,
+                           checker_failure=f"{check.checker} verified the UNSAT proof ("
+                           f"{check.reason}), yet {witness}: the proof checker is unsound")
         if check.ok:
             verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
             if base["expected"] == "SAT":
-                verdict.notes.append(f"the header expects SAT ({base['expected_from']}): this "
-                                     "proof shows the header is wrong")
+                verdict.notes.append(f"the header expects SAT ({base['expected_from']}) "
+                                     "without a witness that checks: this proof shows the "
+                                     "header is wrong")
             return verdict
-        if check.ok is False:
+        if check.ok is False and not witness:
             return Verdict("WRONG-PROOF", f"{check.checker} rejected the proof: {check.reason}",
                            **base)
-        notes.append(f"proof not checked: {check.reason}")
+        notes.append(f"proof rejected by {check.checker}: {check.reason}" if check.ok is False
+                     else f"proof not checked: {check.reason}")
     if base["expected"] == "SAT":
-        return Verdict("WRONG-ANSWER", f"claims UNSAT, but the instance is SAT "
-                                       f"({base['expected_from'] or 'expected'})",
-                       notes=notes, **base)
+        why = witness or f"the instance is SAT ({base['expected_from'] or 'expected'})"
+        return Verdict("WRONG-ANSWER", f"claims UNSAT, but {why}", notes=notes, **base)
     why = "no proof" if proof is None else "proof not checked"
     if base["expected"] == "UNSAT":
         why += f"; consistent with the expected UNSAT ({base['expected_from']})"
     return Verdict("UNSAT-UNCHECKED", why, notes=notes, **base)
+
+
+def planted_witness_checks(dimacs: Dimacs, witness: dict | None = None) -> str:
+    """How the instance is known SAT: "the planted witness satisfies all N clauses" when a
+    known solution of the header's puzzle — ``witness`` (a witness file's JSON, as
+    ``generate --witness`` and ``publish`` write it) or else the family's own ``witness``
+    of the header puzzle (edge-matching, sliding; a Flow header has no solution in it) —
+    encodes (the family's ``assignment``) to a model of every clause; "" without such
+    evidence."""
+    if "family" not in dimacs.header:
+        return ""
+    try:
+        family, puzzle, encoding = puzzle_from_header(dimacs.header)
+        if witness is not None and witness.get("family") == family.NAME:
+            solution = family.solution_from_json(witness["solution"])
+        else:
+            solution = family.witness(puzzle)
+        if solution is None:
+            return ""
+        model = np.asarray(family.assignment(puzzle, encoding, solution), dtype=bool)
+    except (UserError, AttributeError, *_DECODE_ERRORS):  # a damaged witness is no evidence
+        return ""
+    if model.ndim != 1 or model.size != dimacs.num_vars + 1:
+        return ""
+    literals = np.where(model[1:], 1, -1) * np.arange(1, model.size)
+    if falsified_clauses(dimacs.literals, dimacs.num_vars, literals).size:
+        return ""
+    return f"the planted witness satisfies all {dimacs.num_clauses} clauses"
+
+
+def read_witness(path: str | os.PathLike | None) -> dict | None:
+    """A witness file's JSON object, or None when there is none or it does not parse (then
+    the header alone decides; a witness is evidence only when it checks)."""
+    if path is None or not Path(path).is_file():
+        return None
+    try:
+        data = json.loads(read_bytes(path))
+    except (UserError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
@@ -257,8 +323,10 @@ def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
 
 def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    proof: str | os.PathLike | None = None,
-                   expected: str | None = None) -> Verdict:
-    """Read the instance (a malformed one is a UserError) and the output, and judge."""
+                   expected: str | None = None,
+                   witness: str | os.PathLike | None = None) -> Verdict:
+    """Read the instance (a malformed one is a UserError) and the output, and judge;
+    ``witness`` is a witness file (``generate --witness``, a suite's ``witnesses/``)."""
     dimacs = read_dimacs(instance)
     if proof is not None and not Path(proof).exists():
         raise UserError(f"cannot read {proof}: no such file")
@@ -266,7 +334,8 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
         parsed: SolverOutput | MalformedOutput = read_output(output)
     except MalformedOutput as exc:
         parsed = exc
-    verdict = judge(dimacs, parsed, proof, expected)
+    unsat = isinstance(parsed, SolverOutput) and parsed.status == "UNSAT"
+    verdict = judge(dimacs, parsed, proof, expected, read_witness(witness) if unsat else None)
     verdict.instance, verdict.output = str(instance), str(output)
     return verdict
 
@@ -303,15 +372,18 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
 
 
 def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
-    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance."""
+    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
+    with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks."""
     from puzzlesat.validate.runner import output_path
 
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
+    witness = instance.parent.parent / "witnesses" / (instance.name.split(".cnf")[0] + ".json")
     if not out.exists():
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
-            verdict = validate_files(instance, out, drat if drat.exists() else None, expected)
+            verdict = validate_files(instance, out, drat if drat.exists() else None, expected,
+                                     witness)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
     verdict.instance, verdict.output = instance.name, str(out)
@@ -354,9 +426,13 @@ def summary(verdicts: list[Verdict]) -> str:
     counts = [(v, sum(1 for x in verdicts if x.verdict == v)) for v in VERDICTS]
     text = f"{len(verdicts)} instances: " + ", ".join(f"{n} {v}" for v, n in counts if n)
     invalid = sum(1 for x in verdicts if x.puzzle and x.puzzle.problems)
-    return text + (f"; {invalid} decoded solutions break the puzzle rules" if invalid else "")
+    text += f"; {invalid} decoded solutions break the puzzle rules" if invalid else ""
+    unsound = sum(1 for x in verdicts if x.checker_failure)
+    return text + (f"; {unsound} CHECKER FAILURES (verified proofs of SAT instances)"
+                   if unsound else "")
 
 
 def suite_exit_code(verdicts: list[Verdict]) -> int:
-    """0 when no verdict is WRONG-*/MALFORMED and every decoded puzzle is valid, else 3."""
-    return 3 if any(v.failed for v in verdicts) else 0
+    """4 when the proof checker failed on any instance, else 3 when a verdict is
+    WRONG-*/MALFORMED or a decoded puzzle is invalid, else 0."""
+    return max([0] + [v.exit_code for v in verdicts if v.checker_failure or v.failed])

@@ -1,10 +1,15 @@
 """The reference runner: a python-sat solver on an instance, with a time limit, printing SAT
 Competition output (and a DRAT proof on request).
 
-The solver runs in a child process (``forkserver``: safe when the parent has threads, as
+The solver runs in a child process (``spawn``: safe when the parent has threads, as
 ``solve-suite -j N`` does) so that a solver past its time limit can be killed outright — no
-solver needs to support interruption — and answers ``s UNKNOWN``. Without a time limit it
-runs in this process.
+solver needs to support interruption — and answers ``s UNKNOWN``. ``solve`` and
+``solve-suite`` always use a child; :func:`run_solver` without a time limit runs in this
+process. The child is this process's own (not a fork server's), in its own process group (a
+Ctrl-C at the terminal reaches only this process, which kills the child and says
+``interrupted``: python-sat would turn it into an exception in the child), and on Linux it
+dies with this process (``PR_SET_PDEATHSIG``): a ``kill -9`` leaves no solver running, and
+no fork server or resource tracker kept alive by one.
 
 Output: ``c`` lines (solver, time), one ``s`` line, ``v`` lines of at most
 :data:`~puzzlesat.validate.output.MAX_V_LINE` characters covering variables ``1..V`` (variables the
@@ -23,9 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import ctypes
+import functools
 import math
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,7 +45,8 @@ import numpy as np
 
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.output import MAX_V_LINE
+from puzzlesat.validate.command import SolverCommand
+from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
 
 #: solvers whose python-sat bindings can log a DRAT proof (``with_proof=True``)
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
@@ -46,13 +57,37 @@ MAX_TIME_LIMIT = 20 * 24 * 3600.0
 _WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
 
 
+def check_solver(name: str, proof: bool = False) -> str:
+    """The canonical name of a python-sat solver this installation can run (with proofs when
+    ``proof``), or a UserError: checked before any work or any result is touched."""
+    solver = solver_name(name)
+    _runnable(solver)
+    if proof and solver not in PROOF_SOLVERS:
+        raise UserError(f"solver {solver} cannot write proofs in python-sat "
+                        f"(use one of: {', '.join(PROOF_SOLVERS)})")
+    return solver
+
+
+@functools.cache
+def _runnable(solver: str) -> None:
+    """A UserError when python-sat knows the name but cannot make the solver here (e.g.
+    ``cryptosat`` without the ``pycryptosat`` module, ``minisatgh`` in some builds)."""
+    from pysat.solvers import NoSuchSolverError, Solver
+
+    try:
+        Solver(name=solver).delete()
+    except (NoSuchSolverError, ImportError) as exc:
+        raise UserError(f"solver {solver} is not available in this python-sat installation "
+                        f"({type(exc).__name__}: {exc})") from None
+
+
 def solver_name(name: str) -> str:
     """The canonical python-sat name of a solver or one of its aliases (``kissat`` ->
     ``kissat404``), or a UserError listing the choices."""
     from pysat.solvers import SolverNames
 
     for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_") and name in aliases:
+        if not canonical.startswith("_") and (name == canonical or name in aliases):
             return canonical
     known = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
     raise UserError(f"unknown solver {name!r} (python-sat solvers: {', '.join(known)})")
@@ -64,22 +99,32 @@ class SolveResult:
     solver: str
     seconds: float
     model: np.ndarray | None = None  # bool, indexed by variable (index 0 unused)
-    proof: list[str] | None = None
+    proof: list[str] | bytes | None = None  # text lines (python-sat), or a file's bytes
     notes: list[str] = field(default_factory=list)
+    stdout: bytes | None = None  # an external solver's own output, kept as it is
 
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.status]
 
-    def text(self, seconds: bool = False) -> str:
-        """SAT Competition output; with ``seconds`` also a ``c time: S`` line."""
-        lines = [f"c solver: {self.solver}"] + [f"c {note}" for note in self.notes]
+    def output(self, seconds: bool = False) -> bytes:
+        """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
+        solver's stdout follows our ``c`` lines byte for byte."""
+        lines = [f"c solver: {self.solver}"] + [f"c {' '.join(note.split())}"
+                                                for note in self.notes]
         if seconds:
             lines.append(f"c time: {self.seconds:.3f}")
+        if self.stdout is not None:
+            return ("\n".join(lines) + "\n").encode("utf-8", "replace") + self.stdout
         lines.append(f"s {_WORDS[self.status]}")
         if self.model is not None:
             lines += v_lines(self.model)
-        return "\n".join(lines) + "\n"
+        return ("\n".join(lines) + "\n").encode()
+
+    def text(self, seconds: bool = False) -> str:
+        """:meth:`output` as text (bytes an external solver wrote that are not UTF-8 shown
+        as U+FFFD)."""
+        return self.output(seconds).decode("utf-8", "replace")
 
 
 def v_lines(model: np.ndarray) -> list[str]:
@@ -121,7 +166,8 @@ def _solve(source, solver: str, want_proof: bool):
     return ("SAT" if answer else "UNSAT"), model, proof, None
 
 
-def _child(conn, solve, source, solver, want_proof):
+def _child(conn, parent: int, solve, source, solver, want_proof):
+    detach_from_terminal_and_die_with(parent)
     conn.send(solve(source, solver, want_proof))
     conn.close()
 
@@ -132,10 +178,7 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
     python-sat solver. Past ``time_limit`` seconds the child is killed: status UNKNOWN.
     ``solve`` (a picklable function with :func:`_solve`'s signature and result) replaces the
     solver call, e.g. by one that hangs or crashes, to test the limits."""
-    solver = solver_name(solver)
-    if proof and solver not in PROOF_SOLVERS:
-        raise UserError(f"solver {solver} cannot write proofs in python-sat "
-                        f"(use one of: {', '.join(PROOF_SOLVERS)})")
+    solver = check_solver(solver, proof)
     if time_limit is not None and not (math.isfinite(time_limit)
                                        and 0 < time_limit <= MAX_TIME_LIMIT):
         raise UserError(f"--time-limit must be a finite number of seconds in (0, "
@@ -152,21 +195,89 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
     return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
 
 
+#: PR_SET_PDEATHSIG of <linux/prctl.h>
+_PR_SET_PDEATHSIG = 1
+
+
+def detach_from_terminal_and_die_with(parent: int) -> None:
+    """In a solver child: leave the terminal's process group (Ctrl-C is the parent's to
+    handle; SIGINT was blocked by the parent across the start, and is ignored before it is
+    unblocked) and, on Linux, be killed when the parent dies — also when it died already."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.setpgid(0, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with(parent)
+
+
+def die_with(parent: int) -> None:
+    """On Linux, SIGKILL this process when the thread that started it ends (its process
+    dies); exit at once if ``parent`` is gone already. Elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+
+@contextlib.contextmanager
+def sigint_blocked():
+    """SIGINT held back in this thread (a Ctrl-C arrives right after): a child started
+    meanwhile inherits the blocked mask, so it cannot be interrupted before it leaves the
+    terminal's process group."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+#: the solver children running now (killed when the run is interrupted)
+_RUNNING: set = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def running(child):
+    """Register ``child`` (anything with ``kill()``: a multiprocessing Process, a Popen) as a
+    running solver for :func:`kill_running_solvers` while the block runs."""
+    with _RUNNING_LOCK:
+        _RUNNING.add(child)
+    try:
+        yield child
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(child)
+
+
+def kill_running_solvers() -> None:
+    """Kill every solver child this process runs now (an interrupted suite run: the threads
+    waiting on them then return at once, instead of at the time limit)."""
+    with _RUNNING_LOCK:
+        for child in list(_RUNNING):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                child.kill()
+
+
 def _solve_in_child(solve, source, solver, proof, time_limit):
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, solve, source, solver, proof), daemon=True)
-    child.start()
+    child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source, solver, proof),
+                        daemon=True)
+    with sigint_blocked():
+        child.start()
     send.close()
     try:
-        if receive.poll(time_limit):
-            try:
-                return (*receive.recv(), [])
-            except EOFError:  # the child died without answering (crash, out of memory)
-                child.join()
-                return "UNKNOWN", None, None, None, [f"solver process died "
-                                                     f"(exit code {child.exitcode})"]
-        return "UNKNOWN", None, None, None, [f"time limit of {time_limit:g} s reached"]
+        with running(child):
+            if receive.poll(time_limit):
+                try:
+                    return (*receive.recv(), [])
+                except EOFError:  # the child died without answering (crash, out of memory)
+                    child.join()
+                    return "UNKNOWN", None, None, None, [f"solver process died "
+                                                         f"(exit code {child.exitcode})"]
+            return "UNKNOWN", None, None, None, [f"time limit of {time_limit:g} s reached"]
     finally:
         if child.is_alive():
             child.kill()
@@ -174,12 +285,15 @@ def _solve_in_child(solve, source, solver, proof, time_limit):
         receive.close()
 
 
-def write_proof(path: str | os.PathLike, lines: list[str] | None) -> None:
-    """Text DRAT, one step per line; nothing at all when there is no proof (SAT, UNKNOWN), so
-    no empty file stands for a proof that does not exist."""
-    if lines is None:
+def write_proof(path: str | os.PathLike, proof: list[str] | bytes | None) -> None:
+    """The proof as it came (an external solver's bytes, text or binary DRAT), or python-sat's
+    text DRAT one step per line; nothing at all when there is no proof (SAT, UNKNOWN), so no
+    empty file stands for a proof that does not exist."""
+    if proof is None:
         return
-    atomic_write(path, "".join(line + "\n" for line in lines).encode("ascii"))
+    if not isinstance(proof, bytes):
+        proof = "".join(line + "\n" for line in proof).encode("ascii")
+    atomic_write(path, proof)
 
 
 # -- suites -----------------------------------------------------------------------------
@@ -216,47 +330,120 @@ def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".
 
 
 def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool,
-              solve=_solve) -> SolveResult:
-    """One instance of a suite run, always in a killable child; a damaged instance gives
-    UNKNOWN with the error as a note, so the run goes on."""
+              solve=_solve, command: SolverCommand | None = None) -> SolveResult:
+    """One instance of a suite run, always in a killable child (a python-sat solver, or
+    ``command``); a damaged instance gives UNKNOWN with the error as a note, so the run goes
+    on."""
     try:
+        if command is not None:
+            return run_command_result(command, instance, time_limit or _NO_LIMIT, proof)
         return run_solver(instance, solver, time_limit or _NO_LIMIT, proof, solve)
     except UserError as exc:
-        return SolveResult("UNKNOWN", solver, 0.0, notes=[f"error: {exc}"])
+        return SolveResult("UNKNOWN", command.name if command else solver, 0.0,
+                           notes=[f"error: {exc}"])
+
+
+def run_command_result(command: SolverCommand, instance, time_limit: float,
+                       proof: bool) -> SolveResult:
+    """:func:`~puzzlesat.validate.command.run_command` as a :class:`SolveResult`."""
+    from puzzlesat.validate.command import run_command
+
+    run = run_command(command, instance, time_limit, proof)
+    return SolveResult(run.status, command.name, run.seconds, proof=run.proof,
+                       notes=[f"command: {command.template}"] + run.notes, stdout=run.stdout)
+
+
+def check_client(solver: str, command: SolverCommand | None, proof: bool,
+                 time_limit: float | None) -> str:
+    """Check the solver (or the command) and the options before any work: the canonical
+    solver name (or the command's program name), else a UserError."""
+    if time_limit is not None and not (math.isfinite(time_limit)
+                                       and 0 < time_limit <= MAX_TIME_LIMIT):
+        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
+                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
+    if command is None:
+        return check_solver(solver, proof)
+    command.check(time_limit)
+    if proof and not command.uses("proof"):
+        raise UserError("--proof needs {proof} in --solver-command (where the solver writes "
+                        "its proof)")
+    return command.name
+
+
+@dataclass
+class SuiteRun:
+    """What ``solve-suite`` did: the count of each status written, and the instances whose
+    earlier answer (SAT/UNSAT) was kept over a new UNKNOWN."""
+
+    counts: dict[str, int]
+    kept: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = ", ".join(f"{n} {status}" for status, n in self.counts.items())
+        if self.kept:
+            text += (f"; kept {len(self.kept)} earlier answers over UNKNOWN (--overwrite "
+                     f"replaces them): {', '.join(self.kept)}")
+        return text
+
+
+def earlier_answer(path: Path) -> str | None:
+    """SAT or UNSAT when ``path`` holds an answer that reads; None otherwise."""
+    from puzzlesat.validate.output import read_output
+
+    if not path.is_file():
+        return None
+    try:
+        status = read_output(path).status
+    except (UserError, MalformedOutput):
+        return None
+    return status if status in ("SAT", "UNSAT") else None
 
 
 def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195",
                 time_limit: float | None = None, proof: bool = False,
-                progress: bool = True, executor=None) -> dict[str, int]:
-    """Run the reference solver on every instance of a suite, writing
+                progress: bool = True, executor=None, command: SolverCommand | None = None,
+                overwrite: bool = False) -> SuiteRun:
+    """Run the reference solver (or ``command``) on every instance of a suite, writing
     ``RESULTS_DIR/<file>.out`` (with a ``c time:`` line) and ``<file>.drat`` when asked.
-    Returns the count of each status. ``executor`` (any concurrent.futures Executor, e.g.
-    Dask's) runs the solves; by default ``jobs`` threads, each waiting on a child process."""
+    An earlier SAT/UNSAT answer is never replaced by UNKNOWN unless ``overwrite`` (it is kept
+    and listed). Usage is checked before any result is touched. ``executor`` (any
+    concurrent.futures Executor, e.g. Dask's) runs the solves; by default ``jobs`` threads,
+    each waiting on a child process."""
     from tqdm import tqdm
 
     from puzzlesat.generator.core.executors import run_tasks
 
     instances = suite_instances(suite_dir)
-    solver = solver_name(solver)
+    solver = check_client(solver, command, proof, time_limit)
     if jobs < 1:
         raise UserError(f"-j must be at least 1, got {jobs}")
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
-    counts = dict.fromkeys(EXIT_CODES, 0)
-    calls = [(instance, solver, time_limit, proof) for instance in instances]
+    run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
+    calls = [(instance, solver, time_limit, proof, _solve, command) for instance in instances]
     own = executor is None
     with contextlib.ExitStack() as stack:
         if own:
             executor = stack.enter_context(ThreadPoolExecutor(max_workers=jobs))
-        for index, result in tqdm(run_tasks(solve_one, calls, executor,
-                                            slots=jobs if own else None), total=len(calls),
-                                  unit="instance", desc="solving", disable=not progress):
-            instance = instances[index]
-            atomic_write(output_path(results_dir, instance), result.text(seconds=True).encode())
-            if proof:
-                write_proof(output_path(results_dir, instance, ".drat"), result.proof)
-            counts[result.status] += 1
-    return counts
+        try:
+            for index, result in tqdm(run_tasks(solve_one, calls, executor,
+                                                slots=jobs if own else None),
+                                      total=len(calls), unit="instance", desc="solving",
+                                      disable=not progress):
+                instance = instances[index]
+                out = output_path(results_dir, instance)
+                if (result.status == "UNKNOWN" and not overwrite
+                        and earlier_answer(out) is not None):
+                    run.kept.append(instance.name)
+                    continue
+                atomic_write(out, result.output(seconds=True))
+                if proof:
+                    write_proof(output_path(results_dir, instance, ".drat"), result.proof)
+                run.counts[result.status] += 1
+        except BaseException:
+            kill_running_solvers()  # the threads waiting on them return now, not at the limit
+            raise
+    return run
 
 
 #: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
@@ -265,9 +452,17 @@ _NO_LIMIT = MAX_TIME_LIMIT
 
 
 def solve_instance(instance, solver: str = "cadical195", time_limit: float | None = None,
-                   proof_path: str | os.PathLike | None = None) -> SolveResult:
-    """``puzzlesat solve``: :func:`run_solver` on a file, writing the proof when asked."""
-    result = run_solver(instance, solver, time_limit, proof=proof_path is not None)
+                   proof_path: str | os.PathLike | None = None,
+                   command: SolverCommand | None = None) -> SolveResult:
+    """``puzzlesat solve``: one run in a killable child (a python-sat solver, or
+    ``command``), writing the proof when asked."""
+    check_client(solver, command, proof_path is not None, time_limit)
+    if command is not None:
+        result = run_command_result(command, instance, time_limit or _NO_LIMIT,
+                                    proof_path is not None)
+    else:
+        result = run_solver(instance, solver, time_limit or _NO_LIMIT,
+                            proof=proof_path is not None)
     if proof_path is not None:
         write_proof(proof_path, result.proof)
     return result

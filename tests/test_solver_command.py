@@ -1,0 +1,222 @@
+"""An external solver as the client (issue 20): ``--solver-command`` on ``solve`` and
+``solve-suite``, with a fake solver written here (answers, time-outs, crashes, garbage, a
+child left behind, stderr) and the real Kissat binary of ``passagemath-kissat`` when it is
+installed (binary DRAT by default, text with ``--no-binary``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shlex
+import shutil
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+from conftest import assert_one_line_error
+from pysat.examples.genhard import PHP
+from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, alive, suite
+
+from puzzlesat.generator.core.dimacs import compress, write_instance
+from puzzlesat.generator.instance import build
+
+FAKE = r'''
+import os, sys, time
+mode, cnf = sys.argv[1], sys.argv[2]
+proof = sys.argv[3] if len(sys.argv) > 3 else None
+first = open(cnf, "rb").readline().decode().strip()
+print(f"c fake solver read {cnf}: {first}", flush=True)
+print("s UNSATISFIABLE: this is stderr", file=sys.stderr, flush=True)
+if mode == "sat":
+    print("s SATISFIABLE\nv 1 2 3 0")
+    sys.exit(10)
+if mode == "unsat":
+    if proof:
+        open(proof, "w").write("1 0\n0\n")
+    print("s UNSATISFIABLE")
+    sys.exit(20)
+if mode == "wrong-exit":
+    print("s SATISFIABLE\nv 1 2 3 0")
+    sys.exit(20)
+if mode == "crash":
+    print("s SATISFIABLE\nv 1", flush=True)
+    os.abort()
+if mode == "garbage":
+    sys.stdout.buffer.write(b"\xff\xfe hello\n")
+    sys.exit(0)
+if mode == "sleep":  # and a grandchild in the same process group
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(1000)
+    open(sys.argv[3], "w").write(str(pid))
+    time.sleep(1000)
+'''
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """A --solver-command running the fake solver in MODE: fake(mode, *more words)."""
+    script = tmp_path / "fake_solver.py"
+    script.write_text(FAKE)
+
+    def command(mode: str, *more: str) -> str:
+        return shlex.join([sys.executable, str(script), mode, "{cnf}", *more])
+
+    return command
+
+
+def kissat() -> str:
+    """The Kissat binary of passagemath-kissat, or one on PATH; else skip."""
+    bundled = Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
+    found = str(bundled) if bundled.is_file() else shutil.which("kissat")
+    if not found:
+        pytest.skip("no kissat binary (pip install passagemath-kissat)")
+    return found
+
+
+def test_an_answer_read_from_a_plain_temporary_cnf(tmp_path, puzzlesat, fake):
+    (tmp_path / "s.cnf.xz").write_bytes(compress(SAT_CNF, "xz"))
+    result = puzzlesat("solve", tmp_path / "s.cnf.xz", "--solver-command", fake("sat"))
+    assert result.code == 10, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == f"c solver: {Path(sys.executable).name}"
+    assert lines[1] == f"c command: {fake('sat')}"
+    assert lines[2].startswith("c time: ")
+    read = lines[3]
+    assert read.endswith(": p cnf 3 2")  # decompressed
+    assert lines[4:] == ["s SATISFIABLE", "v 1 2 3 0"]  # stdout as it is, stderr apart
+    assert "stderr" not in result.out
+    temporary = Path(read.split(" read ")[1].rsplit(":", 2)[0])
+    assert not temporary.exists() and not temporary.parent.exists()
+    (tmp_path / "s.out").write_text(result.out)
+    assert puzzlesat("validate", tmp_path / "s.cnf.xz", tmp_path / "s.out").code == 0
+
+
+def test_the_time_limit_kills_the_whole_process_group(tmp_path, puzzlesat, fake):
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    pid_file = tmp_path / "child.pid"
+    start = time.monotonic()
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "1",
+                       "--solver-command", fake("sleep", str(pid_file)))
+    assert time.monotonic() - start < 10
+    assert result.code == 0
+    assert result.out.splitlines()[-2:] == [
+        "c time limit of 1 s reached: the solver was killed", "s UNKNOWN"] or \
+        result.out.splitlines()[-1] == "s UNKNOWN"
+    assert "c time limit of 1 s reached: the solver was killed" in result.out
+    assert alive({int(pid_file.read_text())}) == set()
+
+
+@pytest.mark.parametrize("mode, note", [
+    ("crash", "c solver killed by SIGABRT (stderr: s UNSATISFIABLE: this is stderr)"),
+    ("garbage", "c the output does not parse: not ASCII text (byte 0xff at offset "),
+])
+def test_crashes_and_garbage_are_kept_for_the_validator(tmp_path, puzzlesat, fake, mode, note):
+    suite_dir = suite(tmp_path, SAT_CNF)
+    run = puzzlesat("solve-suite", suite_dir, tmp_path / "r", "--solver-command", fake(mode))
+    assert run.code == 0 and run.out.strip() == "0 SAT, 0 UNSAT, 1 UNKNOWN"
+    out = (tmp_path / "r" / "i0.cnf.xz.out").read_bytes()
+    assert any(line.startswith(note.encode()) for line in out.splitlines()), out
+    assert out.endswith({"crash": b"s SATISFIABLE\nv 1\n", "garbage": b"\xff\xfe hello\n"}[mode])
+    checked = puzzlesat("validate-suite", suite_dir, tmp_path / "r")
+    assert checked.code == 3 and checked.out.startswith("MALFORMED i0.cnf.xz: ")
+
+
+def test_an_exit_code_that_disagrees_is_noted(tmp_path, puzzlesat, fake):
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", fake("wrong-exit"))
+    assert result.code == 10
+    assert "c exit code 20 disagrees with the s line (SAT)" in result.out.splitlines()
+
+
+def test_proofs_of_a_suite_are_checked_in_parallel(tmp_path, puzzlesat, fake):
+    suite_dir, results = suite(tmp_path, UNSAT_CNF, SAT_CNF, UNSAT_CNF), tmp_path / "r"
+    run = puzzlesat("solve-suite", suite_dir, results, "-j", "2", "--proof",
+                    "--solver-command", fake("unsat", "{proof}"))
+    assert run.code == 0 and run.out.strip() == "0 SAT, 3 UNSAT, 0 UNKNOWN"
+    assert (results / "i0.cnf.xz.drat").read_bytes() == b"1 0\n0\n"
+    checked = puzzlesat("validate-suite", suite_dir, results, "-j", "2", "-o", tmp_path / "v.csv")
+    rows = [(r["instance"], r["verdict"]) for r in csv.DictReader(open(tmp_path / "v.csv"))]
+    assert rows[0] == ("i0.cnf.xz", "VERIFIED-UNSAT") and rows[2] == ("i2.cnf.xz", "VERIFIED-UNSAT")
+    assert rows[1][1] == "WRONG-PROOF"  # the fake's proof does not refute a SAT formula
+    assert checked.code == 3
+
+
+def test_a_proof_placeholder_without_proof_is_discarded(tmp_path, puzzlesat, fake):
+    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
+    result = puzzlesat("solve", tmp_path / "u.cnf", "--solver-command", fake("unsat", "{proof}"))
+    assert result.code == 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake_solver.py", "u.cnf"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--solver-command", "kissat {cnf} {prof}"), "unknown placeholder {prof}"),
+    (("--solver-command", "kissat in.cnf"), "must name the instance file: {cnf}"),
+    (("--solver-command", "kissat '{cnf}"), "No closing quotation"),
+    (("--solver-command", "kissat {cnf"), "unbalanced brace"),
+    (("--solver-command", ""), "--solver-command is empty"),
+    (("--solver-command", "sh --time={timeout} {cnf}"), "uses {timeout}: give --time-limit"),
+    (("--solver-command", "sh {cnf}", "--solver", "minisat22"), "not both"),
+    (("--solver-command", "./nowhere/kissat {cnf}"), "not an executable program"),
+])
+def test_solver_command_usage_errors(tmp_path, puzzlesat, args, fragment):
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    assert_one_line_error(puzzlesat("solve", tmp_path / "s.cnf", *args), fragment)
+
+
+def test_literal_braces_and_no_shell(tmp_path, puzzlesat):
+    """Words reach the program as they are: no globbing, no $(...), {{ }} are braces."""
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    echo = shlex.join([sys.executable, "-c", "import sys; print('c', sys.argv[1:]); "
+                       "print('s UNKNOWN')", "{{x}}", "$(touch pwned)", "*", "{cnf}"])
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", echo)
+    assert result.code == 0
+    said = next(line for line in result.out.splitlines() if line.startswith("c ['"))
+    assert said.startswith("c ['{x}', '$(touch pwned)', '*', '/")
+    assert not Path("pwned").exists() and not (tmp_path / "pwned").exists()
+
+
+# -- the real Kissat binary ---------------------------------------------------------------------
+def test_kissat_binary_and_text_proofs_through_a_suite(tmp_path, puzzlesat):
+    binary = kissat()
+    inst = build("edge-matching", {"rows": 3, "cols": 3, "border_colors": 2,
+                                   "center_colors": 2}, seed=1)
+    php = PHP(6)  # a few thousand proof steps
+    php_cnf = (f"p cnf {php.nv} {len(php.clauses)}\n" + "".join(
+        " ".join(map(str, c + [0])) + "\n" for c in php.clauses)).encode()
+    suite_dir = suite(tmp_path, UNSAT_CNF, php_cnf)
+    write_instance(str(suite_dir / "instances" / "e.cnf.xz"), inst.formula, inst.header())
+    for flag, results in (("", "binary"), ("--no-binary", "text")):
+        command = shlex.join([binary, "-q", "--time={timeout}", *filter(None, [flag]),
+                              "{cnf}", "{proof}"])
+        run = puzzlesat("solve-suite", suite_dir, tmp_path / results, "-j", "2", "--proof",
+                        "--time-limit", "30", "--solver-command", command)
+        assert run.code == 0 and run.out.strip() == "1 SAT, 2 UNSAT, 0 UNKNOWN", run.out
+    binary_proof = (tmp_path / "binary" / "i0.cnf.xz.drat").read_bytes()
+    assert binary_proof[:1] == b"a" and b"\0" in binary_proof  # Kissat's default: binary
+    assert (tmp_path / "text" / "i0.cnf.xz.drat").read_bytes().endswith(b"0\n")
+    checked = puzzlesat("validate-suite", suite_dir, tmp_path / "text", "-j", "2",
+                        "-o", tmp_path / "text.json")
+    assert checked.code == 0
+    verdicts = {v["instance"]: v for v in json.loads((tmp_path / "text.json").read_text())}
+    assert verdicts["e.cnf.xz"]["verdict"] == "VERIFIED-SAT"
+    assert verdicts["e.cnf.xz"]["puzzle"]["valid"] is True
+    assert {verdicts[i]["verdict"] for i in ("i0.cnf.xz", "i1.cnf.xz")} == {"VERIFIED-UNSAT"}
+    # binary DRAT: verified by a checker that reads it, else left unchecked, never rejected
+    checked = puzzlesat("validate-suite", suite_dir, tmp_path / "binary", "-j", "2",
+                        "-o", tmp_path / "binary.json")
+    verdicts = {v["instance"]: v for v in json.loads((tmp_path / "binary.json").read_text())}
+    for name in ("i0.cnf.xz", "i1.cnf.xz"):
+        assert verdicts[name]["verdict"] in ("VERIFIED-UNSAT", "UNSAT-UNCHECKED"), verdicts[name]
+
+
+def test_kissat_killed_at_the_time_limit(tmp_path, puzzlesat):
+    binary = kissat()
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    start = time.monotonic()
+    result = puzzlesat("solve", tmp_path / "hard.cnf", "--time-limit", "1",
+                       "--solver-command", shlex.join([binary, "-q", "{cnf}"]))
+    assert time.monotonic() - start < 5
+    assert result.code == 0 and result.out.splitlines()[-1] == "s UNKNOWN"

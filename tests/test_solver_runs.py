@@ -1,0 +1,239 @@
+"""Solver runs as a careless user makes them (issue 22): usage refused before any result is
+touched, no earlier answer lost, a failed write of the answer, Ctrl-C and kill -9 leaving no
+process, every python-sat solver name either working or refused in one line."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import assert_one_line_error
+from pysat.examples.genhard import PHP
+from pysat.solvers import SolverNames
+
+from puzzlesat.generator.core.dimacs import compress
+
+SAT_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
+UNSAT_CNF = b"p cnf 2 4\n1 2 0\n1 -2 0\n-1 2 0\n-1 -2 0\n"
+HARD = (f"p cnf {PHP(11).nv} {len(PHP(11).clauses)}\n" + "".join(
+    " ".join(map(str, c + [0])) + "\n" for c in PHP(11).clauses)).encode()
+PUZZLESAT = [sys.executable, "-m", "puzzlesat"]
+linux_only = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+
+
+def suite(root: Path, *bodies: bytes) -> Path:
+    (root / "suite" / "instances").mkdir(parents=True)
+    for i, body in enumerate(bodies):
+        (root / "suite" / "instances" / f"i{i}.cnf.xz").write_bytes(compress(body, "xz"))
+    return root / "suite"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# -- usage before results -------------------------------------------------------------------
+@pytest.mark.parametrize("args, fragment", [
+    (("--solver", "kissat404", "--proof"), "kissat404 cannot write proofs"),
+    (("--solver", "nonesuch"), "unknown solver 'nonesuch'"),
+    pytest.param(("--solver", "cms"), "cryptosat is not available",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("pycryptosat") is not None,
+                                          reason="pycryptosat is installed")),
+    (("--solver-command", "true {cnf}", "--proof"), "--proof needs {proof}"),
+    (("--solver-command", "no-such-solver-here {cnf}"), "not an executable program"),
+])
+def test_solve_suite_refuses_usage_before_touching_results(tmp_path, puzzlesat, args, fragment):
+    """A solver without proofs, or an unknown one, replaced every earlier .out by UNKNOWN."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "i0.cnf.xz.out").write_text("s SATISFIABLE\nv 1 2 3 0\n")
+    before = tree(results)
+    assert_one_line_error(puzzlesat("solve-suite", suite(tmp_path, SAT_CNF), results, *args),
+                          fragment)
+    assert tree(results) == before
+    assert not (tmp_path / "fresh").exists()
+    puzzlesat("solve-suite", tmp_path / "suite", tmp_path / "fresh", *args)
+    assert not (tmp_path / "fresh").exists()
+
+
+@pytest.mark.parametrize("solver", sorted(k for k in vars(SolverNames) if not k.startswith("_")))
+def test_every_python_sat_solver_works_or_is_refused_in_one_line(tmp_path, puzzlesat, solver):
+    """--solver cms and --solver mgh gave tracebacks."""
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver", solver)
+    if result.code == 2:
+        assert_one_line_error(result, f"solver {solver} is not available")
+    else:
+        assert result.code == 10 and "Traceback" not in result.err, result.err
+        assert result.out.splitlines()[-1] == "v 1 2 3 0" or "s SATISFIABLE" in result.out
+
+
+def test_a_solver_python_sat_cannot_make_is_refused_before_work(tmp_path, puzzlesat):
+    from pysat.solvers import NoSuchSolverError, Solver
+
+    try:
+        Solver(name="minisatgh").delete()
+        pytest.skip("this python-sat build can make minisatgh")
+    except NoSuchSolverError:
+        pass
+    s = suite(tmp_path, SAT_CNF)
+    assert_one_line_error(puzzlesat("solve-suite", s, tmp_path / "r", "--solver", "mgh"),
+                          "minisatgh is not available")
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_earlier_answer_is_not_replaced_by_unknown(tmp_path, puzzlesat):
+    """Keep the better one and say so; --overwrite replaces it."""
+    s = suite(tmp_path, SAT_CNF, HARD)
+    results = tmp_path / "results"
+    results.mkdir()
+    answer = b"c earlier run\ns UNSATISFIABLE\n"
+    (results / "i1.cnf.xz.out").write_bytes(answer)
+    (results / "i1.cnf.xz.drat").write_bytes(b"0\n")
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "0.5", "--proof")
+    assert run.code == 0
+    assert run.out.strip() == ("1 SAT, 0 UNSAT, 0 UNKNOWN; kept 1 earlier answers over UNKNOWN "
+                               "(--overwrite replaces them): i1.cnf.xz")
+    assert (results / "i1.cnf.xz.out").read_bytes() == answer
+    assert (results / "i1.cnf.xz.drat").read_bytes() == b"0\n"
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "0.5", "--overwrite")
+    assert run.out.strip() == "1 SAT, 0 UNSAT, 1 UNKNOWN"
+    assert (results / "i1.cnf.xz.out").read_text().splitlines()[-1] == "s UNKNOWN"
+
+
+# -- a failed write of the answer ------------------------------------------------------------
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE")
+def test_a_file_size_limit_on_the_answer_fails_loudly(tmp_path):
+    """(ulimit -f 1; puzzlesat solve f.cnf > ans.out) exited 10 with a truncated answer."""
+    import resource
+
+    (tmp_path / "w.cnf").write_bytes(b"p cnf 5000 1\n-1 0\n")  # ~29 kB of v lines
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    with open(tmp_path / "ans.out", "wb") as out:
+        run = subprocess.run([*PUZZLESAT, "solve", str(tmp_path / "w.cnf")], stdout=out,
+                             stderr=subprocess.PIPE, preexec_fn=limit, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.decode().splitlines() == ["puzzlesat: error: cannot write to stdout: "
+                                                "File too large"]
+
+
+# -- signals and orphans -----------------------------------------------------------------------
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children of children too), from /proc."""
+    found, todo = set(), [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            try:
+                children = {int(c) for c in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo += list(children - found)
+            found |= children
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that still run (a zombie waits only to be reaped)."""
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def start(tmp_path: Path, *args: str) -> subprocess.Popen:
+    """puzzlesat in its own session, SIGINT at its default (as at a terminal), waiting until
+    its solver runs (python-sat: a resource tracker and the solver child; a command: the
+    solver)."""
+    wanted = 1 if "--solver-command" in args else 2
+    process = subprocess.Popen([*PUZZLESAT, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while not solving(process.pid, wanted) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    return process
+
+
+def solving(pid: int, wanted: int) -> bool:
+    """``wanted`` processes below ``pid``, and a python-sat solver loaded in one of them
+    when two are wanted (a spawned child still importing would leave by itself)."""
+    below = descendants(pid)
+    if len(below) < wanted:
+        return False
+    if wanted == 1:
+        return True
+    for child in below:
+        with contextlib.suppress(OSError):
+            if "pysolvers" in Path(f"/proc/{child}/maps").read_text():
+                return True
+    return False
+
+
+def wait_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
+    """Those of ``pids`` still running after ``seconds``; killed then (a failing test leaves
+    no solver behind either)."""
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = alive(pids)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+COMMANDS = {
+    "solve": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6"],
+    "solve-no-limit": lambda t: ["solve", str(t / "hard.cnf")],
+    "solve-suite": lambda t: ["solve-suite", str(t / "suite"), str(t / "r"), "--time-limit", "6"],
+    "solve-command": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6",
+                                "--solver-command",
+                                f"{sys.executable} -c 'import time; time.sleep(60)' {{cnf}}"],
+}
+
+
+@linux_only
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_kill_9_leaves_no_process(tmp_path, command):
+    """kill -9 left the fork server, the resource tracker and the solver running 12 s later."""
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD)
+    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    below = descendants(process.pid)
+    assert below, "no solver child started"
+    process.kill()
+    process.wait()
+    assert wait_gone(below) == set()
+
+
+@linux_only
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
+    """Ctrl-C printed python-sat's 'Caught keyboard interrupt' or a child's traceback."""
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD)
+    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    below = descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)  # what the terminal does
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130
+    lines = [line for line in err.decode().replace("\r", "\n").splitlines()
+             if not line.startswith("solving:")]  # tqdm's progress line
+    assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
+    assert wait_gone(below) == set()

@@ -1,0 +1,230 @@
+"""An external solver as the client: a command line run on an instance, SAT Competition style.
+
+``--solver-command 'kissat --time={timeout} {cnf} {proof}'`` is split like a shell would
+(:func:`shlex.split`) but run without one: no expansion, no redirection, no injection
+through a file name. Placeholders, each a whole word or inside one:
+
+* ``{cnf}`` (required): the instance decompressed to a temporary plain DIMACS file,
+  removed afterwards (solvers read plain CNF; many cannot read ``.xz``);
+* ``{proof}``: where the solver writes its DRAT proof (text or binary); kept when the
+  answer is UNSAT and a proof was asked for, else discarded;
+* ``{timeout}``: the time limit in whole seconds (rounded up), for solvers that stop
+  themselves; the limit is enforced here anyway;
+* ``{{`` and ``}}``: literal braces.
+
+The solver runs in a new session (its own process group), with no stdin; its stdout is the
+answer (the ``.out``, kept byte for byte after a few ``c`` lines of ours), its stderr is kept
+apart (its last line is noted when the solver fails). Past the time limit the whole process
+group is killed (a script's children too) and the answer is ``s UNKNOWN``; the group is
+killed as well when the solver ends, or when this process is interrupted, and on Linux the
+solver dies with this process (a ``kill -9`` of puzzlesat leaves no solver behind).
+
+The status is read from the ``s`` line (:func:`~puzzlesat.validate.output.parse_output`);
+output that does not parse is kept as it is, for ``validate`` to call MALFORMED, with the
+status UNKNOWN. The exit code (10/20) is only noted when it disagrees with the ``s`` line.
+
+>>> SolverCommand.parse("kissat -q --time={timeout} {cnf} {proof}").words
+('kissat', '-q', '--time={timeout}', '{cnf}', '{proof}')
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from puzzlesat.generator.core.dimacs import read_bytes
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate.output import MalformedOutput, parse_output
+
+PLACEHOLDERS = ("cnf", "proof", "timeout")
+#: a solver's stdout beyond this is not an answer worth reading (a model of 10^8 variables
+#: fits in about 1 GB)
+MAX_OUTPUT = 1 << 30
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+_STATUS_EXIT = {"SAT": 10, "UNSAT": 20}
+
+
+@dataclass(frozen=True)
+class SolverCommand:
+    """A parsed ``--solver-command``: its words, with placeholders still in them."""
+
+    template: str
+    words: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, template: str) -> SolverCommand:
+        """Split and check the template: a UserError for unbalanced quotes or braces, an
+        unknown placeholder, no ``{cnf}``, or an empty command."""
+        try:
+            words = tuple(shlex.split(template))
+        except ValueError as exc:
+            raise UserError(f"--solver-command {template!r}: {exc}") from None
+        if not words:
+            raise UserError("--solver-command is empty")
+        command = cls(template, words)
+        for word in words:
+            for match in _FIELD.finditer(word):
+                if match.group(0) in ("{", "}"):
+                    raise UserError(f"--solver-command: unbalanced brace in {word!r} (write "
+                                    "{{ or }} for a literal one)")
+                name = match.group(1)
+                if name is not None and name not in PLACEHOLDERS:
+                    raise UserError(f"--solver-command: unknown placeholder {{{name}}} (known: "
+                                    + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS) + ")")
+        if not command.uses("cnf"):
+            raise UserError("--solver-command must name the instance file: {cnf}")
+        return command
+
+    def uses(self, placeholder: str) -> bool:
+        return any(m.group(1) == placeholder for w in self.words for m in _FIELD.finditer(w))
+
+    @property
+    def name(self) -> str:
+        """The program's name, for the ``c solver:`` line."""
+        return os.path.basename(self.words[0])
+
+    def check(self, time_limit: float | None) -> None:
+        """A UserError when the program cannot be found or ``{timeout}`` has no limit."""
+        if self.uses("timeout") and time_limit is None:
+            raise UserError("--solver-command uses {timeout}: give --time-limit")
+        program = self.words[0]
+        found = shutil.which(program) if os.sep not in program else (
+            program if os.access(program, os.X_OK) and os.path.isfile(program) else None)
+        if found is None:
+            raise UserError(f"--solver-command: {program!r} is not an executable program"
+                            + ("" if os.sep in program else " on PATH"))
+
+    def argv(self, cnf: str, proof: str, timeout: str) -> list[str]:
+        """The words with the placeholders filled in."""
+        values = {"cnf": cnf, "proof": proof, "timeout": timeout, None: None}
+
+        def fill(match: re.Match) -> str:
+            text = match.group(0)
+            if text in ("{{", "}}"):
+                return text[0]
+            return values[match.group(1)]
+
+        return [_FIELD.sub(fill, word) for word in self.words]
+
+
+@dataclass
+class CommandRun:
+    """What the solver did: the status read from its output, its stdout, the proof bytes
+    (UNSAT with a proof asked for), notes, the wall-clock seconds."""
+
+    status: str
+    seconds: float
+    stdout: bytes | None  # None: no answer to keep (killed at the time limit)
+    proof: bytes | None
+    notes: list[str]
+
+
+def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit: float,
+                proof: bool) -> CommandRun:
+    """Run ``command`` on ``instance`` (plain or compressed) for at most ``time_limit``
+    seconds; see the module docstring. A program that cannot be started is a UserError."""
+    with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
+        cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
+        out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
+        cnf.write_bytes(read_bytes(instance))
+        argv = command.argv(str(cnf), str(proof_file), str(max(1, math.ceil(time_limit))))
+        start = time.perf_counter()
+        with open(out_file, "wb") as out, open(err_file, "wb") as err:
+            code = _run_group(argv, out, err, time_limit)
+        seconds = time.perf_counter() - start
+        if code is None:
+            return CommandRun("UNKNOWN", seconds, None, None,
+                              [f"time limit of {time_limit:g} s reached: the solver was killed"])
+        notes = [] if code in (0, 10, 20) else [_failure(code, err_file)]
+        if out_file.stat().st_size > MAX_OUTPUT:
+            return CommandRun("UNKNOWN", seconds, None, None,
+                              notes + [f"output of {out_file.stat().st_size} bytes (limit "
+                                       f"{MAX_OUTPUT}): not kept"])
+        stdout = out_file.read_bytes()
+        try:
+            status = parse_output(stdout).status
+        except MalformedOutput as exc:
+            return CommandRun("UNKNOWN", seconds, stdout, None,
+                              notes + [f"the output does not parse: {exc}"])
+        if status in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[status]:
+            notes.append(f"exit code {code} disagrees with the s line ({status})")
+        kept = None
+        if proof and status == "UNSAT":
+            if proof_file.is_file():
+                kept = proof_file.read_bytes()
+            else:
+                notes.append("UNSAT, but the solver wrote no proof file")
+        return CommandRun(status, seconds, stdout, kept, notes)
+
+
+def _run_group(argv: list[str], out, err, time_limit: float) -> int | None:
+    """Run ``argv`` in a new process group; its exit code (negative: killed by a signal), or
+    None when the time limit was reached. The group is killed before this returns, whatever
+    happens (a time limit, the solver's end, an exception such as a Ctrl-C here)."""
+    from puzzlesat.validate.runner import die_with, running, sigint_blocked
+
+    parent = os.getpid()
+    try:
+        with sigint_blocked():
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                       start_new_session=True,
+                                       preexec_fn=lambda: _in_child(parent, die_with))
+    except OSError as exc:
+        raise UserError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    try:
+        with running(process):  # an interrupted suite run kills it
+            return _wait_unreaped(process.pid, time_limit)
+    finally:
+        try:  # the leader is not reaped yet, so its process group id cannot have been reused
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+
+
+def _in_child(parent: int, die_with) -> None:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a new session: no terminal
+    die_with(parent)
+
+
+def _wait_unreaped(pid: int, time_limit: float) -> int | None:
+    """Wait for ``pid`` to end without reaping it (``WNOWAIT``); its exit code, or None past
+    ``time_limit`` seconds. Polls every 1..50 ms: waitid has no timeout."""
+    deadline = time.monotonic() + time_limit
+    pause = 0.001
+    while True:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        if info is not None and info.si_pid:
+            if info.si_code == os.CLD_EXITED:
+                return info.si_status
+            return -info.si_status
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+
+
+def _failure(code: int, err_file: Path) -> str:
+    """A note for an exit code other than 0/10/20, with the last line of stderr."""
+    if code < 0:
+        try:
+            what = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            what = f"killed by signal {-code}"
+    else:
+        what = f"exit code {code}"
+    with open(err_file, "rb") as fh:
+        fh.seek(max(0, err_file.stat().st_size - 2048))
+        tail = fh.read().decode("utf-8", "replace").strip().splitlines()
+    last = tail[-1][:200] if tail else ""
+    return f"solver {what}" + (f" (stderr: {last})" if last else "")
