@@ -1053,18 +1053,52 @@ def minus_signs_ok(text: bytes) -> bool:
     return bool((ok_after & ok_before).all())
 
 
+#: the largest literal magnitude (DIMACS literals are signed 32-bit in every solver we know)
+MAX_LITERAL = 2**31 - 1
+_TOO_LARGE = "literal too large for DIMACS (|l| >= 2^31)"
+
+
 def parse_integers(text: bytes, name: str) -> np.ndarray:
-    """Whitespace-separated integers (already checked for stray characters)."""
+    """Whitespace-separated integers (already checked for stray characters), each within
+    +-:data:`MAX_LITERAL`, else a UserError. numpy's reader saturates past int64 (and
+    ``-2^63`` passes ``abs``), so a token with more than 10 significant digits is refused
+    before any value is looked at, and the rest are compared with both bounds."""
     if not text.strip():
         return np.zeros(0, dtype=np.int64)
     values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=" ")
-    digit = np.frombuffer(text, np.uint8)
-    digit = (digit >= ord("0")) & (digit <= ord("9"))
-    tokens = int(digit[0]) + int(np.count_nonzero(digit[1:] & ~digit[:-1]))
-    if values.size != tokens:  # numpy stops quietly at what it cannot read
+    a = np.frombuffer(text, np.uint8)
+    digit = (a >= ord("0")) & (a <= ord("9"))
+    starts = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if digit[0]:
+        starts = np.concatenate([[0], starts])
+    if values.size != starts.size:  # numpy stops quietly at what it cannot read
         raise UserError(f"{name}: could not read every literal (number too large?)")
-    if values.size and np.abs(values).max() >= 2**31:
-        raise UserError(f"{name}: literal too large for DIMACS (|l| >= 2^31)")
+    ends = np.flatnonzero(digit[:-1] & ~digit[1:])  # each token's last digit
+    if digit[-1]:
+        ends = np.append(ends, a.size - 1)
+    # digits from each token's first nonzero one (a.size: the token is all zeros)
+    nonzero = np.append(np.flatnonzero(digit & (a != ord("0"))), a.size)
+    first = nonzero[np.searchsorted(nonzero, starts)]
+    if (first + 10 <= ends).any():  # 11 significant digits or more
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    if values.size and ((values > MAX_LITERAL) | (values < -MAX_LITERAL)).any():
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    return values
+
+
+_INTEGER_TOKEN = re.compile(r"-[1-9][0-9]*|[0-9]+")
+
+
+def integers_reference(text: bytes, name: str) -> list[int]:
+    """The definition :func:`parse_literals` and :func:`parse_integers` are tested against,
+    in plain Python: whitespace-separated tokens, each digits with an optional '-' before a
+    digit 1-9, within +-:data:`MAX_LITERAL`."""
+    tokens = text.decode("ascii").split()
+    if not all(_INTEGER_TOKEN.fullmatch(token) for token in tokens):
+        raise UserError(f"{name}: {_MALFORMED_MINUS}")
+    values = [int(token) for token in tokens]
+    if any(abs(value) > MAX_LITERAL for value in values):
+        raise UserError(f"{name}: {_TOO_LARGE}")
     return values
 
 
