@@ -18,7 +18,7 @@ def show_instance(path: str, svg_path: str | None = None) -> str:
     lines += ["", f"variables: {dimacs.num_vars}", f"clauses: {dimacs.num_clauses} ({widths or 'none'})",
               f"literals: {int(lengths.sum())}", f"gbd-hash: {dimacs.gbd_hash}"]
     if "puzzle" in dimacs.header:
-        family, puzzle, _ = puzzle_from_header(dimacs.header)
+        family, puzzle, _ = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
         lines += ["", family.render(puzzle)]
         if svg_path:
             atomic_write(svg_path, family.render_svg(puzzle).encode())

@@ -223,7 +223,7 @@ def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | Non
     if "family" not in dimacs.header:
         return None, "no puzzlesat header: the CNF alone was checked"
     try:
-        family, puzzle, encoding = puzzle_from_header(dimacs.header)
+        family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
     except UserError as exc:
         return None, f"not decoded: {exc}"
     try:
@@ -277,9 +277,10 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from ``manifest.csv`` when it has one, else from the instance
-    header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
-    MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
-    work; the verdicts come back in instance order whichever runs them."""
+    header. A missing output is UNKNOWN; an instance or output that cannot be read at all, or
+    runs out of memory, is MALFORMED (the batch goes on). ``executor`` (any
+    concurrent.futures Executor) spreads the work; the verdicts come back in instance order
+    whichever runs them."""
     from tqdm import tqdm
 
     from puzzlesat.generator.suite.executors import run_tasks
@@ -314,6 +315,8 @@ def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Ver
             verdict = validate_files(instance, out, drat if drat.exists() else None, expected)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
+        except MemoryError:  # this instance's verdict; the batch and its table go on
+            verdict = Verdict("MALFORMED", "out of memory while checking this output")
     verdict.instance, verdict.output = instance.name, str(out)
     return verdict
 

@@ -1,0 +1,92 @@
+"""Hostile inputs of issue 22 (reliability, round 3) that reach the readers: each test named
+after its reproducer, each failing before its fix.
+
+A user's mistake ends in one line on stderr and exit code 2 (``assert_one_line_error``); a
+solver output that cannot be read is the verdict MALFORMED; whatever a file claims about its
+own size, the work done is bounded by what the file holds.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from conftest import assert_one_line_error
+
+SLIDING = ("sliding", "--rows", "3", "--cols", "3", "--walk", "8")
+
+
+# -- wrong answers ------------------------------------------------------------------------------
+def test_literal_minus_2_pow_63_in_a_cnf_is_not_a_clause_end(tmp_path, puzzlesat):
+    """``1 -9223372036854775808 2 0`` was read as two clauses, so a 'p cnf 2 2' holding one
+    clause passed and the model ``1 2`` was VERIFIED-SAT; show said 'clauses: 2'."""
+    (tmp_path / "i.cnf").write_bytes(b"p cnf 2 2\n1 -9223372036854775808 2 0\n")
+    (tmp_path / "o.out").write_bytes(b"1 2 0\n")
+    assert_one_line_error(puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out"),
+                          "i.cnf", "literal too large")
+    assert_one_line_error(puzzlesat("show", tmp_path / "i.cnf"), "literal too large")
+
+
+# -- the size guard on headers read back --------------------------------------------------------
+@pytest.fixture
+def lying_budget(tmp_path, puzzlesat):
+    """A 3x3 sliding instance, its solver output, and ``lie(budget)``: a copy whose header
+    puzzle claims that budget."""
+    assert puzzlesat("generate", *SLIDING, "-o", tmp_path / "s.cnf").code == 0
+    (tmp_path / "s.out").write_text(puzzlesat("solve", tmp_path / "s.cnf").out)
+    text = (tmp_path / "s.cnf").read_text()
+
+    def lie(budget: int, name: str = "lie.cnf"):
+        path = tmp_path / name
+        path.write_text(re.sub(r'"budget":\d+', f'"budget":{budget}', text))
+        return path
+
+    return tmp_path, lie
+
+
+@pytest.mark.parametrize("budget, fragment", [
+    (200_000, "far more than the file's 358 variables and 2,540 clauses"),
+    (100_000_000, "beyond the DIMACS limit"),
+], ids=["budget 2e5", "budget 1e8"])
+def test_header_budget_decides_no_work(lying_budget, puzzlesat, budget, fragment):
+    """'budget':200000 in the header took 17 s and 5.4 GB (encoding the header's puzzle to
+    compare), 10^8 a MemoryError: the header puzzle's size estimate is checked first."""
+    folder, lie = lying_budget
+    start = time.monotonic()
+    result = puzzlesat("validate", lie(budget), folder / "s.out")
+    assert time.monotonic() - start < 5
+    assert result.code == 0 and result.out.startswith("VERIFIED-SAT"), result.out
+    assert "puzzle: not decoded: header puzzle: estimated " in result.out
+    assert fragment in result.out
+    assert_one_line_error(puzzlesat("show", lie(budget)), "header puzzle: estimated", fragment)
+
+
+def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budget, puzzlesat,
+                                                                    monkeypatch):
+    """A MemoryError on one instance aborted validate-suite with a traceback and no table:
+    now that instance's verdict line, and the table holds every instance."""
+    import puzzlesat.validate.report as report
+
+    folder, lie = lying_budget
+    suite, results = folder / "suite", folder / "res"
+    (suite / "instances").mkdir(parents=True)
+    results.mkdir()
+    for name in ("a", "b", "c"):
+        lie(100_000_000 if name == "c" else 8, f"suite/instances/{name}.cnf")
+        (results / f"{name}.cnf.out").write_bytes((folder / "s.out").read_bytes())
+    real = report.validate_files
+
+    def starved(instance, *args):
+        if instance.name == "b.cnf":
+            raise MemoryError
+        return real(instance, *args)
+
+    monkeypatch.setattr(report, "validate_files", starved)
+    result = puzzlesat("validate-suite", suite, results, "-o", folder / "t.csv")
+    assert "MALFORMED b.cnf: out of memory while checking this output" in result.out
+    assert result.out.splitlines()[-1] == "3 instances: 2 VERIFIED-SAT, 1 MALFORMED"
+    assert result.code == 3
+    table = (folder / "t.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in table[1:]] == ["a.cnf", "b.cnf", "c.cnf"]
+    assert "not decoded" not in table[1] and "ok" in table[1]
