@@ -183,8 +183,9 @@ def puzzle_from_header(header: dict, variables: int = 0, clauses: int = 0):
 
     The header may lie about sizes, and decoding, refereeing or encoding its puzzle costs
     what the puzzle says, not what the file holds; so the family's size estimate of the
-    puzzle is checked first: within the DIMACS limits, and within :data:`HEADER_FACTOR`
-    times the file's ``variables`` and ``clauses`` (plus :data:`HEADER_SLACK`)."""
+    puzzle is checked first: within the DIMACS limits, at least the file's ``variables``
+    (the puzzle's model is indexed by them), and within :data:`HEADER_FACTOR` times the file's
+    ``variables`` and ``clauses`` (plus :data:`HEADER_SLACK`)."""
     missing = [k for k in ("family", "encoding", "puzzle") if k not in header]
     if missing:
         raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
@@ -198,6 +199,9 @@ def puzzle_from_header(header: dict, variables: int = 0, clauses: int = 0):
     except Exception as exc:  # a damaged header is the file's fault, not ours
         raise UserError(f"header puzzle does not parse: {exc}") from None
     refuse_size(size, True, "header puzzle: ")
+    if variables > size.variables:  # the estimate is an upper bound
+        raise UserError(f"header puzzle: {size.text()}, fewer than the file's {variables:,} "
+                        f"variables")
     if (size.variables > HEADER_FACTOR * variables + HEADER_SLACK
             or size.clauses > HEADER_FACTOR * clauses + HEADER_SLACK):
         raise UserError(f"header puzzle: {size.text()}, far more than the file's "

@@ -8,8 +8,10 @@ own size, the work done is bounded by what the file holds.
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 from conftest import assert_one_line_error
@@ -90,3 +92,83 @@ def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budge
     table = (folder / "t.csv").read_text().splitlines()
     assert [row.split(",")[0] for row in table[1:]] == ["a.cnf", "b.cnf", "c.cnf"]
     assert "not decoded" not in table[1] and "ok" in table[1]
+
+
+# -- inputs read whole ----------------------------------------------------------------------------
+GOOD_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
+GOOD_OUT = b"s SATISFIABLE\nv 1 2 3 0\n"
+#: 1 MB of comment lines, compressed once; copies of a stream are one valid archive
+BOMB_PIECE = b"c x\n" * (1 << 18)
+
+
+def bomb(kind: str, megabytes: int, head: bytes = b"") -> bytes:
+    """An archive of ``head`` and ``megabytes`` MB of comments: a few KB per 100 MB."""
+    from puzzlesat.generator.core.dimacs import compress
+
+    return compress(head, kind) + compress(BOMB_PIECE, kind) * megabytes
+
+
+@pytest.mark.parametrize("kind", ["xz", "gz", "bz2"])
+def test_compressed_output_bomb_is_malformed_at_its_bound(tmp_path, puzzlesat, kind):
+    """A 229 KB xz solver output took 4.6 GB, then a traceback: an output is bounded by its
+    model's text plus 16 MB of comments, and inflated no further."""
+    import resource
+
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    (tmp_path / "o.out").write_bytes(bomb(kind, 200, b"s SATISFIABLE\n"))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out")
+    assert result.code == 3 and result.err == ""
+    assert result.out.startswith("MALFORMED") and "longer than 16,777," in result.out
+    assert "the most output can hold" in result.out
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KB
+    assert grown < 100_000
+
+
+@pytest.mark.parametrize("kind", ["xz", "gz", "bz2"])
+def test_compressed_instance_bomb_stops_at_its_p_line_bound(tmp_path, puzzlesat, kind):
+    (tmp_path / "i.cnf.x").write_bytes(bomb(kind, 100, GOOD_CNF))
+    (tmp_path / "o.out").write_bytes(GOOD_OUT)
+    result = puzzlesat("validate", tmp_path / "i.cnf.x", tmp_path / "o.out")
+    assert_one_line_error(result, "i.cnf.x: longer than 67,108,", "the p line 'p cnf 3 2'")
+
+
+def test_p_line_promise_allocates_nothing(tmp_path, puzzlesat):
+    """The 25-byte CNF 'p cnf 2147483647 1' wanted more than 12 GB (a truth table of 2V+1
+    entries): tables are sized by the literals read."""
+    import resource
+
+    (tmp_path / "i.cnf").write_bytes(b"p cnf 2147483647 1\n1 0\n")
+    (tmp_path / "o.out").write_bytes(b"s SATISFIABLE\nv 1 0\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out")
+    assert result.out.startswith("VERIFIED-SAT") and "1 of 2147483647 variables" in result.out
+    assert puzzlesat("show", tmp_path / "i.cnf").code == 0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB
+
+
+def _special(tmp_path, kind):
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "special")
+        return tmp_path / "special", "is a FIFO, not a regular file"
+    if kind == "folder":
+        (tmp_path / "special").mkdir()
+        return tmp_path / "special", "is a folder, not a regular file"
+    return Path("/dev/zero"), "is a character device, not a regular file"
+
+
+SPECIALS = ["fifo", "folder", "/dev/zero"]
+
+
+@pytest.mark.parametrize("kind", SPECIALS)
+@pytest.mark.parametrize("role", ["instance", "output", "show"])
+def test_special_file_as_an_input_is_refused(tmp_path, puzzlesat, role, kind):
+    """/dev/zero as instance, output or for show read forever; a FIFO blocked."""
+    special, fragment = _special(tmp_path, kind)
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    (tmp_path / "o.out").write_bytes(GOOD_OUT)
+    args = {"instance": ("validate", special, tmp_path / "o.out"),
+            "output": ("validate", tmp_path / "i.cnf", special),
+            "show": ("show", special)}[role]
+    assert_one_line_error(puzzlesat(*args), f"{'output' if role == 'output' else 'instance'} "
+                                            f"{special} {fragment}")

@@ -178,7 +178,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     if base["expected"] == "UNSAT":
         verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
                              "shows the header is wrong")
-    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, full_model(table, dimacs.num_vars))
+    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, table)
     return verdict
 
 
@@ -211,10 +211,10 @@ def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
 
 
-def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | None, str]:
-    """Decode a full model with the header's family and referee it with ``check``; or None
-    and why not (no puzzlesat header, unknown family, damaged puzzle line, a header puzzle
-    that is not the one this CNF encodes).
+def decode_puzzle(dimacs: Dimacs, table: np.ndarray) -> tuple[PuzzleReport | None, str]:
+    """Decode the model of a truth ``table`` (completed with False) with the header's family
+    and referee it with ``check``; or None and why not (no puzzlesat header, unknown family,
+    damaged puzzle line, a header puzzle too large for this CNF or not the one it encodes).
 
     When decoding fails or the solution breaks the rules, the header's puzzle is encoded again
     and compared with the CNF: if they differ the header lies (the file's fault: a note, no
@@ -226,6 +226,7 @@ def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | Non
         family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
     except UserError as exc:
         return None, f"not decoded: {exc}"
+    model = full_model(table, dimacs.num_vars)  # V is within the header puzzle's estimate
     try:
         solution = family.decode(puzzle, encoding, model)
         problems = list(family.check(puzzle, solution))
@@ -263,7 +264,7 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
     if proof is not None and not Path(proof).exists():
         raise UserError(f"cannot read {proof}: no such file")
     try:
-        parsed: SolverOutput | MalformedOutput = read_output(output)
+        parsed: SolverOutput | MalformedOutput = read_output(output, dimacs.num_vars)
     except MalformedOutput as exc:
         parsed = exc
     verdict = judge(dimacs, parsed, proof, expected)

@@ -51,6 +51,13 @@ import numpy as np
 
 from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import (  # noqa: F401  (decompress: part of this API)
+    MAGIC,
+    decompress,
+    open_input,
+    read_input,
+    read_stream,
+)
 
 FORMAT_VERSION = 1
 
@@ -774,47 +781,10 @@ def _as_sent(exc: BaseException) -> BaseException:
 
 
 # -- reader ---------------------------------------------------------------------------------
-_MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
-
-
-def decompress(raw: bytes, name: str = "input") -> bytes:
-    """Decompress by magic bytes (not by name): xz, gzip, bzip2, or plain."""
-    for magic, kind in _MAGIC:
-        if raw.startswith(magic):
-            try:
-                if kind == "xz":
-                    return _xz_decompress_exactly(raw)
-                if kind == "gz":
-                    return gzip.decompress(raw)
-                return bz2.decompress(raw)
-            except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
-                raise UserError(f"{name}: damaged or truncated {kind} archive ({exc})") from None
-    return raw
-
-
-def _xz_decompress_exactly(raw: bytes) -> bytes:
-    """One or more xz streams and nothing after them (``lzma.decompress`` ignores trailing
-    garbage, which hides a damaged download)."""
-    out, rest = [], raw
-    while True:
-        decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        out.append(decoder.decompress(rest))
-        if not decoder.eof:
-            raise EOFError("the stream ends early")
-        rest = decoder.unused_data
-        if not rest.strip(b"\0"):  # xz allows zero padding between and after streams
-            break
-        if not rest.startswith(_MAGIC[0][0]):
-            raise ValueError("trailing data after the xz stream")
-    return b"".join(out)
-
-
-def read_bytes(path: str | os.PathLike) -> bytes:
-    try:
-        raw = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return decompress(raw, str(path))
+def read_bytes(path: str | os.PathLike, limit: int | None = None, what: str = "input") -> bytes:
+    """A regular file's bytes (``-``: stdin), decompressed, at most ``limit`` of them when
+    given (:func:`puzzlesat.generator.core.inputs.read_input`)."""
+    return read_input(path, sys.maxsize if limit is None else limit, what)
 
 
 @dataclass
@@ -1113,26 +1083,68 @@ def _stray_bytes(clauses: memoryview) -> bytes:
     return b""
 
 
-def _map_plain(path: str | os.PathLike):
-    """A plain (uncompressed) file mapped read-only with its pages mapped up front, or None
-    (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither copied
-    into the process nor page-faulted one page at a time."""
-    if str(path) == "-" or not hasattr(mmap, "MAP_POPULATE"):
+#: bytes of comments (the header, and ``c`` lines among the clauses) an instance may hold
+#: beyond what its p line allows for clauses
+MAX_COMMENT_BYTES = 64 << 20
+
+
+def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
+    """The most bytes a DIMACS text with this p line can hold: every clause at most V distinct
+    literals of ``len(str(V)) + 2`` bytes and its ``0``, twice over for layout (CRLF, runs of
+    white space), plus :data:`MAX_COMMENT_BYTES`."""
+    per_clause = num_vars * (len(str(num_vars)) + 2) + 3
+    return 2 * num_clauses * per_clause + MAX_COMMENT_BYTES
+
+
+class _PLineBound:
+    """A :data:`~puzzlesat.generator.core.inputs.Bound`: the text before the p line is
+    comments (bounded by the caller's limit); once the p line is read, the whole text is
+    bounded by :func:`cnf_text_bound`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.scanned = 0  # start of the first line not yet searched
+
+    def __call__(self, piece: bytes) -> tuple[int, str] | None:
+        self.head += piece
+        end = self.head.rfind(b"\n")
+        if end < self.scanned:
+            return None
+        p = _P_LINE.search(self.head, self.scanned, end)
+        self.scanned = end + 1
+        if p is None:
+            return None
+        try:
+            num_vars, num_clauses = int(p.group(1)), int(p.group(2))
+        except ValueError:  # parse_dimacs names the malformed p line
+            return None
+        return (p.end() + cnf_text_bound(max(num_vars, 0), max(num_clauses, 0)),
+                f"an instance with the p line {p.group(0).decode('ascii').strip()!r}")
+
+
+def _map_plain(handle):
+    """A plain (uncompressed) regular file mapped read-only with its pages mapped up front, or
+    None (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither
+    copied into the process nor page-faulted one page at a time."""
+    if handle is sys.stdin.buffer or not hasattr(mmap, "MAP_POPULATE"):
         return None
     try:
-        with open(path, "rb") as fh:
-            first = fh.read(8)
-            if any(first.startswith(magic) for magic, _ in _MAGIC):
-                return None
-            return mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
-                             prot=mmap.PROT_READ)
-    except (OSError, ValueError):  # unreadable (read_bytes reports it), empty, not mappable
+        first = os.pread(handle.fileno(), 8, 0)
+        if any(first.startswith(magic) for magic, _ in MAGIC):
+            return None
+        return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
+                         prot=mmap.PROT_READ)
+    except (OSError, ValueError):  # empty, not mappable: read as a stream
         return None
 
 
 def read_dimacs(path: str | os.PathLike) -> Dimacs:
-    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes)."""
-    mapped = _map_plain(path)
-    if mapped is None:
-        return parse_dimacs(read_bytes(path), str(path))
-    return parse_dimacs(mapped, str(path))
+    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes): a
+    regular file or ``-`` (stdin), decompressed no further than its p line allows."""
+    with open_input(path, "instance") as handle:
+        mapped = _map_plain(handle)
+        if mapped is not None:
+            return parse_dimacs(mapped, str(path))
+        text = read_stream(handle, str(path), MAX_COMMENT_BYTES,
+                           "the comments before a p line", _PLineBound())
+    return parse_dimacs(text, str(path))
