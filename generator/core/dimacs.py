@@ -58,6 +58,7 @@ from puzzlesat.generator.core.inputs import (  # noqa: F401  (decompress: part o
     read_input,
     read_stream,
 )
+from puzzlesat.generator.core.structured import load_json
 
 FORMAT_VERSION = 1
 
@@ -100,10 +101,7 @@ def parse_header(comment_lines: Iterable[str], name: str = "header") -> dict:
             continue
         key, text = m.groups()
         if key in JSON_KEYS:
-            try:
-                header[key] = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{name}: header line 'c {key}:' is not valid JSON ({exc.msg})") from None
+            header[key] = load_json(text, f"{name}: header line 'c {key}:'")
         else:
             header[key] = text
     return header

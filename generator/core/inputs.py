@@ -67,7 +67,7 @@ def open_input(path: str | os.PathLike, what: str = "input") -> Iterator[BinaryI
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
