@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_one_line_error
+from test_publish import SPEC
+from test_suite_spec import toy  # noqa: F401  (fixture)
 
 SLIDING = ("sliding", "--rows", "3", "--cols", "3", "--walk", "8")
 
@@ -172,3 +174,123 @@ def test_special_file_as_an_input_is_refused(tmp_path, puzzlesat, role, kind):
             "show": ("show", special)}[role]
     assert_one_line_error(puzzlesat(*args), f"{'output' if role == 'output' else 'instance'} "
                                             f"{special} {fragment}")
+
+
+# -- deep nesting, non-UTF-8, long numbers: one JSON and one TOML loader ------------------------
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+DEEP_TOML = "x = " + "[" * 100_000 + "]" * 100_000 + "\n"
+
+
+def _header_with(tmp_path, puzzlesat, key: str, value: bytes):
+    assert puzzlesat("generate", *SLIDING, "-o", tmp_path / "s.cnf").code == 0
+    lines = [b"c " + key.encode() + b": " + value if line.startswith(f"c {key}:".encode())
+             else line for line in (tmp_path / "s.cnf").read_bytes().split(b"\n")]
+    (tmp_path / "h.cnf").write_bytes(b"\n".join(lines))
+    (tmp_path / "s.out").write_text(puzzlesat("solve", tmp_path / "s.cnf").out)
+    return tmp_path / "h.cnf"
+
+
+@pytest.mark.parametrize("key, value, fragment", [
+    ("puzzle", DEEP_JSON.encode(), "nested deeper than 32 levels"),
+    ("params", b'{"a":' * 40 + b"1" + b"}" * 40, "nested deeper than 32 levels"),
+    ("seed", b"1" * 5000, "Exceeds the limit (4300 digits)"),
+], ids=["puzzle 10^5 deep", "params 40 deep", "seed of 5000 digits"])
+@pytest.mark.parametrize("command", ["validate", "show", "validate-suite"])
+def test_hostile_json_in_a_header(tmp_path, puzzlesat, command, key, value, fragment):
+    """RecursionError (or ValueError) tracebacks in validate, show and validate-suite."""
+    cnf = _header_with(tmp_path, puzzlesat, key, value)
+    where = f"h.cnf: header line 'c {key}:': not valid JSON ("
+    if command == "validate-suite":
+        (tmp_path / "suite" / "instances").mkdir(parents=True)
+        cnf.rename(tmp_path / "suite" / "instances" / "h.cnf")
+        (tmp_path / "res").mkdir()
+        (tmp_path / "s.out").rename(tmp_path / "res" / "h.cnf.out")
+        result = puzzlesat("validate-suite", tmp_path / "suite", tmp_path / "res")
+        assert result.code == 3 and "Traceback" not in result.err
+        assert "MALFORMED h.cnf: " in result.out and where in result.out
+        assert fragment in result.out
+        return
+    args = (cnf, tmp_path / "s.out") if command == "validate" else (cnf,)
+    assert_one_line_error(puzzlesat(command, *args), where, fragment)
+
+
+def test_non_utf8_and_a_200_kb_field_in_a_header(tmp_path, puzzlesat):
+    """A 200 KB family name was repeated whole in the one-line error."""
+    cnf = _header_with(tmp_path, puzzlesat, "family", b"\xff" * 200_000)
+    result = puzzlesat("show", cnf)
+    assert_one_line_error(result, "unknown family")
+    assert len(result.err) < 500
+    result = puzzlesat("validate", cnf, tmp_path / "s.out")
+    assert result.code == 0 and "not decoded: unknown family" in result.out
+    assert len(result.out) < 1000
+
+
+@pytest.mark.parametrize("suffix, text, fragment", [
+    (".json", "{\"pieces\": " + DEEP_JSON + "}", "not valid JSON (nested deeper than 32 levels)"),
+    (".json", '{"pieces": ' + "[" * 50 + "]" * 50 + "}", "nested deeper than 32 levels"),
+    (".txt", DEEP_JSON, "expected integers, got '[[[["),
+    (".json", b'{"pieces": "\xff"}', "not UTF-8 text (byte 0xff at offset 12)"),
+    (".txt", b"0\n1 2 3 \xff\n", "not UTF-8 text (byte 0xff at offset 8)"),
+], ids=["json 10^5 deep", "json 50 deep", "text of brackets", "json not UTF-8",
+        "text not UTF-8"])
+def test_hostile_piece_file(tmp_path, puzzlesat, suffix, text, fragment):
+    path = tmp_path / f"p{suffix}"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    result = puzzlesat("generate", "edge-matching", "--pieces", path, "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result, fragment)
+    assert len(result.err) < 500
+    assert not (tmp_path / "x.cnf").exists()
+
+
+@pytest.mark.parametrize("name, text, fragment", [
+    ("l.json", DEEP_JSON, "not valid JSON (nested deeper than 32 levels)"),
+    ("l.json", '{"rows": ' + "[" * 40 + "]" * 40 + "}", "nested deeper than 32 levels"),
+    ("l.txt", b"A.A\n\xff..\n", "not UTF-8 text (byte 0xff at offset 4)"),
+], ids=["json 10^5 deep", "json 40 deep", "text not UTF-8"])
+def test_hostile_flow_level(tmp_path, puzzlesat, name, text, fragment):
+    (tmp_path / name).write_bytes(text if isinstance(text, bytes) else text.encode())
+    result = puzzlesat("generate", "flow", "--puzzle", tmp_path / name, "-o", tmp_path / "x.cnf")
+    assert_one_line_error(result, fragment)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    (DEEP_TOML, "not valid TOML (nested deeper than 32 levels)"),
+    ("x = " + "{a = " * 100_000 + "1" + "}" * 100_000 + "\n", "nested deeper than 32 levels"),
+    ('[suite]\nname = "\xff"\n'.encode("latin-1"), "not UTF-8 text"),
+], ids=["array 10^5 deep", "inline tables 10^5 deep", "not UTF-8"])
+def test_hostile_spec(tmp_path, puzzlesat, text, fragment):
+    (tmp_path / "s.toml").write_bytes(text if isinstance(text, bytes) else text.encode())
+    result = puzzlesat("publish", tmp_path / "s.toml", "-o", tmp_path / "out")
+    assert_one_line_error(result, "s.toml: ", fragment)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def published(toy, puzzlesat, tmp_path):
+    spec = tmp_path / "toy.toml"
+    spec.write_bytes(SPEC)
+    out = tmp_path / "out"
+    assert puzzlesat("publish", spec, "-o", out).code == 0
+    return spec, out
+
+
+@pytest.mark.parametrize("file, text", [
+    ("suite.toml", DEEP_TOML), ("manifest.json", DEEP_JSON),
+])
+@pytest.mark.parametrize("command", ["verify", "publish", "calibrate", "submission"])
+def test_hostile_published_suite_toml_or_manifest(published, puzzlesat, command, file, text):
+    spec, out = published
+    (out / file).write_text(text)
+    args = {"verify": ("verify", out), "publish": ("publish", spec, "-o", out),
+            "calibrate": ("calibrate", out, "--solvers", "minisat22", "--no-plot"),
+            "submission": ("submission", out)}[command]
+    result = puzzlesat(*args)
+    if command == "verify" and file == "manifest.json":  # verify regenerates, then compares
+        assert result.code == 1 and "Traceback" not in result.err
+        assert result.out.startswith("manifest.json: line 1 is ")
+        return
+    if command == "publish":  # not this suite's folder
+        assert_one_line_error(result, f"holds a {file}", "refusing to publish into it")
+        return
+    assert_one_line_error(result, f"{file}: not valid {'TOML' if file.endswith('toml') else 'JSON'}"
+                                  f" (nested deeper than 32 levels)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, shown
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.edgematch.encode import Board
@@ -84,7 +84,8 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
         try:
             rows.append((number, [int(w) for w in words]))
         except ValueError:
-            raise UserError(f"{where}:{number}: expected integers, got {' '.join(words)!r}") from None
+            raise UserError(f"{where}:{number}: expected integers, got "
+                            f"{shown(' '.join(words))}") from None
     if len(rows[0][1]) == 1:  # Heule format: hint count first
         hints = rows[0][1][0]
         if hints != 0:
