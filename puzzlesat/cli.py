@@ -13,6 +13,7 @@ import click
 
 import puzzlesat
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.stops import Stopped
 from puzzlesat.generator.families import Param, family_names, get_family
 
 
@@ -38,7 +39,13 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, force, **raw):
+    def run(**args):
+        from puzzlesat.generator.core.stops import stops_raise
+
+        with stops_raise():  # a SIGTERM or SIGHUP leaves no .part behind
+            generate_one(**args)
+
+    def generate_one(seed, encoding, output, name, witness, force, **raw):
         from puzzlesat.generator.core.dimacs import (
             atomic_write,
             canonical_json,
@@ -66,7 +73,7 @@ def _generate_command(family) -> click.Command:
         if witness:
             try:
                 atomic_write(witness, (canonical_json(solution) + "\n").encode())
-            except UserError:
+            except BaseException:  # a failed or stopped run leaves neither file
                 if output != "-":
                     os.unlink(output)  # the instance this run just wrote
                 raise
@@ -370,6 +377,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("puzzlesat: interrupted", err=True)
         code = 130
+    except Stopped as exc:  # SIGTERM or SIGHUP inside stops_raise
+        click.echo(f"puzzlesat: {exc}", err=True)
+        code = exc.exit_code
     except BrokenPipeError:
         code = 0
     sys.exit(code if isinstance(code, int) else 0)

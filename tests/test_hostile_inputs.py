@@ -294,3 +294,54 @@ def test_hostile_published_suite_toml_or_manifest(published, puzzlesat, command,
         return
     assert_one_line_error(result, f"{file}: not valid {'TOML' if file.endswith('toml') else 'JSON'}"
                                   f" (nested deeper than 32 levels)")
+
+
+# -- signals during generate ----------------------------------------------------------------------
+BIG_EM = ("edge-matching", "--rows", "16", "--cols", "16", "--border-colors", "3",
+          "--center-colors", "10", "--encoding", "all")  # 92 MB of DIMACS in about 0.5 s
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("witness", [False, True], ids=["instance", "with witness"])
+def test_stop_signal_during_generate_leaves_no_part(tmp_path, stop, witness):
+    """SIGTERM or SIGHUP while generate wrote left a 70-100 MB .part that nothing removes:
+    now the run stops as on Ctrl-C, with one line and exit 128 + the signal's number."""
+    import signal
+    import subprocess
+    import sys
+
+    number = getattr(signal, stop)
+    args = [sys.executable, "-m", "puzzlesat", "generate", *BIG_EM, "-o", "big.cnf"]
+    if witness:
+        args += ["--witness", "big.json"]
+    child = subprocess.Popen(args, cwd=tmp_path, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any(p.suffix == ".part" for p in tmp_path.iterdir()):
+        assert child.poll() is None and time.monotonic() < deadline, "no .part seen"
+        time.sleep(0.002)
+    child.send_signal(number)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + number, err
+    assert err.decode().strip() == f"puzzlesat: stopped by {stop}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stop_signal_in_the_two_process_writer(tmp_path, puzzlesat, monkeypatch):
+    """SIGTERM while the two-process writer works: the child is stopped, the .part removed."""
+    import signal
+
+    from puzzlesat.generator.core import dimacs
+
+    monkeypatch.setattr(dimacs, "_two_processes_pay", lambda formula: True)
+    parent, real = os.getpid(), dimacs._RunWriter.write_blocks
+
+    def write_blocks(self, blocks):
+        if os.getpid() == parent:  # this process's part: stopped half-way
+            os.kill(parent, signal.SIGTERM)
+        return real(self, blocks)
+
+    monkeypatch.setattr(dimacs._RunWriter, "write_blocks", write_blocks)
+    result = puzzlesat("generate", *BIG_EM, "-o", tmp_path / "big.cnf")
+    assert result.code == 143 and result.err == "puzzlesat: stopped by SIGTERM\n"
+    assert list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -58,6 +58,7 @@ from puzzlesat.generator.core.inputs import (  # noqa: F401  (decompress: part o
     read_input,
     read_stream,
 )
+from puzzlesat.generator.core.stops import STOPS
 from puzzlesat.generator.core.structured import load_json
 
 FORMAT_VERSION = 1
@@ -683,7 +684,7 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
     first, rest = _cut(formula.blocks, _FIRST_SHARE)
     read_end, write_end = os.pipe()
     # Ctrl-C must not raise KeyboardInterrupt in the child, which would unwind into this
-    # process's cleanup. Across the fork SIGINT and SIGTERM are only noted; then the child
+    # process's cleanup. Across the fork SIGINT, SIGTERM and SIGHUP are only noted; the child
     # takes their default action (it just ends), and this process acts on a noted one once
     # the child can be stopped.
     noted: list[int] = []
@@ -729,10 +730,11 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
 
 
 def _note_stops(noted: list[int]) -> dict:
-    """Have SIGINT and SIGTERM appended to ``noted`` instead of handled, unless they are
-    ignored (a background job) or not handled from Python; returns the handlers replaced."""
+    """Have SIGINT, SIGTERM and SIGHUP appended to ``noted`` instead of handled, unless they
+    are ignored (a background job) or not handled from Python; returns the handlers
+    replaced."""
     replaced = {}
-    for stop in (signal.SIGINT, signal.SIGTERM):
+    for stop in (signal.SIGINT, *STOPS):
         if signal.getsignal(stop) not in (signal.SIG_IGN, None):
             replaced[stop] = signal.signal(stop, lambda signum, frame: noted.append(signum))
     return replaced
