@@ -69,14 +69,16 @@ def _generate_command(family) -> click.Command:
         solution = inst.witness_json() if witness else None
         if witness and solution is None:
             raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-        write_instance(output, inst.formula, inst.header())
-        if witness:
-            try:
+        written = False
+        try:
+            write_instance(output, inst.formula, inst.header())
+            written = output != "-"
+            if witness:
                 atomic_write(witness, (canonical_json(solution) + "\n").encode())
-            except BaseException:  # a failed or stopped run leaves neither file
-                if output != "-":
-                    os.unlink(output)  # the instance this run just wrote
-                raise
+        except BaseException:  # a failed or stopped run leaves neither file
+            if written and witness:
+                os.unlink(output)  # the instance this run just wrote
+            raise
         where = "stdout" if output == "-" else output
         click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "

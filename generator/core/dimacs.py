@@ -37,9 +37,9 @@ import mmap
 import os
 import pickle
 import re
+import secrets
 import signal
 import sys
-import tempfile
 import threading
 import traceback
 from collections.abc import Iterable
@@ -581,26 +581,35 @@ def atomic_file(path: str | os.PathLike):
     never sees a partial file), as a :class:`FileWriter`."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
+        fd = None
+        while fd is None:
+            # named before it is made (not mkstemp): a stop signal that lands right after
+            # the file appears still finds it here to remove
+            tmp = folder / f".{path.name}.{secrets.token_hex(6)}.part"
+            try:
+                fd = os.open(tmp, _CREATE, 0o600)
+            except FileExistsError:  # someone else's: never removed
+                tmp = None
         try:
-            os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; published files are shared
+            os.fchmod(fd, 0o666 & ~current_umask())  # 0600 while written; published files are shared
             yield FileWriter(fd)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         if isinstance(exc, OSError):
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+           | getattr(os, "O_BINARY", 0))
 
 
 def atomic_write(path: str | os.PathLike, data: bytes) -> None:
