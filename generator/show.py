@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import atomic_write, header_lines, read_dimacs
+from puzzlesat.generator.core.dimacs import (
+    atomic_write,
+    check_writable,
+    header_lines,
+    read_dimacs,
+)
+from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.instance import puzzle_from_header
 
 
 def show_instance(path: str, svg_path: str | None = None) -> str:
+    """The header, the puzzle's picture and the counts of the instance at ``path``; the
+    puzzle drawn as SVG to ``svg_path`` when given."""
+    check_distinct(("the instance", path), ("--svg", svg_path))
+    if svg_path:
+        check_writable(svg_path, "--svg")
     dimacs = read_dimacs(path)
     lines = header_lines(dimacs.header) if dimacs.header else ["(no puzzlesat header)"]
     ends = dimacs.clause_ends

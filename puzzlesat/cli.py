@@ -52,6 +52,7 @@ def _generate_command(family) -> click.Command:
             check_writable,
             write_instance,
         )
+        from puzzlesat.generator.core.inputs import check_distinct
         from puzzlesat.generator.instance import build
 
         def certify_unsat(formula):  # imported only by a family that asks for a certificate
@@ -60,6 +61,7 @@ def _generate_command(family) -> click.Command:
             return certify_unsat(formula)
 
         params = {k: v for k, v in raw.items() if v is not None}
+        check_distinct(("-o", output), ("--witness", witness))
         if witness:  # a bad witness path must not leave the instance behind
             check_writable(witness, "--witness")
         if output != "-":

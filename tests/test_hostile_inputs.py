@@ -345,3 +345,78 @@ def test_stop_signal_in_the_two_process_writer(tmp_path, puzzlesat, monkeypatch)
     assert result.code == 143 and result.err == "puzzlesat: stopped by SIGTERM\n"
     assert list(tmp_path.iterdir()) == []
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+# -- the same file twice, symlinks and special files as outputs -----------------------------------
+def test_output_and_witness_name_the_same_file(tmp_path, puzzlesat, monkeypatch):
+    """-o X --witness X wrote the instance, then the witness over it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep").write_text("old")
+    for witness in ("X", "./X", str(tmp_path / "X")):
+        result = puzzlesat("generate", *SLIDING, "-o", "X", "--witness", witness)
+        assert_one_line_error(result, "-o and --witness name the same file")
+    os.symlink("keep", tmp_path / "alias")
+    assert_one_line_error(puzzlesat("generate", *SLIDING, "-o", "keep", "--witness", "alias"),
+                          "name the same file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alias", "keep"]
+    assert (tmp_path / "keep").read_text() == "old"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("validate", "i.cnf", "i.cnf"), "the instance and the output name the same file"),
+    (("validate", "i.cnf", "link"), "the instance and the output name the same file"),
+    (("validate", "i.cnf", "o.out", "--proof", "o.out"), "the output and the proof name"),
+    (("show", "i.cnf", "--svg", "i.cnf"), "the instance and --svg name the same file"),
+], ids=["validate X X", "validate X link-to-X", "output as proof", "show --svg X X"])
+def test_one_file_named_twice(tmp_path, puzzlesat, monkeypatch, args, fragment):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+    (tmp_path / "o.out").write_bytes(GOOD_OUT)
+    os.symlink("i.cnf", tmp_path / "link")
+    assert_one_line_error(puzzlesat(*args), fragment)
+    assert (tmp_path / "i.cnf").read_bytes() == GOOD_CNF
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
+@pytest.mark.parametrize("role", ["-o", "--witness", "--svg", "table"])
+def test_symlink_or_special_file_as_an_output(tmp_path, puzzlesat, monkeypatch, role, kind):
+    """A symlink named as an output was replaced by a file (the link lost, its target not
+    written); a FIFO or device (/dev/null, as root) replaced by a regular file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "target").write_text("mine")
+    if kind == "symlink":
+        os.symlink("target", tmp_path / "out")
+        fragment = "out is a symlink: name the file itself"
+    elif kind == "fifo":
+        os.mkfifo(tmp_path / "out")
+        fragment = "out is a FIFO, not a regular file"
+    else:
+        (tmp_path / "out").mkdir()
+        fragment = "out is a folder, not a regular file"
+    (tmp_path / "s").mkdir()
+    (tmp_path / "r").mkdir()
+    if role == "table":
+        os.rename(tmp_path / "out", tmp_path / "out.csv")
+        (tmp_path / "s" / "instances").mkdir()
+        args = ("validate-suite", "s", "r", "-o", "out.csv")
+        fragment = fragment.replace("out ", "out.csv ")
+    elif role == "--svg":
+        (tmp_path / "i.cnf").write_bytes(GOOD_CNF)
+        args = ("show", "i.cnf", "--svg", "out")
+    else:
+        args = ("generate", *SLIDING, *(("-o", "out") if role == "-o" else
+                                        ("-o", "x.cnf", "--witness", "out")))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert_one_line_error(puzzlesat(*args), fragment)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / "target").read_text() == "mine"
+
+
+def test_verdict_table_over_a_file_of_the_suite(tmp_path, puzzlesat):
+    (tmp_path / "s" / "instances").mkdir(parents=True)
+    (tmp_path / "s" / "manifest.csv").write_text("hash,result\n")
+    (tmp_path / "r").mkdir()
+    result = puzzlesat("validate-suite", tmp_path / "s", tmp_path / "r", "-o",
+                       tmp_path / "s" / "manifest.csv")
+    assert_one_line_error(result, "would overwrite a file of the suite")
+    assert (tmp_path / "s" / "manifest.csv").read_text() == "hash,result\n"

@@ -42,6 +42,7 @@ from puzzlesat.generator.core.dimacs import (
     read_dimacs,
 )
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import check_distinct, check_replaceable
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,
@@ -260,6 +261,7 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    proof: str | os.PathLike | None = None,
                    expected: str | None = None) -> Verdict:
     """Read the instance (a malformed one is a UserError) and the output, and judge."""
+    check_distinct(("the instance", instance), ("the output", output), ("the proof", proof))
     dimacs = read_dimacs(instance)
     if proof is not None and not Path(proof).exists():
         raise UserError(f"cannot read {proof}: no such file")
@@ -288,6 +290,9 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
 
     if table is not None:
         _table_format(table)  # fail before the work, not after
+        check_replaceable(table, "the verdict table")
+        if Path(table).exists() and Path(suite_dir).resolve() in Path(table).resolve().parents:
+            raise UserError(f"the verdict table {table} would overwrite a file of the suite")
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
     from puzzlesat.validate.runner import manifest_results, suite_instances

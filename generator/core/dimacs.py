@@ -53,6 +53,7 @@ from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import (  # noqa: F401  (decompress: part of this API)
     MAGIC,
+    check_replaceable,
     decompress,
     open_input,
     read_input,
@@ -513,11 +514,11 @@ def current_umask() -> int:
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     """A UserError unless :func:`atomic_write` can create ``path`` (its folder exists and is
-    writable, and the path is not a folder): checked before other files are written."""
+    writable, and the path is new or a regular file): checked before other files are
+    written."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise UserError(f"{what} {path} is a folder")
+    check_replaceable(path, what)
     if not folder.is_dir():
         raise UserError(f"cannot write {what} {path}: no such folder {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -581,6 +582,7 @@ def atomic_file(path: str | os.PathLike):
     never sees a partial file), as a :class:`FileWriter`."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    check_replaceable(path, "output")
     tmp = None
     try:
         fd = None

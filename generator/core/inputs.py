@@ -209,3 +209,38 @@ def _inflate_streams(chunks: Iterator[bytes], kind: str) -> Iterator[bytes]:
         if rest:
             raise ValueError(f"trailing data after the {kind} stream")
         return
+
+
+def check_replaceable(path: str | os.PathLike, what: str = "output") -> None:
+    """A UserError unless ``path`` is new or a regular file: writing a file in place of a
+    symlink (the link lost, its target not written), a FIFO, a device (``/dev/null`` itself
+    replaced) or a folder would lose what is there."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(mode):
+        raise UserError(f"{what} {path} is a symlink: name the file itself (it would be "
+                        f"replaced, not written through)")
+    if not stat.S_ISREG(mode):
+        raise UserError(f"{what} {path} is {special_kind(mode)}, not a regular file")
+
+
+def check_distinct(*named: tuple[str, str | os.PathLike | None]) -> None:
+    """A UserError when two of the ``(label, path)`` pairs name one file (the same path, or
+    links to one file): one would be read as the other, or written over it. None and ``-``
+    (stdin, stdout) are skipped."""
+    seen: dict = {}
+    for label, path in named:
+        if path is None or str(path) == "-":
+            continue
+        keys = {("path", os.path.realpath(path))}
+        with contextlib.suppress(OSError):
+            status = os.stat(path)
+            keys.add(("inode", status.st_dev, status.st_ino))
+        for key in keys:
+            if key in seen:
+                raise UserError(f"{seen[key]} and {label} name the same file ({path})")
+            seen[key] = label
