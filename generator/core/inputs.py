@@ -94,17 +94,8 @@ def read_input(path: str | os.PathLike, limit: int, what: str = "input",
 def read_stream(handle: BinaryIO, name: str, limit: int, what: str = "input",
                 bound: Bound | None = None) -> bytes:
     """:func:`read_input` on an open binary file."""
-    head = b""
-    while len(head) < _MAGIC_BYTES:  # a pipe may give fewer bytes than asked
-        more = handle.read(_READ_PIECE)
-        if not more:
-            break
-        head += more
-    raw = _chunks(head, handle)
-    kind = next((kind for magic, kind in MAGIC if head.startswith(magic)), None)
-    pieces = raw if kind is None else _inflate(raw, kind, name)
     parts, size, holder = [], 0, what
-    try:
+    with contextlib.closing(input_pieces(handle, name)) as pieces:
         for piece in pieces:
             parts.append(piece)
             size += len(piece)
@@ -115,10 +106,22 @@ def read_stream(handle: BinaryIO, name: str, limit: int, what: str = "input",
             if size > limit:
                 raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {holder} "
                                    f"can hold")
-    finally:
-        if kind is not None:
-            pieces.close()
     return b"".join(parts)
+
+
+def input_pieces(handle: BinaryIO, name: str) -> Iterator[bytes]:
+    """The text of an open binary file in pieces of at most 1 MB, decompressed as it is read
+    when its magic bytes say xz, gzip or bzip2 (for a reader that streams: it holds one
+    piece at a time and stops where it likes)."""
+    head = b""
+    while len(head) < _MAGIC_BYTES:  # a pipe may give fewer bytes than asked
+        more = handle.read(_READ_PIECE)
+        if not more:
+            break
+        head += more
+    kind = next((kind for magic, kind in MAGIC if head.startswith(magic)), None)
+    raw = _chunks(head, handle)
+    yield from raw if kind is None else _inflate(raw, kind, name)
 
 
 def _chunks(head: bytes, handle: BinaryIO) -> Iterator[bytes]:
