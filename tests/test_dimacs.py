@@ -375,12 +375,11 @@ def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_modul
     assert parse_literals(memoryview(text), "x").tolist() == want
 
 
-@pytest.mark.parametrize("literal", [-(2**63), -(2**63) - 1, 2**63, -(2**31), 2**31, 2**32])
-def test_literal_beyond_int32_in_a_cnf_is_refused(literal):
+def test_literal_minus_2_pow_63_in_a_cnf_is_refused():
     """Issue 22: ``-9223372036854775808`` was read as 0, a clause end, so ``p cnf 2 2`` with
-    one clause passed and a model of it was VERIFIED-SAT."""
+    one clause passed and a model of it was VERIFIED-SAT (the other limits: the test above)."""
     with pytest.raises(UserError, match=r"literal too large for DIMACS"):
-        parse_dimacs(f"p cnf 2 2\n1 {literal} 2 0\n".encode())
+        parse_dimacs(b"p cnf 2 2\n1 -9223372036854775808 2 0\n")
 
 
 @pytest.mark.parametrize("text", [

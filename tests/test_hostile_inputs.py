@@ -256,8 +256,7 @@ def test_hostile_flow_level(tmp_path, puzzlesat, name, text, fragment):
 @pytest.mark.parametrize("text, fragment", [
     (DEEP_TOML, "not valid TOML (nested deeper than 32 levels)"),
     ("x = " + "{a = " * 100_000 + "1" + "}" * 100_000 + "\n", "nested deeper than 32 levels"),
-    ('[suite]\nname = "\xff"\n'.encode("latin-1"), "not UTF-8 text"),
-], ids=["array 10^5 deep", "inline tables 10^5 deep", "not UTF-8"])
+], ids=["array 10^5 deep", "inline tables 10^5 deep"])
 def test_hostile_spec(tmp_path, puzzlesat, text, fragment):
     (tmp_path / "s.toml").write_bytes(text if isinstance(text, bytes) else text.encode())
     result = puzzlesat("publish", tmp_path / "s.toml", "-o", tmp_path / "out")
