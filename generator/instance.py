@@ -121,6 +121,13 @@ def check_size(family, params: dict, encoding: str, force: bool = False,
     if size.loose and not _fits(size, force):
         puzzle = family.generate(params, Rng(seed if seed is not None else 0))
         size = family.estimate(params, encoding, puzzle)
+    refuse_size(size, force, where)
+    return size
+
+
+def refuse_size(size: Estimate, force: bool = False, where: str = "") -> None:
+    """A UserError stating ``size`` when it is beyond the DIMACS limits, or past
+    :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes without ``force``."""
     if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
         raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
                         f"and clauses; choose smaller parameters")
@@ -128,7 +135,6 @@ def check_size(family, params: dict, encoding: str, force: bool = False,
         raise UserError(f"{where}{size.text()} (more than 10^{len(str(FORCE_CLAUSES)) - 1} "
                         f"clauses or {FORCE_BYTES / 1e9:g} GB): pass --force to build it "
                         f"anyway")
-    return size
 
 
 def _fits(size: Estimate, force: bool) -> bool:
@@ -164,8 +170,20 @@ def reproduce_command(family, params: dict, seed: int | None, encoding: str, nam
     return shlex.join(words)
 
 
-def puzzle_from_header(header: dict):
-    """(family module, puzzle, encoding) from a parsed instance header, or a UserError."""
+#: a header puzzle may be estimated this many times the file's own counts (plus
+#: :data:`HEADER_SLACK`): estimates are upper bounds, within 6x of every family's real counts
+HEADER_FACTOR = 100
+HEADER_SLACK = 10**6
+
+
+def puzzle_from_header(header: dict, variables: int = 0, clauses: int = 0):
+    """(family module, puzzle, encoding) from a parsed instance header, or a UserError.
+
+    The header may lie about sizes, and decoding, refereeing or encoding its puzzle costs
+    what the puzzle says, not what the file holds; so the family's size estimate of the
+    puzzle is checked first: within the DIMACS limits, at least the file's ``variables``
+    (the puzzle's model is indexed by them), and within :data:`HEADER_FACTOR` times the file's
+    ``variables`` and ``clauses`` (plus :data:`HEADER_SLACK`)."""
     missing = [k for k in ("family", "encoding", "puzzle") if k not in header]
     if missing:
         raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
@@ -173,8 +191,17 @@ def puzzle_from_header(header: dict):
     encoding = check_encoding(family, header["encoding"])
     try:
         puzzle = family.puzzle_from_json(header["puzzle"])
+        size = family.estimate({}, encoding, puzzle)
     except UserError:
         raise
     except Exception as exc:  # a damaged header is the file's fault, not ours
         raise UserError(f"header puzzle does not parse: {exc}") from None
+    refuse_size(size, True, "header puzzle: ")
+    if variables > size.variables:  # the estimate is an upper bound
+        raise UserError(f"header puzzle: {size.text()}, fewer than the file's {variables:,} "
+                        f"variables")
+    if (size.variables > HEADER_FACTOR * variables + HEADER_SLACK
+            or size.clauses > HEADER_FACTOR * clauses + HEADER_SLACK):
+        raise UserError(f"header puzzle: {size.text()}, far more than the file's "
+                        f"{variables:,} variables and {clauses:,} clauses")
     return family, puzzle, encoding

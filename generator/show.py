@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import atomic_write, header_lines, read_dimacs
+from puzzlesat.generator.core.dimacs import (
+    atomic_write,
+    check_writable,
+    header_lines,
+    read_dimacs,
+)
+from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.instance import puzzle_from_header
 
 
 def show_instance(path: str, svg_path: str | None = None) -> str:
+    """The header, the puzzle's picture and the counts of the instance at ``path``; the
+    puzzle drawn as SVG to ``svg_path`` when given."""
+    check_distinct(("the instance", path), ("--svg", svg_path))
+    if svg_path:
+        check_writable(svg_path, "--svg")
     dimacs = read_dimacs(path)
     lines = header_lines(dimacs.header) if dimacs.header else ["(no puzzlesat header)"]
     ends = dimacs.clause_ends
@@ -18,7 +29,7 @@ def show_instance(path: str, svg_path: str | None = None) -> str:
     lines += ["", f"variables: {dimacs.num_vars}", f"clauses: {dimacs.num_clauses} ({widths or 'none'})",
               f"literals: {int(lengths.sum())}", f"gbd-hash: {dimacs.gbd_hash}"]
     if "puzzle" in dimacs.header:
-        family, puzzle, _ = puzzle_from_header(dimacs.header)
+        family, puzzle, _ = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
         lines += ["", family.render(puzzle)]
         if svg_path:
             atomic_write(svg_path, family.render_svg(puzzle).encode())

@@ -15,6 +15,7 @@ import click
 
 import puzzlesat
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.stops import Stopped
 from puzzlesat.generator.families import Param, family_names, get_family
 
 
@@ -40,13 +41,20 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, force, **raw):
+    def run(**args):
+        from puzzlesat.generator.core.stops import stops_raise
+
+        with stops_raise():  # a SIGTERM or SIGHUP leaves no .part behind
+            generate_one(**args)
+
+    def generate_one(seed, encoding, output, name, witness, force, **raw):
         from puzzlesat.generator.core.dimacs import (
             atomic_write,
             canonical_json,
             check_writable,
             write_instance,
         )
+        from puzzlesat.generator.core.inputs import check_distinct
         from puzzlesat.generator.instance import build
 
         def certify_unsat(formula):  # imported only by a family that asks for a certificate
@@ -55,6 +63,7 @@ def _generate_command(family) -> click.Command:
             return certify_unsat(formula)
 
         params = {k: v for k, v in raw.items() if v is not None}
+        check_distinct(("-o", output), ("--witness", witness))
         if witness:  # a bad witness path must not leave the instance behind
             check_writable(witness, "--witness")
         if output != "-":
@@ -64,14 +73,16 @@ def _generate_command(family) -> click.Command:
         solution = inst.witness_json() if witness else None
         if witness and solution is None:
             raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-        write_instance(output, inst.formula, inst.header())
-        if witness:
-            try:
+        written = False
+        try:
+            write_instance(output, inst.formula, inst.header())
+            written = output != "-"
+            if witness:
                 atomic_write(witness, (canonical_json(solution) + "\n").encode())
-            except UserError:
-                if output != "-":
-                    os.unlink(output)  # the instance this run just wrote
-                raise
+        except BaseException:  # a failed or stopped run leaves neither file
+            if written and witness:
+                os.unlink(output)  # the instance this run just wrote
+            raise
         where = "stdout" if output == "-" else output
         click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
@@ -478,6 +489,9 @@ def main(argv: list[str] | None = None) -> None:
         # one line; at a terminal it starts after the echoed ^C
         click.echo(("\n" if sys.stderr.isatty() else "") + "puzzlesat: interrupted", err=True)
         code = 130
+    except Stopped as exc:  # SIGTERM or SIGHUP inside stops_raise
+        click.echo(f"puzzlesat: {exc}", err=True)
+        code = exc.exit_code
     except BrokenPipeError:
         code = 0
     except OSError as exc:

@@ -4,6 +4,8 @@ tiny suite (three instances of two families) to publish."""
 from __future__ import annotations
 
 import os
+import shutil
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,3 +85,12 @@ def publish_tiny(folder):
     spec.write_bytes(TINY)
     publish_suite(spec, folder / "suite")
     return folder / "suite"
+
+
+def kissat() -> str:
+    """The Kissat binary of passagemath-kissat, or one on PATH; else skip."""
+    bundled = Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
+    found = str(bundled) if bundled.is_file() else shutil.which("kissat")
+    if not found:
+        pytest.skip("no kissat binary (pip install passagemath-kissat)")
+    return found

@@ -164,7 +164,7 @@ def test_an_external_solver_and_its_proofs_on_dask(both, dask_pool, tmp_path):
     """--solver-command runs on Dask workers, and validate-suite checks its proofs there."""
     import shlex
 
-    from tests.test_solver_command import kissat
+    from conftest import kissat
 
     command = SolverCommand.parse(shlex.join([kissat(), "-q", "--no-binary", "{cnf}",
                                               "{proof}"]))

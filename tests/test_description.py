@@ -10,12 +10,12 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import publish_tiny
 from hypothesis import given
 from hypothesis import strategies as st
 
 from puzzlesat.generator.suite.describe import tex
 from puzzlesat.validate.calibrate import calibrate_suite
-from tests.test_calibrate import publish_tiny
 
 
 def _has_tex() -> bool:

@@ -332,7 +332,14 @@ def test_concatenated_xz_streams_are_one_file():
 # -- the vectorised literal reader against its reference ----------------------------------------
 _token = st.one_of(st.integers(-99_999_999, 99_999_999).map(str),
                    st.sampled_from(["-", "--1", "1-", "-0", "-05", "007", "0", "123456789", "-",
-                                    "0" * 70 + "1"]))  # longer than a step's cut search
+                                    "0" * 70 + "1"]),  # longer than a step's cut search
+                   # near and past the int32 and int64 limits (numpy saturates past int64)
+                   st.integers(-(2**31) - 2, -(2**31) + 2).map(str),
+                   st.integers(2**31 - 3, 2**31 + 1).map(str),
+                   st.sampled_from([-(2**63), -(2**63) - 1, 2**63 - 1, 2**63, 2**64 - 1, 2**64,
+                                    -(10**30)]).map(str),
+                   st.integers(-(10**40), 10**40).map(str),
+                   st.integers(0, 2**31 + 5).map(lambda v: "0" * 12 + str(v)))
 _space = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n "])
 
 
@@ -340,27 +347,42 @@ _space = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n "])
 @given(tokens=st.lists(st.tuples(_space, _token), max_size=60), lead=st.sampled_from(["", " ", "\n"]),
        chunk=st.sampled_from([16, 64, 1 << 15]))
 def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_module):
-    """parse_literals (SWAR words, in steps) accepts and rejects exactly what the reference
-    (minus_signs_ok + parse_integers) does, with the same values."""
+    """parse_literals (SWAR words, in steps) and parse_integers (numpy's reader, used for long
+    tokens and for models) accept and reject exactly what the plain-Python definition does,
+    with the same values. Issue 22: -2^63 read as 0 (a clause end)."""
     import puzzlesat.generator.core.dimacs as dimacs
-    from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers, parse_literals
+    from puzzlesat.generator.core.dimacs import (
+        integers_reference,
+        minus_signs_ok,
+        parse_integers,
+        parse_literals,
+    )
 
     monkeypatch_module.setattr(dimacs, "_PARSE_CHUNK", chunk)
     text = (lead + "".join(space + token for space, token in tokens)).encode()
 
-    def reference():
+    def numpy_reader():
         if b"-" in text and not minus_signs_ok(text):
             raise UserError("x: malformed literal (a '-' must start a number 1-9...)")
         return parse_integers(text, "x").tolist()
 
     try:
-        want = reference()
+        want = integers_reference(text, "x")
     except UserError as exc:
-        with pytest.raises(UserError) as got:
-            parse_literals(memoryview(text), "x")
-        assert str(got.value) == str(exc)
+        for reader in (numpy_reader, lambda: parse_literals(memoryview(text), "x")):
+            with pytest.raises(UserError) as got:
+                reader()
+            assert str(got.value) == str(exc)
         return
+    assert numpy_reader() == want
     assert parse_literals(memoryview(text), "x").tolist() == want
+
+
+def test_literal_minus_2_pow_63_in_a_cnf_is_refused():
+    """Issue 22: ``-9223372036854775808`` was read as 0, a clause end, so ``p cnf 2 2`` with
+    one clause passed and a model of it was VERIFIED-SAT (the other limits: the test above)."""
+    with pytest.raises(UserError, match=r"literal too large for DIMACS"):
+        parse_dimacs(b"p cnf 2 2\n1 -9223372036854775808 2 0\n")
 
 
 @pytest.mark.parametrize("text", [

@@ -44,7 +44,7 @@ BAD_INSTANCES = [
     ("NUL byte", b"p cnf 3 1\n1 0\n\x00", "unexpected character '\\\\x00'"),
     ("trailing comment on clause", b"p cnf 3 1\n1 0 c no\n", "unexpected character 'c'"),
     ("bad JSON in header", b"c params: {oops\np cnf 3 1\n1 0\n",
-     "header line 'c params:' is not valid JSON"),
+     "header line 'c params:': not valid JSON"),
     ("truncated xz", lzma.compress(GOOD_CNF)[:-8], "damaged or truncated xz archive"),
     ("truncated gzip", gzip.compress(GOOD_CNF)[:-6], "damaged or truncated gz archive"),
     ("truncated bzip2", bz2.compress(GOOD_CNF)[:-6], "damaged or truncated bz2 archive"),
@@ -105,8 +105,8 @@ def test_malformed_output_is_verdict_exit_3(tmp_path, puzzlesat, data, fragment)
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("missing.cnf", "ok.out"), "cannot read missing.cnf"),
-    (("ok.cnf", "missing.out"), "cannot read missing.out"),
+    (("missing.cnf", "ok.out"), "cannot read instance missing.cnf"),
+    (("ok.cnf", "missing.out"), "cannot read output missing.out"),
     (("ok.cnf", "ok.out", "--proof", "missing.drat"), "cannot read missing.drat"),
 ])
 def test_missing_files_are_one_line_exit_2(tmp_path, puzzlesat, monkeypatch, args, fragment):

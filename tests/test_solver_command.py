@@ -8,14 +8,12 @@ from __future__ import annotations
 import csv
 import json
 import shlex
-import shutil
 import sys
-import sysconfig
 import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, kissat
 from pysat.examples.genhard import PHP
 from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, alive, suite
 
@@ -65,15 +63,6 @@ def fake(tmp_path):
         return shlex.join([sys.executable, str(script), mode, "{cnf}", *more])
 
     return command
-
-
-def kissat() -> str:
-    """The Kissat binary of passagemath-kissat, or one on PATH; else skip."""
-    bundled = Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
-    found = str(bundled) if bundled.is_file() else shutil.which("kissat")
-    if not found:
-        pytest.skip("no kissat binary (pip install passagemath-kissat)")
-    return found
 
 
 def test_an_answer_read_from_a_plain_temporary_cnf(tmp_path, puzzlesat, fake):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 
 import pytest
+from conftest import assert_one_line_error
 
 from puzzlesat.generator.core.dimacs import gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError
@@ -23,7 +24,6 @@ from puzzlesat.validate.tune import (
     parse_follow,
     tune,
 )
-from tests.conftest import assert_one_line_error
 
 FIXED = ("border_colors=2", "scramble")
 FOLLOW = ("center_colors=0.5*rows",)

@@ -14,7 +14,7 @@ from pysat.solvers import Solver
 
 from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
 from puzzlesat.generator.core.dimacs import parse_dimacs
-from puzzlesat.generator.families import FAMILY_MODULES
+from puzzlesat.generator.families import FAMILY_MODULES, Estimate
 from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
 from puzzlesat.validate.report import judge
@@ -142,6 +142,7 @@ def _toy_family() -> types.ModuleType:
     toy.NAME = "toy"
     toy.ENCODINGS = {"exactly": "ALO + pairwise AMO", "alo": "ALO only"}
     toy.puzzle_from_json = lambda data: int(data["n"])
+    toy.estimate = lambda params, encoding, n: Estimate(n, n * n, 4 * n * n)
 
     def encode(n, encoding):
         f = Formula()

@@ -32,7 +32,6 @@ from __future__ import annotations
 import csv
 import fnmatch
 import io
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,6 +40,8 @@ from pathlib import Path
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import run_tasks
+from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
+from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
@@ -161,10 +162,12 @@ def _read_suite(out: Path):
                         f"run puzzlesat publish)")
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
-    spec = parse_spec((out / SPEC_FILE).read_bytes(), str(out / SPEC_FILE), force=True, base=out)
+    spec = parse_spec(read_input(out / SPEC_FILE, SMALL_INPUT, "suite spec"),
+                      str(out / SPEC_FILE), force=True, base=out)
     try:
-        instances = json.loads(manifest.read_text(encoding="utf-8"))["instances"]
-    except (ValueError, KeyError, TypeError) as exc:
+        instances = load_json(read_input(manifest, SMALL_INPUT, "manifest"),
+                              str(manifest))["instances"]
+    except (KeyError, TypeError) as exc:
         raise UserError(f"{manifest}: not a puzzlesat manifest ({exc})") from None
     return spec, instances
 

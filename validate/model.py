@@ -23,25 +23,34 @@ import numpy as np
 from puzzlesat.validate.output import MalformedOutput
 
 
-def truth_table(literals: np.ndarray, num_vars: int) -> np.ndarray:
-    """Bool array of size ``2V+1``: row ``l + V`` is True when literal ``l`` was given.
+def truth_table(literals: np.ndarray, num_vars: int, span: int = 0) -> np.ndarray:
+    """Bool array of size ``2S+1``: row ``l + S`` is True when literal ``l`` was given, where
+    S is the larger of ``span`` and the largest variable given (at most V: the table is sized
+    by what was read, never by the p line's promise alone).
 
     A literal beyond V, or a variable given with both signs, makes the model MALFORMED
     (the solver contradicts itself or answers another formula)."""
     lits = np.asarray(literals, dtype=np.int64)
+    top = span
     if lits.size:
         # not np.abs: abs(-2**63) overflows and stays negative
         beyond = np.flatnonzero((lits > num_vars) | (lits < -num_vars))
         if beyond.size:
             raise MalformedOutput(f"model literal {int(lits[beyond[0]])} is beyond the "
                                   f"instance's {num_vars} variables")
-    table = np.zeros(2 * num_vars + 1, dtype=bool)
-    table[lits + num_vars] = True
-    both = np.flatnonzero(table[num_vars + 1:] & table[num_vars - 1::-1][:num_vars])
+        top = max(top, int(lits.max()), -int(lits.min()))
+    table = np.zeros(2 * top + 1, dtype=bool)
+    table[lits + top] = True
+    both = np.flatnonzero(table[top + 1:] & table[top - 1::-1][:top])
     if both.size:
         v = int(both[0]) + 1
         raise MalformedOutput(f"model gives variable {v} both true and false ({v} and {-v})")
     return table
+
+
+def largest_variable(flat: np.ndarray) -> int:
+    """The largest variable in a flat literal array (0 when it is empty)."""
+    return max(int(flat.max()), -int(flat.min())) if flat.size else 0
 
 
 def clause_starts(flat: np.ndarray) -> np.ndarray:
@@ -55,12 +64,12 @@ def clause_starts(flat: np.ndarray) -> np.ndarray:
 
 def falsified_clauses(flat: np.ndarray, num_vars: int, literals: np.ndarray) -> np.ndarray:
     """0-based indices of the clauses without a true literal among ``literals``."""
-    table = truth_table(literals, num_vars)
+    table = truth_table(literals, num_vars, largest_variable(flat))
     starts = clause_starts(flat)
     if not starts.size:
         return starts
     # rolled so that a literal indexes it directly (negative from the end): no int64 copy
-    true_here = np.roll(table, -num_vars)[flat]
+    true_here = np.roll(table, -(table.size // 2))[flat]
     satisfied = np.logical_or.reduceat(true_here, starts)
     return np.flatnonzero(~satisfied)
 
@@ -77,5 +86,6 @@ def full_model(table: np.ndarray, num_vars: int) -> np.ndarray:
     variables False. If the partial model satisfies every clause, so does this completion
     (each clause keeps its true literal), so it is safe to decode."""
     model = np.zeros(num_vars + 1, dtype=bool)
-    model[1:] = table[num_vars + 1:]
+    given = table.size // 2
+    model[1 : given + 1] = table[given + 1 :]
     return model

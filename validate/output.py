@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers, read_bytes
+from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import InputTooLong, read_input
 
 STATUSES = ("SAT", "UNSAT", "UNKNOWN")
 #: the competition's ``s`` words and MiniSat's first lines, mapped to a status
@@ -76,10 +77,26 @@ class SolverOutput:
         return None
 
 
-def read_output(path: str | os.PathLike) -> SolverOutput:
-    """Read and parse a solver output file (plain or compressed). An unreadable file is a
-    :class:`UserError`; an unreadable *content* is :class:`MalformedOutput`."""
-    return parse_output(read_bytes(path))
+#: bytes of comment and status lines a solver output may hold beside its model
+MAX_OUTPUT_COMMENTS = 16 << 20
+
+
+def output_bound(num_vars: int) -> int:
+    """The most bytes a solver output for ``num_vars`` variables can hold: a model of every
+    variable once, each literal ``len(str(V)) + 2`` bytes, twice over for ``v`` prefixes and
+    line ends (``v -1\r\n`` is twice ``-1 ``), plus :data:`MAX_OUTPUT_COMMENTS`."""
+    return 2 * (num_vars + 1) * (len(str(num_vars)) + 2) + MAX_OUTPUT_COMMENTS
+
+
+def read_output(path: str | os.PathLike, num_vars: int) -> SolverOutput:
+    """Read and parse a solver output file (plain or compressed) for an instance of
+    ``num_vars`` variables. An unreadable file is a :class:`UserError`; an unreadable
+    *content*, or one longer than :func:`output_bound`, is :class:`MalformedOutput`."""
+    try:
+        data = read_input(path, output_bound(num_vars), "output")
+    except InputTooLong as exc:
+        raise MalformedOutput(str(exc)) from None
+    return parse_output(data)
 
 
 def parse_output(data: bytes) -> SolverOutput:

@@ -52,6 +52,7 @@ from puzzlesat.generator.core.dimacs import (
     read_dimacs,
 )
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import check_distinct, check_replaceable
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,
@@ -198,7 +199,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     if base["expected"] == "UNSAT":
         verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
                              "shows the header is wrong")
-    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, full_model(table, dimacs.num_vars))
+    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, table)
     return verdict
 
 
@@ -277,10 +278,10 @@ def read_witness(path: str | os.PathLike | None) -> dict | None:
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
 
 
-def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | None, str]:
-    """Decode a full model with the header's family and referee it with ``check``; or None
-    and why not (no puzzlesat header, unknown family, damaged puzzle line, a header puzzle
-    that is not the one this CNF encodes).
+def decode_puzzle(dimacs: Dimacs, table: np.ndarray) -> tuple[PuzzleReport | None, str]:
+    """Decode the model of a truth ``table`` (completed with False) with the header's family
+    and referee it with ``check``; or None and why not (no puzzlesat header, unknown family,
+    damaged puzzle line, a header puzzle too large for this CNF or not the one it encodes).
 
     When decoding fails or the solution breaks the rules, the header's puzzle is encoded again
     and compared with the CNF: if they differ the header lies (the file's fault: a note, no
@@ -289,9 +290,10 @@ def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | Non
     if "family" not in dimacs.header:
         return None, "no puzzlesat header: the CNF alone was checked"
     try:
-        family, puzzle, encoding = puzzle_from_header(dimacs.header)
+        family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
     except UserError as exc:
         return None, f"not decoded: {exc}"
+    model = full_model(table, dimacs.num_vars)  # V is within the header puzzle's estimate
     try:
         solution = family.decode(puzzle, encoding, model)
         problems = list(family.check(puzzle, solution))
@@ -327,11 +329,13 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    witness: str | os.PathLike | None = None) -> Verdict:
     """Read the instance (a malformed one is a UserError) and the output, and judge;
     ``witness`` is a witness file (``generate --witness``, a suite's ``witnesses/``)."""
+    check_distinct(("the instance", instance), ("the output", output), ("the proof", proof),
+                   ("the witness", witness))
     dimacs = read_dimacs(instance)
     if proof is not None and not Path(proof).exists():
         raise UserError(f"cannot read {proof}: no such file")
     try:
-        parsed: SolverOutput | MalformedOutput = read_output(output)
+        parsed: SolverOutput | MalformedOutput = read_output(output, dimacs.num_vars)
     except MalformedOutput as exc:
         parsed = exc
     unsat = isinstance(parsed, SolverOutput) and parsed.status == "UNSAT"
@@ -346,15 +350,19 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from ``manifest.csv`` when it has one, else from the instance
-    header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
-    MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
-    work; the verdicts come back in instance order whichever runs them."""
+    header. A missing output is UNKNOWN; an instance or output that cannot be read at all, or
+    runs out of memory, is MALFORMED (the batch goes on). ``executor`` (any
+    concurrent.futures Executor) spreads the work; the verdicts come back in instance order
+    whichever runs them."""
     from tqdm import tqdm
 
     from puzzlesat.generator.core.executors import run_tasks
 
     if table is not None:
         _table_format(table)  # fail before the work, not after
+        check_replaceable(table, "the verdict table")
+        if Path(table).exists() and Path(suite_dir).resolve() in Path(table).resolve().parents:
+            raise UserError(f"the verdict table {table} would overwrite a file of the suite")
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
     from puzzlesat.validate.runner import manifest_results, suite_instances
@@ -386,6 +394,8 @@ def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Ver
                                      witness)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
+        except MemoryError:  # this instance's verdict; the batch and its table go on
+            verdict = Verdict("MALFORMED", "out of memory while checking this output")
     verdict.instance, verdict.output = instance.name, str(out)
     return verdict
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
+from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs, read_num_vars
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.command import SolverCommand
 from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
@@ -386,14 +386,14 @@ class SuiteRun:
         return text
 
 
-def earlier_answer(path: Path) -> str | None:
-    """SAT or UNSAT when ``path`` holds an answer that reads; None otherwise."""
+def earlier_answer(path: Path, instance: Path) -> str | None:
+    """SAT or UNSAT when ``path`` holds an answer to ``instance`` that reads; None otherwise."""
     from puzzlesat.validate.output import read_output
 
     if not path.is_file():
         return None
     try:
-        status = read_output(path).status
+        status = read_output(path, read_num_vars(instance) or 0).status
     except (UserError, MalformedOutput):
         return None
     return status if status in ("SAT", "UNSAT") else None
@@ -433,7 +433,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
                 instance = instances[index]
                 out = output_path(results_dir, instance)
                 if (result.status == "UNKNOWN" and not overwrite
-                        and earlier_answer(out) is not None):
+                        and earlier_answer(out, instance) is not None):
                     run.kept.append(instance.name)
                     continue
                 atomic_write(out, result.output(seconds=True))

@@ -355,6 +355,8 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
     for stale in sorted(old - set(files)):
         _remove_written(out / stale)
     for rel, data in files.items():
+        if rel in old and (out / rel).is_symlink():
+            (out / rel).unlink()  # a file of ours turned into a link: the link goes, not its target
         atomic_write(out / rel, data)
     atomic_write(archive, tar_xz(target.name, files))
     _write_marker(out, sorted(files), archive.name)

@@ -37,9 +37,9 @@ import mmap
 import os
 import pickle
 import re
+import secrets
 import signal
 import sys
-import tempfile
 import threading
 import traceback
 from collections.abc import Iterable
@@ -51,6 +51,17 @@ import numpy as np
 
 from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import (  # noqa: F401  (decompress: part of this API)
+    MAGIC,
+    check_replaceable,
+    decompress,
+    input_pieces,
+    open_input,
+    read_input,
+    read_stream,
+)
+from puzzlesat.generator.core.stops import STOPS
+from puzzlesat.generator.core.structured import load_json
 
 FORMAT_VERSION = 1
 
@@ -93,10 +104,7 @@ def parse_header(comment_lines: Iterable[str], name: str = "header") -> dict:
             continue
         key, text = m.groups()
         if key in JSON_KEYS:
-            try:
-                header[key] = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{name}: header line 'c {key}:' is not valid JSON ({exc.msg})") from None
+            header[key] = load_json(text, f"{name}: header line 'c {key}:'")
         else:
             header[key] = text
     return header
@@ -507,11 +515,11 @@ def current_umask() -> int:
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     """A UserError unless :func:`atomic_write` can create ``path`` (its folder exists and is
-    writable, and the path is not a folder): checked before other files are written."""
+    writable, and the path is new or a regular file): checked before other files are
+    written."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise UserError(f"{what} {path} is a folder")
+    check_replaceable(path, what)
     if not folder.is_dir():
         raise UserError(f"cannot write {what} {path}: no such folder {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -575,26 +583,36 @@ def atomic_file(path: str | os.PathLike):
     never sees a partial file), as a :class:`FileWriter`."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    check_replaceable(path, "output")
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
+        fd = None
+        while fd is None:
+            # named before it is made (not mkstemp): a stop signal that lands right after
+            # the file appears still finds it here to remove
+            tmp = folder / f".{path.name}.{secrets.token_hex(6)}.part"
+            try:
+                fd = os.open(tmp, _CREATE, 0o600)
+            except FileExistsError:  # someone else's: never removed
+                tmp = None
         try:
-            os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; published files are shared
+            os.fchmod(fd, 0o666 & ~current_umask())  # 0600 while written; published files are shared
             yield FileWriter(fd)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         if isinstance(exc, OSError):
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+           | getattr(os, "O_BINARY", 0))
 
 
 def atomic_write(path: str | os.PathLike, data: bytes) -> None:
@@ -678,7 +696,7 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
     first, rest = _cut(formula.blocks, _FIRST_SHARE)
     read_end, write_end = os.pipe()
     # Ctrl-C must not raise KeyboardInterrupt in the child, which would unwind into this
-    # process's cleanup. Across the fork SIGINT and SIGTERM are only noted; then the child
+    # process's cleanup. Across the fork SIGINT, SIGTERM and SIGHUP are only noted; the child
     # takes their default action (it just ends), and this process acts on a noted one once
     # the child can be stopped.
     noted: list[int] = []
@@ -724,10 +742,11 @@ def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
 
 
 def _note_stops(noted: list[int]) -> dict:
-    """Have SIGINT and SIGTERM appended to ``noted`` instead of handled, unless they are
-    ignored (a background job) or not handled from Python; returns the handlers replaced."""
+    """Have SIGINT, SIGTERM and SIGHUP appended to ``noted`` instead of handled, unless they
+    are ignored (a background job) or not handled from Python; returns the handlers
+    replaced."""
     replaced = {}
-    for stop in (signal.SIGINT, signal.SIGTERM):
+    for stop in (signal.SIGINT, *STOPS):
         if signal.getsignal(stop) not in (signal.SIG_IGN, None):
             replaced[stop] = signal.signal(stop, lambda signum, frame: noted.append(signum))
     return replaced
@@ -774,47 +793,10 @@ def _as_sent(exc: BaseException) -> BaseException:
 
 
 # -- reader ---------------------------------------------------------------------------------
-_MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
-
-
-def decompress(raw: bytes, name: str = "input") -> bytes:
-    """Decompress by magic bytes (not by name): xz, gzip, bzip2, or plain."""
-    for magic, kind in _MAGIC:
-        if raw.startswith(magic):
-            try:
-                if kind == "xz":
-                    return _xz_decompress_exactly(raw)
-                if kind == "gz":
-                    return gzip.decompress(raw)
-                return bz2.decompress(raw)
-            except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
-                raise UserError(f"{name}: damaged or truncated {kind} archive ({exc})") from None
-    return raw
-
-
-def _xz_decompress_exactly(raw: bytes) -> bytes:
-    """One or more xz streams and nothing after them (``lzma.decompress`` ignores trailing
-    garbage, which hides a damaged download)."""
-    out, rest = [], raw
-    while True:
-        decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        out.append(decoder.decompress(rest))
-        if not decoder.eof:
-            raise EOFError("the stream ends early")
-        rest = decoder.unused_data
-        if not rest.strip(b"\0"):  # xz allows zero padding between and after streams
-            break
-        if not rest.startswith(_MAGIC[0][0]):
-            raise ValueError("trailing data after the xz stream")
-    return b"".join(out)
-
-
-def read_bytes(path: str | os.PathLike) -> bytes:
-    try:
-        raw = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return decompress(raw, str(path))
+def read_bytes(path: str | os.PathLike, limit: int | None = None, what: str = "input") -> bytes:
+    """A regular file's bytes (``-``: stdin), decompressed, at most ``limit`` of them when
+    given (:func:`puzzlesat.generator.core.inputs.read_input`)."""
+    return read_input(path, sys.maxsize if limit is None else limit, what)
 
 
 @dataclass
@@ -1053,18 +1035,52 @@ def minus_signs_ok(text: bytes) -> bool:
     return bool((ok_after & ok_before).all())
 
 
+#: the largest literal magnitude (DIMACS literals are signed 32-bit in every solver we know)
+MAX_LITERAL = 2**31 - 1
+_TOO_LARGE = "literal too large for DIMACS (|l| >= 2^31)"
+
+
 def parse_integers(text: bytes, name: str) -> np.ndarray:
-    """Whitespace-separated integers (already checked for stray characters)."""
+    """Whitespace-separated integers (already checked for stray characters), each within
+    +-:data:`MAX_LITERAL`, else a UserError. numpy's reader saturates past int64 (and
+    ``-2^63`` passes ``abs``), so a token with more than 10 significant digits is refused
+    before any value is looked at, and the rest are compared with both bounds."""
     if not text.strip():
         return np.zeros(0, dtype=np.int64)
     values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=" ")
-    digit = np.frombuffer(text, np.uint8)
-    digit = (digit >= ord("0")) & (digit <= ord("9"))
-    tokens = int(digit[0]) + int(np.count_nonzero(digit[1:] & ~digit[:-1]))
-    if values.size != tokens:  # numpy stops quietly at what it cannot read
+    a = np.frombuffer(text, np.uint8)
+    digit = (a >= ord("0")) & (a <= ord("9"))
+    starts = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if digit[0]:
+        starts = np.concatenate([[0], starts])
+    if values.size != starts.size:  # numpy stops quietly at what it cannot read
         raise UserError(f"{name}: could not read every literal (number too large?)")
-    if values.size and np.abs(values).max() >= 2**31:
-        raise UserError(f"{name}: literal too large for DIMACS (|l| >= 2^31)")
+    ends = np.flatnonzero(digit[:-1] & ~digit[1:])  # each token's last digit
+    if digit[-1]:
+        ends = np.append(ends, a.size - 1)
+    # digits from each token's first nonzero one (a.size: the token is all zeros)
+    nonzero = np.append(np.flatnonzero(digit & (a != ord("0"))), a.size)
+    first = nonzero[np.searchsorted(nonzero, starts)]
+    if (first + 10 <= ends).any():  # 11 significant digits or more
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    if values.size and ((values > MAX_LITERAL) | (values < -MAX_LITERAL)).any():
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    return values
+
+
+_INTEGER_TOKEN = re.compile(r"-[1-9][0-9]*|[0-9]+")
+
+
+def integers_reference(text: bytes, name: str) -> list[int]:
+    """The definition :func:`parse_literals` and :func:`parse_integers` are tested against,
+    in plain Python: whitespace-separated tokens, each digits with an optional '-' before a
+    digit 1-9, within +-:data:`MAX_LITERAL`."""
+    tokens = text.decode("ascii").split()
+    if not all(_INTEGER_TOKEN.fullmatch(token) for token in tokens):
+        raise UserError(f"{name}: {_MALFORMED_MINUS}")
+    values = [int(token) for token in tokens]
+    if any(abs(value) > MAX_LITERAL for value in values):
+        raise UserError(f"{name}: {_TOO_LARGE}")
     return values
 
 
@@ -1079,26 +1095,85 @@ def _stray_bytes(clauses: memoryview) -> bytes:
     return b""
 
 
-def _map_plain(path: str | os.PathLike):
-    """A plain (uncompressed) file mapped read-only with its pages mapped up front, or None
-    (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither copied
-    into the process nor page-faulted one page at a time."""
-    if str(path) == "-" or not hasattr(mmap, "MAP_POPULATE"):
+#: bytes of comments (the header, and ``c`` lines among the clauses) an instance may hold
+#: beyond what its p line allows for clauses
+MAX_COMMENT_BYTES = 64 << 20
+
+
+def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
+    """The most bytes a DIMACS text with this p line can hold: every clause at most V distinct
+    literals of ``len(str(V)) + 2`` bytes and its ``0``, twice over for layout (CRLF, runs of
+    white space), plus :data:`MAX_COMMENT_BYTES`."""
+    per_clause = num_vars * (len(str(num_vars)) + 2) + 3
+    return 2 * num_clauses * per_clause + MAX_COMMENT_BYTES
+
+
+class _PLineBound:
+    """A :data:`~puzzlesat.generator.core.inputs.Bound`: the text before the p line is
+    comments (bounded by the caller's limit); once the p line is read, the whole text is
+    bounded by :func:`cnf_text_bound`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.scanned = 0  # start of the first line not yet searched
+
+    def __call__(self, piece: bytes) -> tuple[int, str] | None:
+        self.head += piece
+        end = self.head.rfind(b"\n")
+        if end < self.scanned:
+            return None
+        p = _P_LINE.search(self.head, self.scanned, end)
+        self.scanned = end + 1
+        if p is None:
+            return None
+        try:
+            num_vars, num_clauses = int(p.group(1)), int(p.group(2))
+        except ValueError:  # parse_dimacs names the malformed p line
+            return None
+        return (p.end() + cnf_text_bound(max(num_vars, 0), max(num_clauses, 0)),
+                f"an instance with the p line {p.group(0).decode('ascii').strip()!r}")
+
+
+def _map_plain(handle):
+    """A plain (uncompressed) regular file mapped read-only with its pages mapped up front, or
+    None (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither
+    copied into the process nor page-faulted one page at a time."""
+    if handle is sys.stdin.buffer or not hasattr(mmap, "MAP_POPULATE"):
         return None
     try:
-        with open(path, "rb") as fh:
-            first = fh.read(8)
-            if any(first.startswith(magic) for magic, _ in _MAGIC):
-                return None
-            return mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
-                             prot=mmap.PROT_READ)
-    except (OSError, ValueError):  # unreadable (read_bytes reports it), empty, not mappable
+        first = os.pread(handle.fileno(), 8, 0)
+        if any(first.startswith(magic) for magic, _ in MAGIC):
+            return None
+        return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
+                         prot=mmap.PROT_READ)
+    except (OSError, ValueError):  # empty, not mappable: read as a stream
         return None
 
 
 def read_dimacs(path: str | os.PathLike) -> Dimacs:
-    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes)."""
-    mapped = _map_plain(path)
-    if mapped is None:
-        return parse_dimacs(read_bytes(path), str(path))
-    return parse_dimacs(mapped, str(path))
+    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes): a
+    regular file or ``-`` (stdin), decompressed no further than its p line allows."""
+    with open_input(path, "instance") as handle:
+        mapped = _map_plain(handle)
+        if mapped is not None:
+            return parse_dimacs(mapped, str(path))
+        text = read_stream(handle, str(path), MAX_COMMENT_BYTES,
+                           "the comments before a p line", _PLineBound())
+    return parse_dimacs(text, str(path))
+
+
+def read_num_vars(path: str | os.PathLike) -> int | None:
+    """The variable count of an instance's p line, reading no further than that line (None
+    when there is none within the comments' limit): for sizing what belongs to the
+    instance, such as a solver's earlier answer, without reading its clauses."""
+    bound = _PLineBound()
+    with open_input(path, "instance") as handle, \
+            contextlib.closing(input_pieces(handle, str(path))) as pieces:
+        for piece in pieces:
+            if bound(piece) is not None or len(bound.head) > MAX_COMMENT_BYTES:
+                break
+    p = _P_LINE.search(bound.head)
+    try:
+        return int(p.group(1)) if p else None
+    except ValueError:
+        return None

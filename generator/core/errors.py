@@ -8,3 +8,10 @@ traceback.
 
 class UserError(Exception):
     """A bad parameter, unknown name, malformed file or unwritable path."""
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for an error line that quotes a
+    value from a file (a 200 KB header field must not become a 200 KB error line)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."

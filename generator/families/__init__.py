@@ -53,7 +53,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, shown
 
 #: proves a formula UNSAT and names how ("certified:cadical195+dratify"), or None when it
 #: cannot. Passed in from outside the generator (the CLI passes
@@ -171,7 +171,8 @@ def get_family(name: str) -> Family[Any, Any]:
     try:
         module = FAMILY_MODULES[name]
     except KeyError:
-        raise UserError(f"unknown family {name!r} (known: {', '.join(FAMILY_MODULES)})") from None
+        raise UserError(f"unknown family {shown(name)} (known: {', '.join(FAMILY_MODULES)})"
+                        ) from None
     return importlib.import_module(f"{__name__}.{module}")
 
 
@@ -242,6 +243,6 @@ def check_encoding(family: Family, encoding: str | None) -> str:
     if encoding is None:
         return next(iter(family.ENCODINGS))
     if encoding not in family.ENCODINGS:
-        raise UserError(f"unknown encoding {encoding!r} for family {family.NAME} "
+        raise UserError(f"unknown encoding {shown(encoding)} for family {family.NAME} "
                         f"(known: {', '.join(family.ENCODINGS)})")
     return encoding

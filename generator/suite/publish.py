@@ -10,7 +10,6 @@ import io
 import json
 import os
 import re
-import tomllib
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,8 @@ import puzzlesat
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, decompress
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
+from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
+from puzzlesat.generator.core.structured import load_json, load_toml
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, load_spec
@@ -233,16 +234,18 @@ def _check_owner(out: Path, spec: Spec) -> dict:
     manifest: dict = {}
     if (out / "manifest.json").exists():
         try:
-            manifest = json.loads((out / "manifest.json").read_bytes())
+            manifest = load_json(read_input(out / "manifest.json", SMALL_INPUT, "manifest"),
+                                 str(out / "manifest.json"))
             names["manifest.json"] = manifest["suite"]["name"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (UserError, KeyError, TypeError):
             raise UserError(f"output folder {out} holds a manifest.json that is not a "
                             f"puzzlesat suite's: refusing to publish into it") from None
     if (out / SPEC_FILE).exists():
         try:
-            table = tomllib.loads((out / SPEC_FILE).read_bytes().decode("utf-8"))
+            table = load_toml(read_input(out / SPEC_FILE, SMALL_INPUT, "suite spec"),
+                              str(out / SPEC_FILE))
             names[SPEC_FILE] = table["suite"]["name"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (UserError, KeyError, TypeError):
             raise UserError(f"output folder {out} holds a {SPEC_FILE} that is not a suite "
                             f"spec: refusing to publish into it") from None
     if not names:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,9 @@ from typing import Any
 
 from puzzlesat.generator.core.dimacs import canonical_json
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.seeds import derive_seed
+from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.families import (
     SAFE_NAME,
     check_encoding,
@@ -96,10 +97,7 @@ class Spec:
 def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
     """Read and validate a suite spec file (every mistake is a UserError naming the place).
     Relative input files in its params (a piece file) are read from the spec's folder."""
-    try:
-        text = Path(path).read_bytes()
-    except OSError as exc:
-        raise UserError(f"cannot read suite spec {path}: {exc.strerror or exc}") from None
+    text = read_input(path, SMALL_INPUT, "suite spec")
     return parse_spec(text, str(path), force=force, base=Path(path).parent)
 
 
@@ -111,12 +109,7 @@ def parse_spec(text: bytes, where: str, force: bool = False,
     made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
     tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
-    try:
-        data = tomllib.loads(text.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{where}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{where}: TOML syntax error: {exc}") from None
+    data = load_toml(text, where)
     unknown = [k for k in data if k not in ("suite", "group")]
     if unknown:
         raise UserError(f"{where}: unknown top-level key {unknown[0]!r} (expected [suite] and "
@@ -167,11 +160,7 @@ class _Inputs:
                                     f"path is read from the spec's folder)")
                 continue  # a built-in name
             rel = f"{INPUTS}/{path.name}"
-            try:
-                data = path.read_bytes()
-            except OSError as exc:
-                raise UserError(f"{label}params.{key}: cannot read {path}: "
-                                f"{exc.strerror or exc}") from None
+            data = read_input(path, SMALL_INPUT, f"{label}params.{key}")
             if not _SAFE_NAME.match(path.name):
                 raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
                                 f"letters, digits, '.', '_', '-'")
@@ -194,7 +183,7 @@ class _Inputs:
         for old, rel in self.renamed.items():
             for quote in ('"', "'"):
                 new = new.replace(f"{quote}{old}{quote}", f"{quote}{rel}{quote}")
-        if tomllib.loads(new) != _renamed(data, self.renamed):
+        if load_toml(new, self.where) != _renamed(data, self.renamed):
             raise UserError(f"{self.where}: cannot rewrite the input paths "
                             f"({', '.join(self.renamed)}) to {INPUTS}/: write them as "
                             f"plain strings")

@@ -3,7 +3,6 @@ the planted em-a-b-c generator."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, shown
+from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
+from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.edgematch.encode import Board
 from puzzlesat.generator.families.edgematch.geometry import FRAME, Grid
 
@@ -63,8 +64,8 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
     JSON's extra keys (rows, cols, bounded, signed). Heule: line 1 = hint count (must be 0),
     then ``N E S W`` per line; META 2010: ``top right bottom left`` per line."""
     if text.lstrip().startswith("{"):
+        data = load_json(text, where)
         try:
-            data = json.loads(text)
             pieces = np.array(data["pieces"], dtype=np.int64)
         except OverflowError:
             raise UserError(f"{where}: a colour does not fit in 32 bits") from None
@@ -83,7 +84,8 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
         try:
             rows.append((number, [int(w) for w in words]))
         except ValueError:
-            raise UserError(f"{where}:{number}: expected integers, got {' '.join(words)!r}") from None
+            raise UserError(f"{where}:{number}: expected integers, got "
+                            f"{shown(' '.join(words))}") from None
     if len(rows[0][1]) == 1:  # Heule format: hint count first
         hints = rows[0][1][0]
         if hints != 0:
@@ -133,11 +135,11 @@ def load_pieces(spec: str) -> Puzzle:
         text, where, source = resource.read_text(), spec, spec
     else:
         path = Path(spec)
-        try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            why = "no such file or built-in" if isinstance(exc, FileNotFoundError) else str(exc)
-            raise UserError(f"--pieces {spec!r}: {why} (built-ins: {', '.join(BUILTINS)})") from None
+        if not path.exists():
+            raise UserError(f"--pieces {spec!r}: no such file or built-in (built-ins: "
+                            f"{', '.join(BUILTINS)})")
+        data = read_input(path, SMALL_INPUT, "piece file")
+        text = utf8_text(data, f"--pieces {spec!r}")
         where, source = spec, re.sub(r"[^A-Za-z0-9_.-]+", "-", path.name.split(".")[0])
     pieces, extra = parse_pieces(text, where)
     bounded = bool(extra.get("bounded", True))

@@ -20,11 +20,12 @@ MAX_COLOURS = 62
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
-    # params bound the size closely: the generated puzzle would add nothing
-    if "puzzle" in params:
+    # params bound the size closely: a puzzle is given only when read back from a header
+    if puzzle is None and "puzzle" in params:
         from puzzlesat.generator.families.flow.puzzle import load_puzzle
 
         puzzle = load_puzzle(params["puzzle"])  # a level file is small next to its CNF
+    if puzzle is not None:
         width, height, colours = puzzle.width, puzzle.height, puzzle.num_colors
     else:
         width = max(int(params.get("width") or 1), 1)

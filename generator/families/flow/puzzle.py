@@ -3,7 +3,6 @@ puzzle's own rules (:func:`check`), written without looking at any encoding."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +10,8 @@ import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import OPPOSITE, neighbour_table
+from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
+from puzzlesat.generator.core.structured import load_json, utf8_text
 
 #: endpoint labels of planted grids, in colour order (the text format allows 62)
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -119,18 +120,11 @@ def puzzle_from_json(data, where: str = "puzzle") -> Puzzle:
 
 def load_puzzle(path: str) -> Puzzle:
     """A level file: JSON when it ends in ``.json``, the article's text format otherwise."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"--puzzle: cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-                        ) from None
+    data = read_input(path, SMALL_INPUT, "--puzzle")
     if path.lower().endswith(".json"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-        puzzle = puzzle_from_json(data, path)
+        puzzle = puzzle_from_json(load_json(data, path), path)
     else:
+        text = utf8_text(data, f"--puzzle {path}")
         puzzle = parse_text(text, path)
     puzzle.name = Path(path).name.split(".")[0]
     return puzzle

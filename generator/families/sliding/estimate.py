@@ -24,7 +24,10 @@ MAX_TRACE = 250
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
-    # params bound the size closely: the generated puzzle would add nothing
+    # params bound the size closely: a puzzle is given only when read back from a header
+    if puzzle is not None:
+        params = {"rows": puzzle.rows, "cols": puzzle.cols, "budget": puzzle.budget,
+                  "no_undo": puzzle.no_undo}
     if "start" in params:
         squares = len(params["start"])
         rows = params.get("rows") or (squares // params["cols"] if params.get("cols")

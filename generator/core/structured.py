@@ -1,0 +1,84 @@
+"""JSON and TOML from files a user names, parsed in one place each, so that every way such
+text can be hostile ends in one UserError naming the place: not UTF-8, a syntax error, nesting
+deep enough to exhaust the parser's recursion (``[[[[...`` 10^5 deep) or to trouble code that
+walks the value later, and integers too long for Python to convert.
+
+>>> load_json('{"a": [1, 2]}', "x.json")
+{'a': [1, 2]}
+>>> load_json("[" * 100 + "]" * 100, "x.json")
+Traceback (most recent call last):
+...
+puzzlesat.generator.core.errors.UserError: x.json: not valid JSON (nested deeper than 32 levels)
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from typing import Any
+
+from puzzlesat.generator.core.errors import UserError
+
+#: nesting deeper than this is refused: the deepest value puzzlesat writes or reads has 4
+#: levels, and this stays far from Python's recursion limit wherever it is walked later
+MAX_DEPTH = 32
+
+
+def load_json(text: str | bytes, where: str) -> Any:
+    """The value of JSON ``text``, or a UserError ``{where}: not valid JSON (why)``."""
+    try:
+        if isinstance(text, bytes):
+            text = utf8_text(text, where)
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise UserError(f"{where}: not valid JSON ({_too_deep()})") from None
+    except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
+        raise UserError(f"{where}: not valid JSON ({str(exc).split(';')[0]})") from None
+    return _shallow(value, where, "JSON")
+
+
+def load_toml(text: str | bytes, where: str) -> dict:
+    """The table of TOML ``text``, or a UserError ``{where}: TOML syntax error: ...`` or
+    ``{where}: not valid TOML (why)``."""
+    try:
+        if isinstance(text, bytes):
+            text = utf8_text(text, where)
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{where}: TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{where}: not valid TOML ({_too_deep()})") from None
+    except ValueError as exc:
+        raise UserError(f"{where}: not valid TOML ({str(exc).split(';')[0]})") from None
+    return _shallow(value, where, "TOML")
+
+
+def utf8_text(data: bytes, where: str) -> str:
+    """``data`` decoded as UTF-8, or a UserError naming the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                        f"{exc.start})") from None
+
+
+def _too_deep() -> str:
+    return f"nested deeper than {MAX_DEPTH} levels"
+
+
+def _shallow(value: Any, where: str, kind: str) -> Any:
+    """``value`` if no list or dict in it is nested deeper than :data:`MAX_DEPTH` (walked
+    without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        if depth >= MAX_DEPTH:
+            raise UserError(f"{where}: not valid {kind} ({_too_deep()})")
+        stack.extend((child, depth + 1) for child in item if isinstance(child, (list, dict)))
+    return value
