@@ -1,6 +1,7 @@
-"""Certified UNSAT edge matching (``--unsat parity``): the recoloured side, the counting
-certificate against a real solver, and the validator's VERIFIED-UNSAT without a proof, which
-must not be fooled by a header whose puzzle is not the CNF's."""
+"""Certified UNSAT edge matching and Flow (``--unsat parity``): the recoloured side or the
+moved endpoint, the counting certificate against a real solver, and the validator's
+VERIFIED-UNSAT without a proof, which must not be fooled by a header whose puzzle is not the
+CNF's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 import puzzlesat.generator.families.edgematch as em
+import puzzlesat.generator.families.flow as flow
 from puzzlesat.generator.core.dimacs import dimacs_bytes, write_instance
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
@@ -151,3 +153,51 @@ def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
     assert not certified
     assert why.startswith("the header's certificate does not hold: parity:colour-count: every "
                           "colour occurs on an even number of sides")
+
+
+# -- Flow: one endpoint moved to the other checkerboard colour ---------------------------------
+@settings(max_examples=15, deadline=None)
+@given(width=st.integers(3, 7), height=st.integers(3, 7), seed=st.integers(0, 2**32),
+       encoding=st.sampled_from(list(flow.ENCODINGS)))
+def test_flow_variant_is_refuted_by_counting_and_by_a_solver(width, height, seed, encoding):
+    params = normalize_params(flow, {"width": width, "height": height})
+    plain = flow.generate(params, Rng(seed))
+    moved_params = normalize_params(flow, {"width": width, "height": height, "unsat": "parity"})
+    moved = flow.generate(moved_params, Rng(seed))
+    cells, ends = flow.balance(plain)
+    assert cells == ends  # every solvable grid balances
+    assert flow.check_certificate(plain, flow.CERTIFICATE)[0] is False
+    # one endpoint moved to a free cell of the other checkerboard colour
+    old, new = np.argwhere((plain.endpoints >= 0) & (moved.endpoints < 0)), \
+        np.argwhere((moved.endpoints >= 0) & (plain.endpoints < 0))
+    assert len(old) == len(new) == 1 and (old.sum() - new.sum()) % 2 == 1
+    assert plain.endpoints[tuple(old[0])] == moved.endpoints[tuple(new[0])]
+    assert flow.balance(moved) == (cells, ends + (1 if new.sum() % 2 == 0 else -1))
+    assert flow.check_certificate(moved, flow.CERTIFICATE)[0] is True
+    assert flow.expected(moved, moved_params) == ("UNSAT", flow.CERTIFICATE)
+    formula = flow.encode(moved, encoding)
+    assert formula.problems() == []
+    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
+        assert solver.solve() is False
+
+
+def test_flow_variant_cli_and_hostile_header(puzzlesat, tmp_path):
+    cnf = tmp_path / "fl.cnf.xz"
+    made = puzzlesat("generate", "flow", "--width", "7", "--height", "6", "--unsat", "parity",
+                     "--seed", "2", "-o", cnf)
+    assert made.code == 0, made.err
+    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    assert result.code == 0, result.out
+    assert result.out.startswith("VERIFIED-UNSAT")
+    assert "certified by the header: parity:checkerboard" in result.out
+    moved = build("flow", {"width": 7, "height": 6, "unsat": "parity"}, "zucker", 2)
+    assert moved.name == "flow-7x6-cauto-parity-s2-zucker"
+    plain = build("flow", {"width": 7, "height": 6}, "zucker", 2)
+    result = puzzlesat("validate", _hostile(tmp_path, moved, plain), _unsat_output(tmp_path))
+    assert result.code == 1 and result.out.startswith("UNSAT-UNCHECKED"), result.out
+    assert "certificate parity:checkerboard not applied" in result.out
+
+
+def test_flow_variant_refuses_level_files():
+    with pytest.raises(UserError, match="--unsat does not apply with --puzzle"):
+        flow.generate(normalize_params(flow, {"puzzle": "x.txt", "unsat": "parity"}), Rng(1))
