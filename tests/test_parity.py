@@ -140,6 +140,27 @@ def test_header_puzzle_with_odd_counts_over_a_solvable_cnf_is_not_certified(
     assert "this model shows the header is wrong" in result.out
 
 
+def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, monkeypatch):
+    """An encoder bug simulated: the family encodes the recoloured puzzle as its solvable twin.
+    The header matches that CNF, so a model contradicts a certificate that holds: the note
+    blames the encoding and the referee rejects the decoded placement (exit 3)."""
+    odd = build("edge-matching", {**PARAMS, "unsat": "parity"}, "compact", 0)
+    plain = build("edge-matching", PARAMS, "compact", 0)
+    cnf = _hostile(tmp_path, odd, plain)
+    monkeypatch.setattr(em, "encode", lambda puzzle, encoding: plain.formula)
+    with Solver(name="cadical195", bootstrap_with=plain.formula.clauses()) as solver:
+        assert solver.solve()
+        model = solver.get_model()
+    out = tmp_path / "sat.out"
+    out.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    result = puzzlesat("validate", cnf, out)
+    assert result.code == 3, result.out
+    assert result.out.startswith("VERIFIED-SAT")
+    assert "the header's certificate holds (parity:colour-count: colour" in result.out
+    assert "a model of this CNF contradicts it, so the encoding is wrong" in result.out
+    assert "INVALID" in result.out
+
+
 def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
     """A planted (even) puzzle whose header claims the parity certificate."""
     from puzzlesat.generator.core.dimacs import read_dimacs
