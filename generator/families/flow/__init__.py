@@ -100,10 +100,8 @@ from puzzlesat.generator.families.flow.parity import (  # noqa: F401
     CERTIFICATE,
     UNSAT_CHOICES,
     balance,
+    check_certificate,
     move_endpoint,
-)
-from puzzlesat.generator.families.flow.parity import (
-    check_certificate as _check_parity,
 )
 from puzzlesat.generator.families.flow.plant import (  # noqa: F401
     MOVES_PER_CELL,
@@ -291,7 +289,7 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
     them too. ``unsat`` grids are UNSAT by the checkerboard count (:mod:`.parity`)."""
     if params.get("unsat") == "parity":
-        holds, why = _check_parity(puzzle, CERTIFICATE)
+        holds, why = check_certificate(puzzle, CERTIFICATE)
         assert holds, why  # move_endpoint always unbalances the count
         return "UNSAT", CERTIFICATE
     if puzzle.planted is not None:
@@ -309,12 +307,6 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
         raise UserError(f"flow: --certify: {puzzle.name or 'puzzle'} has no checked UNSAT "
                         "proof under zucker (it may be solvable)")
     return "UNSAT", source
-
-
-def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
-    """``parity:checkerboard`` checked on ``puzzle`` (:mod:`.parity`); None for other
-    sources."""
-    return _check_parity(puzzle, source)
 
 
 def witness(puzzle: Puzzle) -> Solution | None:
