@@ -74,5 +74,6 @@ def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
         return False, (f"{CERTIFICATE}: every colour occurs on an even number of sides, "
                        "so counting refutes nothing")
     shown = ", ".join(f"colour {k} on {n} sides" for k, n in odd.items())
-    return True, (f"{CERTIFICATE}: {shown}; in a bounded board every non-frame side lies on an "
-                  "internal edge beside a side of its colour, so every count must be even")
+    return True, (f"{CERTIFICATE}: {shown} (frame sides not counted); in a bounded board "
+                  "every non-frame side lies on an internal edge beside a side of its colour, "
+                  "so every count must be even")
