@@ -176,7 +176,7 @@ HEADER_FACTOR = 100
 HEADER_SLACK = 10**6
 
 
-def puzzle_from_header(header: dict, variables: int = 0, clauses: int = 0):
+def puzzle_from_header(header: dict, variables: int, clauses: int):
     """(family module, puzzle, encoding) from a parsed instance header, or a UserError.
 
     The header may lie about sizes, and decoding, refereeing or encoding its puzzle costs

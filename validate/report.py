@@ -4,7 +4,10 @@ Verdicts, and the exit code of ``puzzlesat validate``:
 
 =================  ====  ==============================================================
 VERIFIED-SAT       0     every clause has a true literal among those the solver gave
-VERIFIED-UNSAT     0     UNSAT with a proof the checker verified
+VERIFIED-UNSAT     0     UNSAT with a proof the checker verified, or without a proof on an
+                         instance whose header carries a certificate (``expected-from``
+                         naming a family's counting argument) that holds for the header's
+                         puzzle, when that puzzle encodes to exactly this CNF
 UNSAT-UNCHECKED    1     UNSAT, no proof (or none that could be checked); not contradicted
                          by the instance's expected result
 UNKNOWN            1     the solver gave no answer (``s UNKNOWN``, INDET, no ``s`` line)
@@ -28,7 +31,9 @@ its VERIFIED verdict and a note says the header is wrong — except that an UNSA
 an instance whose header puzzle yields a witness satisfying the CNF (the family's
 ``witness`` encoded by its ``assignment``) is WRONG-ANSWER whatever the proof says. Without
 such a witness (no header puzzle, a family that knows no solution, a witness that fails)
-the expected SAT is a claim, not evidence, and a verified proof beats it.
+the expected SAT is a claim, not evidence, and a verified proof beats it. A verified model of an instance
+whose certificate holds contradicts the certificate: the note says the encoding is wrong
+(the decoded placement then breaks the puzzle's rules, which the referee reports, exit 3).
 """
 
 from __future__ import annotations
@@ -197,8 +202,12 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     verdict = Verdict("VERIFIED-SAT", f"every clause has a true literal ({given} of "
                                       f"{dimacs.num_vars} variables given)", **base)
     if base["expected"] == "UNSAT":
-        verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
-                             "shows the header is wrong")
+        certified, why = certified_unsat(dimacs)
+        verdict.notes.append(
+            f"the header's certificate holds ({why}): a model of this CNF contradicts it, so "
+            "the encoding is wrong" if certified else
+            f"the header expects UNSAT ({base['expected_from']}): this model shows the header "
+            "is wrong")
     verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, table)
     return verdict
 
@@ -226,6 +235,14 @@ def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None, **base) -> Ve
                            **base)
         notes.append(f"proof rejected by {check.checker}: {check.reason}" if check.ok is False
                      else f"proof not checked: {check.reason}")
+    if base["expected"] == "UNSAT":
+        certified, why = certified_unsat(dimacs)
+        if certified:
+            given = "no proof" if proof is None else "proof not checked"
+            return Verdict("VERIFIED-UNSAT", f"{given}; certified by the header: {why}",
+                           notes=notes, **base)
+        if why:
+            notes.append(why)
     if base["expected"] == "SAT":
         why = witness or f"the instance is SAT ({base['expected_from'] or 'expected'})"
         return Verdict("WRONG-ANSWER", f"claims UNSAT, but {why}", notes=notes, **base)
@@ -245,7 +262,8 @@ def planted_witness_checks(dimacs: Dimacs, witness: dict | None = None) -> str:
     if "family" not in dimacs.header:
         return ""
     try:
-        family, puzzle, encoding = puzzle_from_header(dimacs.header)
+        family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars,
+                                                     dimacs.num_clauses)
         if witness is not None and witness.get("family") == family.NAME:
             solution = family.solution_from_json(witness["solution"])
         else:
@@ -276,6 +294,37 @@ def read_witness(path: str | os.PathLike | None) -> dict | None:
 
 
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
+
+
+def certified_unsat(dimacs: Dimacs) -> tuple[bool, str]:
+    """(True, why) when the header expects UNSAT from a certificate of its family that holds
+    for the header's puzzle, and that puzzle encodes (header encoding) to this very CNF: same
+    counts, same GBD hash. Otherwise (False, why not), why = "" when the header names no
+    certificate. The argument is checked on the puzzle, never taken from the header's word."""
+    header = dimacs.header
+    source = header.get("expected-from")
+    if header.get("expected") != "UNSAT" or not isinstance(source, str) \
+            or "family" not in header:
+        return False, ""
+    try:
+        family, puzzle, encoding = puzzle_from_header(header, dimacs.num_vars,
+                                                     dimacs.num_clauses)
+        found = family.check_certificate(puzzle, source)
+    except UserError as exc:
+        return False, f"certificate not checked: {exc}"
+    except _DECODE_ERRORS as exc:
+        return False, f"certificate not checked: {type(exc).__name__}: {exc}"
+    if found is None:
+        return False, ""
+    holds, why = found
+    if not holds:
+        return False, f"the header's certificate does not hold: {why}"
+    mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
+    if mismatch:
+        return False, (f"certificate {source} not applied: the header puzzle does not match "
+                       f"the CNF ({mismatch})")
+    return True, (f"{why}; the CNF is the {encoding} encoding of that puzzle (same counts and "
+                  "GBD hash)")
 
 
 def decode_puzzle(dimacs: Dimacs, table: np.ndarray) -> tuple[PuzzleReport | None, str]:

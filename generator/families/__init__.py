@@ -21,6 +21,12 @@ through :func:`get_family`.
                    None when the params fix the puzzle
 ``expected(puzzle, params, certify) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why);
                    ``certify`` is a :data:`Certifier` or None
+``check_certificate(puzzle, source) -> (holds, why) | None``   the argument named by an
+                   ``expected-from`` that refutes a puzzle without a solver (edge matching's
+                   ``parity:colour-count``), checked on ``puzzle``; None when ``source`` names
+                   no such argument of the family. The validator trusts an UNSAT answer
+                   without a proof when it holds for the header's puzzle and that puzzle
+                   encodes to the CNF
 ``encode(puzzle, encoding) -> Formula``
 ``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by
                    variable (index 0 unused)
@@ -145,6 +151,7 @@ class Family(Protocol[PuzzleT, SolutionT]):
     def instance_name(self, params: dict, draw: str | None, encoding: str) -> str: ...
     def expected(self, puzzle: PuzzleT, params: dict,
                  certify: Certifier | None = None) -> tuple[str, str]: ...
+    def check_certificate(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None: ...
     def encode(self, puzzle: PuzzleT, encoding: str) -> Formula: ...
     def decode(self, puzzle: PuzzleT, encoding: str, model: np.ndarray) -> SolutionT: ...
     def check(self, puzzle: PuzzleT, solution: SolutionT) -> list[str]: ...

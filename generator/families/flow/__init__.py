@@ -30,6 +30,11 @@ clauses); within a cell, types are taken in the order above. Closed form:
 ``Σ_endpoints [C + 1 + C(d,2)] + Σ_free [1 + C(C,2) + 1 + C(k,2) + C·k·(d+2)]`` clauses for
 k types and d on-grid neighbours; regular_5x5_01 has 184 variables and 2,031 clauses.
 
+Certified UNSAT (``--unsat parity``): the planted grid with one endpoint moved to a free cell
+of the other checkerboard colour; no solution (nor any model of ``zucker``, cycles included)
+can balance the cell count (:mod:`.parity`). ``expected-from: parity:checkerboard``, which the
+validator checks on the header's puzzle before it trusts an UNSAT answer without a proof.
+
 The "not this colour" clauses forbid a path from touching itself, so planted paths never do.
 They do not forbid free-standing cycles: a model of ``zucker`` must be decoded and checked.
 
@@ -91,6 +96,13 @@ from puzzlesat.generator.families.flow.encode import (  # noqa: F401  (the famil
     zucker,
 )
 from puzzlesat.generator.families.flow.estimate import estimate  # noqa: F401
+from puzzlesat.generator.families.flow.parity import (  # noqa: F401
+    CERTIFICATE,
+    UNSAT_CHOICES,
+    balance,
+    check_certificate,
+    move_endpoint,
+)
 from puzzlesat.generator.families.flow.plant import (  # noqa: F401
     MOVES_PER_CELL,
     PLANT_ATTEMPTS,
@@ -168,6 +180,9 @@ PARAMS: tuple[Param, ...] = (
     Param("puzzle", str, None, "A level file: the article's text format or JSON.", file=True),
     Param("certify", bool, False,
           "Level files: prove UNSAT with a checked DRAT proof (puzzlesat.validate.proof)."),
+    Param("unsat", str, None, "Make the planted grid unsolvable with a certificate: 'parity' "
+          "moves one endpoint to a free cell of the other checkerboard colour, so the cell "
+          f"count cannot balance ({CERTIFICATE}).", choices=UNSAT_CHOICES),
 )
 
 
@@ -189,6 +204,8 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     flags = "-u" if params.get("unique") else ""
     if params.get("min_path", 3) != 3:
         flags += f"-m{params['min_path']}"
+    if "unsat" in params:
+        flags += f"-{params['unsat']}"
     return f"flow-{params['width']}x{params['height']}-{colors}{flags}-{draw}-{encoding}"
 
 
@@ -197,7 +214,7 @@ def generate(params: dict, rng: Rng) -> Puzzle:
 
     With ``unique``, planted grids are drawn until :func:`is_unique` proves one unique; the
     number of grids drawn is kept in ``Puzzle.attempts`` and shown in ``expected-from``."""
-    planted_keys = ("width", "height", "colors", "min_colors", "max_colors", "unique")
+    planted_keys = ("width", "height", "colors", "min_colors", "max_colors", "unique", "unsat")
     if "puzzle" in params:
         extra = [k for k in planted_keys if params.get(k)]
         if extra:
@@ -217,6 +234,8 @@ def generate(params: dict, rng: Rng) -> Puzzle:
             if not is_unique(puzzle):
                 continue
             puzzle.attempts = attempt
+        if params.get("unsat") == "parity":  # drawn after the planted grid: same grid as without
+            puzzle = move_endpoint(puzzle, rng)
         return puzzle
     raise UserError(f"flow: no unique {width}x{height} grid with {_counts(low, high)} colours "
                     f"and paths of at least {min_path} cells after {attempts} attempts; try "
@@ -271,7 +290,11 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     its ``zucker`` formula must be proved UNSAT by ``certify`` (a solver plus proof checker,
     passed in by the caller: see :data:`puzzlesat.generator.families.Certifier`);
     ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
-    them too."""
+    them too. ``unsat`` grids are UNSAT by the checkerboard count (:mod:`.parity`)."""
+    if params.get("unsat") == "parity":
+        holds, why = check_certificate(puzzle, CERTIFICATE)
+        assert holds, why  # move_endpoint always unbalances the count
+        return "UNSAT", CERTIFICATE
     if puzzle.planted is not None:
         if puzzle.attempts:
             return "SAT", (f"planted, unique (cadical195, {puzzle.attempts} "
