@@ -67,8 +67,9 @@ FAMILY_MODULES = {
 }
 
 
-#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline)
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline).
+#: Anchored with ``\Z``: ``$`` also matches before a trailing newline, so ``"x\n"`` passed
+SAFE_NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 
 #: DIMACS limits (literals are 32-bit signed integers in every solver we know): refused always
 MAX_VARIABLES = 2**31 - 1

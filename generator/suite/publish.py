@@ -53,7 +53,7 @@ class Published:
 #: held by a running publish (``fcntl.flock``, so a killed run's lock is free again); holds
 #: the pid for the message a second publish prints
 LOCK_FILE = ".puzzlesat-publish.lock"
-_LISTED = re.compile(r"^(instances|witnesses)/[^/.][^/]*$")
+_LISTED = re.compile(r"\A(instances|witnesses)/[^/.][^/]*\Z")
 
 
 def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: int = 1,
