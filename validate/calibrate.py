@@ -41,7 +41,7 @@ from pathlib import Path
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.suite.executors import run_tasks
+from puzzlesat.generator.suite.executors import cap_jobs, run_tasks
 from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
@@ -117,6 +117,7 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
+    jobs = cap_jobs(jobs, len(calls))
     # each solve already runs in its own child process: threads that wait on them suffice
     # (a forked process pool would also inherit a stale forkserver from this process)
     executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
