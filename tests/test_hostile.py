@@ -389,15 +389,16 @@ def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypat
 
 def test_stale_part_files_are_reported_by_verify_and_removed_by_publish(puzzlesat, published,
                                                                         spec_file):
-    """A SIGKILLed publish leaves hidden .part files."""
-    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3.part",
-             published / ".manifest.json.x8a.part"]
+    """A SIGKILLed publish leaves hidden .part files (named as mkstemp names them: eight
+    random characters; a .part file of another name is not publish's and stays)."""
+    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3ab_9.part",
+             published / ".manifest.json.x8a0qz1w.part"]
     for part in parts:
         part.write_bytes(b"half")
     result = puzzlesat("verify", published)
     assert result.code == 1
-    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3.part: not part of the suite" in result.out
-    assert ".manifest.json.x8a.part: not part of the suite" in result.out
+    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3ab_9.part: not part of the suite" in result.out
+    assert ".manifest.json.x8a0qz1w.part: not part of the suite" in result.out
     assert puzzlesat("publish", spec_file, "-o", published).code == 0
     assert not any(p.exists() for p in parts)
     assert puzzlesat("verify", published).code == 0
