@@ -99,7 +99,7 @@ def test_concurrent_publish_is_refused_by_the_lock(toy, puzzlesat, spec_file, tm
     try:
         assert holder.stdout.readline().strip() == b"locked"
         result = puzzlesat("publish", other_spec(tmp_path), "-o", out)
-        assert_one_line_error(result, "being published by another run",
+        assert_one_line_error(result, "being written by another puzzlesat run",
                               f"pid {holder.pid}", LOCK_FILE)
         assert tree(out) == {LOCK_FILE: f"{holder.pid}\n".encode()}
     finally:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import csv
 import fnmatch
 import io
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,7 +41,19 @@ from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.executors import cap_jobs, run_tasks
-from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
+from puzzlesat.generator.suite.folder import (
+    read_manifest,
+    read_suite_file,
+    read_sums,
+    read_table,
+    remove_own,
+)
+from puzzlesat.generator.suite.publish import (
+    CALIBRATION_FILE,
+    calibration_files,
+    publish_lock,
+    suite_files,
+)
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
@@ -98,8 +109,17 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
     """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
     name matches one of the globs ``only``) and record the results there (see the module
-    docstring). ``solve`` replaces the solver call (tests)."""
+    docstring). ``solve`` replaces the solver call (tests). The folder is locked while it runs
+    (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
+    its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
+    _read_suite(out)  # a clear error before the lock file is made in a folder that is no suite
+    with publish_lock(out):
+        return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
+
+
+def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
+               only: tuple[str, ...]) -> Calibration:
     spec, instances = _read_suite(out)
     chosen = [r for r in instances
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
@@ -142,7 +162,7 @@ def _earlier_runs(out: Path, instances: list[dict], fresh: dict) -> dict:
     """Rows of the suite's earlier calibration that this run did not redo, by (hash, solver),
     brought up to date with the manifest: calibrating one solver (MiniSat at 60 s, then the
     reference solver at an hour) or some instances at a time builds one table."""
-    if not (out / CALIBRATION_FILE).is_file():
+    if not os.path.lexists(out / CALIBRATION_FILE):
         return {}
     by_hash = {instance["hash"]: instance for instance in instances}
     return {(row["hash"], row["solver"]): _row(by_hash[row["hash"]], row["solver"],
@@ -153,18 +173,18 @@ def _earlier_runs(out: Path, instances: list[dict], fresh: dict) -> dict:
 
 
 def _read_suite(out: Path):
-    manifest = out / "manifest.json"
-    if not (out / SPEC_FILE).is_file() or not manifest.is_file():
+    """The published suite's spec and manifest rows (checked: see
+    :func:`~puzzlesat.generator.suite.folder.read_manifest`)."""
+    if not out.is_dir():
+        raise UserError(f"{out}: not a folder")
+    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, "manifest.json")):
         raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
                         f"run puzzlesat publish)")
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
-    spec = parse_spec((out / SPEC_FILE).read_bytes(), str(out / SPEC_FILE), force=True, base=out)
-    try:
-        instances = json.loads(manifest.read_text(encoding="utf-8"))["instances"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{manifest}: not a puzzlesat manifest ({exc})") from None
-    return spec, instances
+    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
+                      base=out)
+    return spec, read_manifest(out)["instances"]
 
 
 def _expected(row: dict) -> str | None:
@@ -197,10 +217,9 @@ def calibration_csv(rows: list[dict]) -> bytes:
 def read_calibration(directory: str | os.PathLike) -> list[dict]:
     """The rows of ``calibration.csv`` (seconds and time-limit as floats)."""
     path = Path(directory) / CALIBRATION_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(f"{directory}: no {CALIBRATION_FILE}: run puzzlesat calibrate first")
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows, _ = read_table(path, COLUMNS)
     try:
         for row in rows:
             row["seconds"], row["time-limit"] = float(row["seconds"]), float(row["time-limit"])
@@ -211,8 +230,10 @@ def read_calibration(directory: str | os.PathLike) -> list[dict]:
 
 def _record(out: Path, spec, instances: list[dict], rows: list[dict],
             plot: bool) -> Calibration:
-    for stale in out.glob("calibration-*"):  # plots of an earlier calibration
-        stale.unlink()
+    # plots of an earlier calibration: only those its SHA256SUMS lists with their bytes
+    sums = read_sums(out) or {}
+    for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
+        remove_own(out, stale, sums.get(stale))
     atomic_write(out / CALIBRATION_FILE, calibration_csv(rows))
     written, notes = [CALIBRATION_FILE], []
     if plot:
@@ -255,7 +276,9 @@ def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
             for suffix, metadata in ((".png", {"Software": None}),
                                      (".svg", {"Date": None, "Creator": None})):
                 name = f"calibration-{family}{suffix}"
-                fig.savefig(out / name, metadata=metadata)
+                image = io.BytesIO()  # written atomically: never through a symlink of that name
+                fig.savefig(image, format=suffix[1:], metadata=metadata)
+                atomic_write(out / name, image.getvalue())
                 written.append(name)
             plt.close(fig)
     return written, ""

@@ -70,8 +70,8 @@ class Published:
                 f"instances ({results}); built {self.built}, kept {self.reused} unchanged")
 
 
-#: held by a running publish (``fcntl.flock``, so a killed run's lock is free again); holds
-#: the pid for the message a second publish prints
+#: held by a running publish or calibrate (``fcntl.flock``, so a killed run's lock is free
+#: again); holds the pid for the message a second run prints
 LOCK_FILE = ".puzzlesat-publish.lock"
 
 
@@ -198,8 +198,9 @@ class _Folder:
 
 @contextlib.contextmanager
 def publish_lock(out: Path):
-    """Hold ``out/LOCK_FILE`` for the duration: a second publish into the same folder exits
-    with one line naming the holder's pid. The lock is an ``flock``, so a lock file left by a
+    """Hold ``out/LOCK_FILE`` for the duration: every command that writes into a suite folder
+    (publish, calibrate) takes it, and a second one exits with one line naming the holder's
+    pid. The lock is an ``flock``, so a lock file left by a
     killed run is simply taken over."""
     import fcntl
 
@@ -214,8 +215,8 @@ def publish_lock(out: Path):
         except OSError:
             holder = os.read(fd, 100).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
-            raise UserError(f"output folder {out} is being published by another run (pid "
-                            f"{holder}, lock {path}): wait for it to finish") from None
+            raise UserError(f"suite folder {out} is being written by another puzzlesat run "
+                            f"(pid {holder}, lock {path}): wait for it to finish") from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
