@@ -276,9 +276,10 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
                    progress: bool = True, executor=None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
-    expected result comes from ``manifest.csv`` when it has one, else from the instance
-    header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
-    MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
+    expected result comes from the instance itself (its header), never from ``manifest.csv``,
+    which nothing checks; when the suite has a ``SHA256SUMS``, an instance whose bytes it does
+    not list is MALFORMED, never trusted. A missing output is UNKNOWN; an instance or output
+    that cannot be read at all is MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
     work; the verdicts come back in instance order whichever runs them."""
     from tqdm import tqdm
 
@@ -288,11 +289,14 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
         _table_format(table)  # fail before the work, not after
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
-    from puzzlesat.validate.runner import manifest_results, suite_instances
+    from puzzlesat.generator.suite.folder import read_sums
+    from puzzlesat.validate.runner import suite_instances
 
-    expected = manifest_results(suite_dir)
     instances = suite_instances(suite_dir)
-    calls = [(instance, Path(results_dir), expected.get(instance.name)) for instance in instances]
+    sums = read_sums(Path(suite_dir))
+    calls = [(instance, Path(results_dir),
+              None if sums is None else sums.get(f"instances/{instance.name}", ""))
+             for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
     for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
                                unit="instance", desc="validating", disable=not progress):
@@ -302,16 +306,22 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     return verdicts
 
 
-def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
-    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance."""
+def validate_one(instance: Path, results_dir: Path, sha256: str | None = None) -> Verdict:
+    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance;
+    MALFORMED when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
+    from puzzlesat.generator.suite.folder import file_sha256
     from puzzlesat.validate.runner import output_path
 
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
-    if not out.exists():
+    if sha256 is not None and file_sha256(instance) != sha256:
+        why = ("its sha256 is not the one the suite's SHA256SUMS lists" if sha256
+               else "the suite's SHA256SUMS does not list it")
+        verdict = Verdict("MALFORMED", f"instance not trusted: {why} (run puzzlesat verify)")
+    elif not out.exists():
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
-            verdict = validate_files(instance, out, drat if drat.exists() else None, expected)
+            verdict = validate_files(instance, out, drat if drat.exists() else None)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
     verdict.instance, verdict.output = instance.name, str(out)
