@@ -121,6 +121,8 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
 def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
                only: tuple[str, ...]) -> Calibration:
     spec, instances = _read_suite(out)
+    # the earlier table is read (and a damaged one refused) before any solver runs
+    earlier_table = read_calibration(out) if os.path.lexists(out / CALIBRATION_FILE) else []
     chosen = [r for r in instances
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if only and not chosen:
@@ -151,24 +153,22 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve
     fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
              for (instance, solver), result
              in zip(((i, s) for i in chosen for s in solvers), results)}
-    earlier = _earlier_runs(out, instances, fresh)
+    earlier = _earlier_runs(earlier_table, instances, fresh)
     order = list(dict.fromkeys([solver for _, solver in earlier] + solvers))
     rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
             if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
 
 
-def _earlier_runs(out: Path, instances: list[dict], fresh: dict) -> dict:
-    """Rows of the suite's earlier calibration that this run did not redo, by (hash, solver),
-    brought up to date with the manifest: calibrating one solver (MiniSat at 60 s, then the
-    reference solver at an hour) or some instances at a time builds one table."""
-    if not os.path.lexists(out / CALIBRATION_FILE):
-        return {}
+def _earlier_runs(table: list[dict], instances: list[dict], fresh: dict) -> dict:
+    """Rows of the suite's earlier calibration ``table`` that this run did not redo, by
+    (hash, solver), brought up to date with the manifest: calibrating one solver (MiniSat at
+    60 s, then the reference solver at an hour) or some instances at a time builds one table."""
     by_hash = {instance["hash"]: instance for instance in instances}
     return {(row["hash"], row["solver"]): _row(by_hash[row["hash"]], row["solver"],
                                                row["time-limit"],
                                                {k: row[k] for k in RESULT_COLUMNS})
-            for row in read_calibration(out)
+            for row in table
             if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
 
 

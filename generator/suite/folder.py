@@ -43,7 +43,7 @@ def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> 
             return rel
     places = " or ".join(f"{u}/" if u else "the suite folder" for u in under)
     raise UserError(f"{where}: file name {str(rel)[:100]!r} is not a file in {places} "
-                    f"(letters, digits, '.', '_', '-')")
+                    f"(up to 200 letters, digits, '.', '_', '-')")
 
 
 def read_suite_file(path: Path) -> bytes:
@@ -53,12 +53,12 @@ def read_suite_file(path: Path) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SUITE_FILE_BYTES:
+        os.close(fd)
+        raise UserError(f"{path}: not a regular file" if not stat.S_ISREG(info.st_mode)
+                        else f"{path}: {info.st_size} bytes, more than publish writes")
     with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{path}: not a regular file")
-        if info.st_size > MAX_SUITE_FILE_BYTES:
-            raise UserError(f"{path}: {info.st_size} bytes, more than publish writes")
         return fh.read(MAX_SUITE_FILE_BYTES + 1)
 
 
@@ -134,9 +134,10 @@ def file_sha256(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         digest = hashlib.sha256()
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
