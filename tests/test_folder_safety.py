@@ -332,3 +332,31 @@ def test_calibrate_on_a_tampered_manifest_or_table(published, puzzlesat, damage,
     result = puzzlesat("calibrate", published, "--solvers", "minisat22", "--no-plot",
                        "--time-limit", "5")
     assert_one_line_error(result, fragment)
+
+
+def test_interrupted_dask_publish_prints_one_line(tmp_path):
+    """Ctrl-C on publish --executor dask printed 4 CancelledError tracebacks (one per worker
+    process, and a warning per cancelled task)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from puzzlesat.cli import main; main(sys.argv[1:])")
+    proc = subprocess.Popen([sys.executable, "-c", code, "publish", str(REPO / "suites" /
+                             "demo.toml"), "-o", str(out), "--executor", "dask", "-j", "2"],
+                            cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("instances/*.xz")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert not (out / "SHA256SUMS").exists(), "the run was not interrupted mid-way"
+    assert [line for line in err.decode().splitlines() if line.strip()] == [
+        "puzzlesat: interrupted"]

@@ -119,11 +119,45 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
         with client:
             yield client
         return
-    with dask.config.set({"distributed.worker.daemon": False}):
-        cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1, processes=processes,
-                               dashboard_address=":0")  # any free port: never clash
+    # Ctrl-C reaches the whole process group: the workers (started here, ignoring it, as the
+    # local pool's do) leave the decision to this process, which stops them; else each printed
+    # its CancelledError/KeyboardInterrupt traceback
+    with dask.config.set({"distributed.worker.daemon": False}), _sigint_ignored(), \
+            _worker_logging("error"):
+        cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1,
+                               processes=processes, dashboard_address=":0")  # any free port
     with cluster, Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _worker_logging(level: str):
+    """Worker processes started meanwhile log ``distributed`` at ``level`` (they read it from
+    the environment at import): an interrupted run's cancelled tasks each logged a warning."""
+    key = "DASK_LOGGING__DISTRIBUTED"
+    previous = os.environ.get(key)
+    os.environ[key] = level
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[key]
+        else:
+            os.environ[key] = previous
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while processes that should inherit that are started (main thread only:
+    elsewhere signals cannot be set, and Ctrl-C does not arrive there anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_init() -> None:

@@ -43,7 +43,7 @@ def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> 
             return rel
     places = " or ".join(f"{u}/" if u else "the suite folder" for u in under)
     raise UserError(f"{where}: file name {str(rel)[:100]!r} is not a file in {places} "
-                    f"(up to 200 letters, digits, '.', '_', '-')")
+                    f"(at most 200 letters, digits, '.', '_', '-')")
 
 
 def read_suite_file(path: Path) -> bytes:

@@ -174,7 +174,7 @@ class _Inputs:
                                 f"{exc.strerror or exc}") from None
             if not _SAFE_NAME.match(path.name):
                 raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
-                                f"up to 200 letters, digits, '.', '_', '-'")
+                                f"letters, digits, '.', '_', '-' (at most 200)")
             if self.files.get(rel, data) != data:
                 raise UserError(f"{label}params.{key}: two different input files are named "
                                 f"{path.name}; rename one")
@@ -255,8 +255,8 @@ def _suite_table(table: Any, where: str) -> dict:
     if missing:
         raise UserError(f"{here}: missing key {missing[0]!r}")
     if not _SAFE_NAME.match(table["name"]):
-        raise UserError(f"{here}: name {table['name'][:100]!r} must be up to 200 letters, "
-                        f"digits, '.', '_', '-'")
+        raise UserError(f"{here}: name {table['name'][:100]!r} must be letters, digits, "
+                        f"'.', '_', '-' (at most 200)")
     if table["seed"] < 0:
         raise UserError(f"{here}: seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)
