@@ -360,3 +360,13 @@ def test_interrupted_dask_publish_prints_one_line(tmp_path):
     assert not (out / "SHA256SUMS").exists(), "the run was not interrupted mid-way"
     assert [line for line in err.decode().splitlines() if line.strip()] == [
         "puzzlesat: interrupted"]
+
+
+def test_calibrate_measures_only_the_published_instances(published, puzzlesat):
+    """calibrate measured whatever file the manifest named, and judged by its 'result'."""
+    first, second = sorted((published / "instances").iterdir())[:2]
+    second.write_bytes(first.read_bytes())
+    result = puzzlesat("calibrate", published, "--solvers", "minisat22", "--no-plot",
+                       "--time-limit", "5")
+    assert_one_line_error(result, second.name, "not the one manifest.json lists")
+    assert not (published / "calibration.csv").exists()

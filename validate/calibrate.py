@@ -6,7 +6,7 @@ validated, times and verdicts recorded with the suite.
 the time limit (:func:`puzzlesat.validate.runner.run_solver`): past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver process crashes. Each answer is judged by the
 validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
-must not contradict a known result). The calls are pure and go to any
+must not contradict the result the instance's header knows). The calls are pure and go to any
 :class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
 order, so the verdicts never depend on the executor (the seconds do, of course).
 
@@ -42,6 +42,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.executors import cap_jobs, run_tasks
 from puzzlesat.generator.suite.folder import (
+    file_sha256,
     read_manifest,
     read_suite_file,
     read_sums,
@@ -88,13 +89,12 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: float, expected: str | None,
-                  solve=_solve) -> dict:
+def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> dict:
     """Worker: solve one instance in a killable child and judge the answer. Never raises for a
     solver's failure (timeout, crash, wrong answer): the row records it."""
     result = run_solver(path, solver, time_limit, solve=solve)
     try:
-        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None, expected)
+        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
         name, reason = verdict.verdict, verdict.reason
     except MalformedOutput as exc:
         name, reason = "MALFORMED", str(exc)
@@ -132,10 +132,13 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve
         raise UserError("--solvers is empty: name at least one solver")
     if time_limit <= 0:
         raise UserError(f"--time-limit must be positive, got {time_limit}")
-    missing = [r["file"] for r in chosen if not (out / r["file"]).is_file()]
-    if missing:
-        raise UserError(f"{out}: instance file {missing[0]} is missing (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), solver, time_limit, _expected(r), solve)
+    # the published bytes only: a changed instance is not measured (nor is a manifest trusted
+    # for the expected result: the judge takes it from the instance's own header)
+    changed = [r["file"] for r in chosen if file_sha256(out / r["file"]) != r["sha256"]]
+    if changed:
+        raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
+                        f"manifest.json lists (run puzzlesat verify)")
+    calls = [(str(out / r["file"]), solver, time_limit, solve)
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
@@ -185,11 +188,6 @@ def _read_suite(out: Path):
     spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
                       base=out)
     return spec, read_manifest(out)["instances"]
-
-
-def _expected(row: dict) -> str | None:
-    result = str(row.get("result", "")).upper()
-    return result if result in ("SAT", "UNSAT") else None
 
 
 def hardness(row: dict) -> tuple[str, object]:
