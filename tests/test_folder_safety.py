@@ -370,3 +370,18 @@ def test_calibrate_measures_only_the_published_instances(published, puzzlesat):
                        "--time-limit", "5")
     assert_one_line_error(result, second.name, "not the one manifest.json lists")
     assert not (published / "calibration.csv").exists()
+
+
+def test_verify_reads_no_fifo_and_no_symlink(published, puzzlesat, tmp_path):
+    """A FIFO in place of a published file blocked verify; a symlink was followed."""
+    first, second = sorted((published / "instances").iterdir())[:2]
+    first.unlink()
+    os.mkfifo(first)
+    (tmp_path / "copy").write_bytes(second.read_bytes())
+    second.unlink()
+    second.symlink_to(tmp_path / "copy")
+    result = puzzlesat("verify", published)
+    assert result.code == 1
+    assert f"instances/{first.name}: cannot read (not a regular file)" in result.out
+    assert f"instances/{second.name}: cannot read (Too many levels of symbolic links)" \
+        in result.out
