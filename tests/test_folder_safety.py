@@ -8,25 +8,9 @@ import os
 
 import pytest
 from conftest import assert_one_line_error
+from test_hostile import EM_SMALL, HOLDER, published, spec_file  # noqa: F401  (fixtures)
 from test_publish import SPEC, tree
 from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
-
-EM_SMALL = ("edge-matching", "--rows", "3", "--cols", "3", "--border-colors", "2",
-            "--center-colors", "2")
-
-
-@pytest.fixture
-def spec_file(tmp_path):
-    path = tmp_path / "toy.toml"
-    path.write_bytes(SPEC)
-    return path
-
-
-@pytest.fixture
-def published(toy, puzzlesat, spec_file, tmp_path):
-    out = tmp_path / "suite"
-    assert puzzlesat("publish", spec_file, "-o", out).code == 0
-    return out
 
 
 # -- names: the safe-name rule is anchored with \Z (``$`` matches before a trailing newline) --
@@ -177,12 +161,6 @@ def test_republish_with_a_build_error_keeps_the_old_suite(published, puzzlesat, 
 
 
 # -- the suite lock --------------------------------------------------------------------------
-HOLDER = ("import sys, time; from pathlib import Path; "
-          "from puzzlesat.generator.suite.publish import publish_lock\n"
-          "with publish_lock(Path(sys.argv[1])):\n"
-          "    print('locked', flush=True); time.sleep(60)\n")
-
-
 def test_calibrate_takes_the_suite_lock(published, puzzlesat):
     """calibrate took no lock: a publish meanwhile had its suite.toml reverted."""
     import subprocess
