@@ -106,7 +106,7 @@ CHANGED = SPEC.replace(b'version = "1"', b'version = "2"').replace(
     b"[[group]]", b"[[group]]\nfamily = 'toy'\nparams = { n = 9 }\n\n[[group]]", 1)
 
 
-@pytest.mark.parametrize("fail_at", [1, 2, 3, 6, 12], ids=lambda n: f"fsync {n}")
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 6, 12, -1], ids=lambda n: f"fsync {n}")
 def test_republish_on_a_full_disk_keeps_the_old_suite(published, puzzlesat, tmp_path,
                                                       monkeypatch, fail_at):
     """The new suite.toml, inputs/ and some instances were left beside the old manifest.json
@@ -119,6 +119,13 @@ def test_republish_on_a_full_disk_keeps_the_old_suite(published, puzzlesat, tmp_
     spec.write_bytes(CHANGED)
     calls = []
     real = os.fsync
+    if fail_at == -1:  # the last write of the republish: SHA256SUMS
+        import shutil
+
+        shutil.copytree(published, tmp_path / "copy")
+        monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd) or real(fd))
+        assert puzzlesat("publish", spec, "-o", tmp_path / "copy", "-j", "1").code == 0
+        fail_at, calls[:] = len(calls), []
 
     def filling(fd):
         calls.append(fd)
@@ -363,3 +370,26 @@ def test_verify_reads_no_fifo_and_no_symlink(published, puzzlesat, tmp_path):
     assert f"instances/{first.name}: cannot read (not a regular file)" in result.out
     assert f"instances/{second.name}: cannot read (Too many levels of symbolic links)" \
         in result.out
+
+
+def test_republish_stopped_before_its_renames_keeps_the_old_sums(published, puzzlesat,
+                                                                 tmp_path, monkeypatch):
+    """SHA256SUMS (which lists no sum of itself) was written before the kept-back files were
+    renamed into place: a run stopped between them left new sums beside old files."""
+    import errno
+
+    before = tree(published)
+    spec = tmp_path / "changed.toml"
+    spec.write_bytes(CHANGED)
+    real = os.replace
+
+    def stopping(src, dst):
+        if str(src).endswith(".pending.part"):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", stopping)
+    assert_one_line_error(puzzlesat("publish", spec, "-o", published, "-j", "1"),
+                          "cannot write", "Input/output error")
+    monkeypatch.setattr(os, "replace", real)
+    assert {k: v for k, v in tree(published).items() if ".part" not in k} == before

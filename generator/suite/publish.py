@@ -32,6 +32,7 @@ from puzzlesat.generator.suite.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
     SUBFOLDERS,
+    SUMS,
     clear_parts,
     file_sha256,
     pending_name,
@@ -173,7 +174,11 @@ class _Folder:
     def commit(self) -> None:
         """Rename the kept-back files into place, in the order written (SHA256SUMS last)."""
         for rel in self.pending:
-            os.replace(self.out / pending_name(rel), self.out / rel)
+            try:
+                os.replace(self.out / pending_name(rel), self.out / rel)
+            except OSError as exc:
+                raise UserError(f"cannot write {self.out / rel}: {exc.strerror or exc}") \
+                    from None
         self.pending.clear()
 
     def undo(self) -> None:
@@ -252,6 +257,8 @@ def _prepare_output(folder: _Folder, spec: Spec) -> None:
         except UserError as exc:
             raise UserError(f"output folder {out}: {exc}: refusing to publish into it "
                             f"(run puzzlesat verify)") from None
+        # SHA256SUMS does not list itself, but is replaced like the files it lists (last)
+        folder.sums[SUMS] = file_sha256(out / SUMS) or ""
     for sub in SUBFOLDERS:
         if (out / sub).is_symlink() or os.path.lexists(out / sub) and not (out / sub).is_dir():
             raise UserError(f"output folder {out}: {sub} is a symlink or not a folder: "
