@@ -393,3 +393,27 @@ def test_republish_stopped_before_its_renames_keeps_the_old_sums(published, puzz
                           "cannot write", "Input/output error")
     monkeypatch.setattr(os, "replace", real)
     assert {k: v for k, v in tree(published).items() if ".part" not in k} == before
+
+
+def test_republish_with_a_changed_input_file(tmp_path, puzzlesat):
+    """A changed piece file of a published suite is built from a temporary folder: the
+    published inputs/ file stays until the new manifest stands, and a failed republish leaves
+    it as it was."""
+    from conftest import REPO
+
+    data = REPO / "generator" / "data" / "edgematch"
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    (specs / "p.txt").write_bytes((data / "clue1.txt").read_bytes())
+    (specs / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                   b'params = { pieces = "p.txt" }\n')
+    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
+    before = tree(out)
+    (specs / "p.txt").write_text("not a piece file\n")
+    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 2
+    assert tree(out) == before and not list(out.glob(".*"))
+    (specs / "p.txt").write_bytes((data / "clue2.txt").read_bytes())
+    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
+    assert (out / "inputs" / "p.txt").read_bytes() == (data / "clue2.txt").read_bytes()
+    assert not list(out.glob(".*"))
+    assert puzzlesat("verify", out).code == 0

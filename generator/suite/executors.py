@@ -4,11 +4,12 @@ Suite commands (publish, verify, calibrate, solve-suite, validate-suite) hand th
 picklable per-instance calls to any :class:`concurrent.futures.Executor` and write the results
 themselves in spec order, so the executor changes speed, never bytes.
 
-* ``local``: a process pool of N workers on this machine (none at all for ``-j 1``).
+* ``local``: a process pool of N workers on this machine (none at all for ``-j 1``), at most
+  one per call and :data:`JOBS_PER_CPU` per CPU (:func:`cap_jobs`).
 * ``dask``: a Dask distributed cluster. With ``--scheduler ADDR`` (``tcp://host:8786``) the
   calls go to a running scheduler (``dask scheduler``; workers ``dask worker ADDR``, or
   ``dask-jobqueue`` on SLURM); without it a LocalCluster of N single-threaded workers is
-  started here. Dask is an optional extra (``pip install puzzlesat[dask]``), imported only
+  started here (N capped the same way). Dask is an optional extra (``pip install puzzlesat[dask]``), imported only
   when asked for.
 
 Dask worker processes are daemonic by default and a daemonic process cannot start children,
