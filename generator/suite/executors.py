@@ -9,8 +9,8 @@ themselves in spec order, so the executor changes speed, never bytes.
 * ``dask``: a Dask distributed cluster. With ``--scheduler ADDR`` (``tcp://host:8786``) the
   calls go to a running scheduler (``dask scheduler``; workers ``dask worker ADDR``, or
   ``dask-jobqueue`` on SLURM); without it a LocalCluster of N single-threaded workers is
-  started here (N capped the same way). Dask is an optional extra (``pip install puzzlesat[dask]``), imported only
-  when asked for.
+  started here (N capped the same way). Dask is an optional extra
+  (``pip install puzzlesat[dask]``), imported only when asked for.
 
 Dask worker processes are daemonic by default and a daemonic process cannot start children,
 but the reference runner kills solvers past their time limit by running them in a child. The
