@@ -113,7 +113,7 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
-    _read_suite(out)  # a clear error before the lock file is made in a folder that is no suite
+    _check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
         return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
 
@@ -175,14 +175,19 @@ def _earlier_runs(table: list[dict], instances: list[dict], fresh: dict) -> dict
             if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
 
 
-def _read_suite(out: Path):
-    """The published suite's spec and manifest rows (checked: see
-    :func:`~puzzlesat.generator.suite.folder.read_manifest`)."""
+def _check_published(out: Path) -> None:
+    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
     if not out.is_dir():
         raise UserError(f"{out}: not a folder")
     if not all(os.path.lexists(out / name) for name in (SPEC_FILE, "manifest.json")):
         raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
                         f"run puzzlesat publish)")
+
+
+def _read_suite(out: Path):
+    """The published suite's spec and manifest rows (checked: see
+    :func:`~puzzlesat.generator.suite.folder.read_manifest`)."""
+    _check_published(out)
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
     spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
