@@ -395,7 +395,7 @@ def test_republish_stopped_before_its_renames_keeps_the_old_sums(published, puzz
     assert {k: v for k, v in tree(published).items() if ".part" not in k} == before
 
 
-def test_republish_with_a_changed_input_file(tmp_path, puzzlesat):
+def test_republish_with_a_changed_input_file(tmp_path, puzzlesat, monkeypatch):
     """A changed piece file of a published suite is built from a temporary folder: the
     published inputs/ file stays until the new manifest stands, and a failed republish leaves
     it as it was."""
@@ -409,10 +409,18 @@ def test_republish_with_a_changed_input_file(tmp_path, puzzlesat):
                                    b'params = { pieces = "p.txt" }\n')
     assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
     before = tree(out)
-    (specs / "p.txt").write_text("not a piece file\n")
-    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 2
-    assert tree(out) == before and not list(out.glob(".*"))
     (specs / "p.txt").write_bytes((data / "clue2.txt").read_bytes())
+    import puzzlesat.generator.suite.publish as publish
+    from puzzlesat.generator.core.errors import UserError
+
+    def failing(*args, **kwargs):
+        raise UserError("cannot build this one")
+
+    monkeypatch.setattr(publish, "build_task", failing)
+    assert_one_line_error(puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1"),
+                          "cannot build this one")
+    monkeypatch.undo()
+    assert tree(out) == before and not list(out.glob(".*"))
     assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
     assert (out / "inputs" / "p.txt").read_bytes() == (data / "clue2.txt").read_bytes()
     assert not list(out.glob(".*"))
