@@ -85,8 +85,8 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     params = normalize_params(family, params, where)
     encoding = check_encoding(family, encoding)
     if name is not None and not SAFE_NAME.match(name):
-        raise UserError(f"{where}--name {name!r} must be letters, digits, '.', '_', '-' "
-                        f"(no slash, space or newline)")
+        raise UserError(f"{where}--name {name[:100]!r} must be letters, digits, '.', '_', '-' "
+                        f"(at most 200; no slash, space or newline)")
     if not family.uses_seed(params):
         seed = None
     elif seed is None:

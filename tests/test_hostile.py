@@ -99,7 +99,7 @@ def test_concurrent_publish_is_refused_by_the_lock(toy, puzzlesat, spec_file, tm
     try:
         assert holder.stdout.readline().strip() == b"locked"
         result = puzzlesat("publish", other_spec(tmp_path), "-o", out)
-        assert_one_line_error(result, "being published by another run",
+        assert_one_line_error(result, "being written by another puzzlesat run",
                               f"pid {holder.pid}", LOCK_FILE)
         assert tree(out) == {LOCK_FILE: f"{holder.pid}\n".encode()}
     finally:
@@ -389,15 +389,16 @@ def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypat
 
 def test_stale_part_files_are_reported_by_verify_and_removed_by_publish(puzzlesat, published,
                                                                         spec_file):
-    """A SIGKILLed publish leaves hidden .part files."""
-    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3.part",
-             published / ".manifest.json.x8a.part"]
+    """A SIGKILLed publish leaves hidden .part files (named as mkstemp names them: eight
+    random characters; a .part file of another name is not publish's and stays)."""
+    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3ab_9.part",
+             published / ".manifest.json.x8a0qz1w.part"]
     for part in parts:
         part.write_bytes(b"half")
     result = puzzlesat("verify", published)
     assert result.code == 1
-    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3.part: not part of the suite" in result.out
-    assert ".manifest.json.x8a.part: not part of the suite" in result.out
+    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3ab_9.part: not part of the suite" in result.out
+    assert ".manifest.json.x8a0qz1w.part: not part of the suite" in result.out
     assert puzzlesat("publish", spec_file, "-o", published).code == 0
     assert not any(p.exists() for p in parts)
     assert puzzlesat("verify", published).code == 0

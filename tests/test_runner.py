@@ -76,16 +76,18 @@ def test_solve_usage_errors(tmp_path, puzzlesat, args, fragments):
 
 # -- suites ---------------------------------------------------------------------------------
 def make_suite(root, hard: bool = False):
-    """A suite folder by hand: three instances (.cnf.xz), one with a header, and a manifest."""
+    """A suite folder by hand: three instances (.cnf.xz), two with a header, and a manifest
+    that lies (validate-suite takes the expected result from the instance)."""
     inst = root / "suite" / "instances"
     inst.mkdir(parents=True)
     header = "c expected: SAT\nc expected-from: planted\n"
     (inst / "a.cnf.xz").write_bytes(compress((header + SAT_CNF).encode(), "xz"))
-    (inst / "b.cnf.xz").write_bytes(compress(UNSAT_CNF.encode(), "xz"))
+    unsat = "c expected: UNSAT\nc expected-from: proof\n"
+    (inst / "b.cnf.xz").write_bytes(compress((unsat + UNSAT_CNF).encode(), "xz"))
     if hard:
         (inst / "c.cnf.xz").write_bytes(compress(HARD.encode(), "xz"))
     (root / "suite" / "manifest.csv").write_text(
-        "hash,author,family,result,name,file\nx,y,z,unsat,b,instances/b.cnf.xz\n")
+        "hash,author,family,result,name,file\nx,y,z,unsat,a,instances/a.cnf.xz\n")
     return root / "suite"
 
 

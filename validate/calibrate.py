@@ -6,7 +6,7 @@ validated, times and verdicts recorded with the suite.
 the time limit (:func:`puzzlesat.validate.runner.run_solver`): past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver process crashes. Each answer is judged by the
 validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
-must not contradict a known result). The calls are pure and go to any
+must not contradict the result the instance's header knows). The calls are pure and go to any
 :class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
 order, so the verdicts never depend on the executor (the seconds do, of course).
 
@@ -39,11 +39,22 @@ from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.executors import run_tasks
-from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
-from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_files, suite_files
+from puzzlesat.generator.suite.folder import (
+    file_sha256,
+    read_manifest,
+    read_suite_file,
+    read_sums,
+    read_table,
+    remove_own,
+)
+from puzzlesat.generator.suite.publish import (
+    CALIBRATION_FILE,
+    calibration_files,
+    publish_lock,
+    suite_files,
+)
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
@@ -78,13 +89,12 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: float, expected: str | None,
-                  solve=_solve) -> dict:
+def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> dict:
     """Worker: solve one instance in a killable child and judge the answer. Never raises for a
     solver's failure (timeout, crash, wrong answer): the row records it."""
     result = run_solver(path, solver, time_limit, solve=solve)
     try:
-        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None, expected)
+        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
         name, reason = verdict.verdict, verdict.reason
     except MalformedOutput as exc:
         name, reason = "MALFORMED", str(exc)
@@ -99,9 +109,20 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
     """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
     name matches one of the globs ``only``) and record the results there (see the module
-    docstring). ``solve`` replaces the solver call (tests)."""
+    docstring). ``solve`` replaces the solver call (tests). The folder is locked while it runs
+    (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
+    its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
+    _check_published(out)  # before a lock file is made in a folder that is no suite
+    with publish_lock(out):
+        return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
+
+
+def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
+               only: tuple[str, ...]) -> Calibration:
     spec, instances = _read_suite(out)
+    # the earlier table is read (and a damaged one refused) before any solver runs
+    earlier_table = read_calibration(out) if os.path.lexists(out / CALIBRATION_FILE) else []
     chosen = [r for r in instances
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if only and not chosen:
@@ -111,13 +132,17 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
         raise UserError("--solvers is empty: name at least one solver")
     if time_limit <= 0:
         raise UserError(f"--time-limit must be positive, got {time_limit}")
-    missing = [r["file"] for r in chosen if not (out / r["file"]).is_file()]
-    if missing:
-        raise UserError(f"{out}: instance file {missing[0]} is missing (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), solver, time_limit, _expected(r), solve)
+    # the published bytes only: a changed instance is not measured (nor is a manifest trusted
+    # for the expected result: the judge takes it from the instance's own header)
+    changed = [r["file"] for r in chosen if file_sha256(out / r["file"]) != r["sha256"]]
+    if changed:
+        raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
+                        f"manifest.json lists (run puzzlesat verify)")
+    calls = [(str(out / r["file"]), solver, time_limit, solve)
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
+    jobs = cap_jobs(jobs, len(calls))
     # each solve already runs in its own child process: threads that wait on them suffice
     # (a forked process pool would also inherit a stale forkserver from this process)
     executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
@@ -134,47 +159,43 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
              for (instance, solver), result
              in zip(((i, s) for i in chosen for s in solvers), results)}
-    earlier = _earlier_runs(out, instances, fresh)
+    earlier = _earlier_runs(earlier_table, instances, fresh)
     order = list(dict.fromkeys([solver for _, solver in earlier] + solvers))
     rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
             if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
 
 
-def _earlier_runs(out: Path, instances: list[dict], fresh: dict) -> dict:
-    """Rows of the suite's earlier calibration that this run did not redo, by (hash, solver),
-    brought up to date with the manifest: calibrating one solver (MiniSat at 60 s, then the
-    reference solver at an hour) or some instances at a time builds one table."""
-    if not (out / CALIBRATION_FILE).is_file():
-        return {}
+def _earlier_runs(table: list[dict], instances: list[dict], fresh: dict) -> dict:
+    """Rows of the suite's earlier calibration ``table`` that this run did not redo, by
+    (hash, solver), brought up to date with the manifest: calibrating one solver (MiniSat at
+    60 s, then the reference solver at an hour) or some instances at a time builds one table."""
     by_hash = {instance["hash"]: instance for instance in instances}
     return {(row["hash"], row["solver"]): _row(by_hash[row["hash"]], row["solver"],
                                                row["time-limit"],
                                                {k: row[k] for k in RESULT_COLUMNS})
-            for row in read_calibration(out)
+            for row in table
             if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
 
 
-def _read_suite(out: Path):
-    manifest = out / "manifest.json"
-    if not (out / SPEC_FILE).is_file() or not manifest.is_file():
+def _check_published(out: Path) -> None:
+    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
+    if not out.is_dir():
+        raise UserError(f"{out}: not a folder")
+    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, "manifest.json")):
         raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
                         f"run puzzlesat publish)")
+
+
+def _read_suite(out: Path):
+    """The published suite's spec and manifest rows (checked: see
+    :func:`~puzzlesat.generator.suite.folder.read_manifest`)."""
+    _check_published(out)
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
-    spec = parse_spec(read_input(out / SPEC_FILE, SMALL_INPUT, "suite spec"),
-                      str(out / SPEC_FILE), force=True, base=out)
-    try:
-        instances = load_json(read_input(manifest, SMALL_INPUT, "manifest"),
-                              str(manifest))["instances"]
-    except (KeyError, TypeError) as exc:
-        raise UserError(f"{manifest}: not a puzzlesat manifest ({exc})") from None
-    return spec, instances
-
-
-def _expected(row: dict) -> str | None:
-    result = str(row.get("result", "")).upper()
-    return result if result in ("SAT", "UNSAT") else None
+    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
+                      base=out)
+    return spec, read_manifest(out)["instances"]
 
 
 def hardness(row: dict) -> tuple[str, object]:
@@ -202,10 +223,9 @@ def calibration_csv(rows: list[dict]) -> bytes:
 def read_calibration(directory: str | os.PathLike) -> list[dict]:
     """The rows of ``calibration.csv`` (seconds and time-limit as floats)."""
     path = Path(directory) / CALIBRATION_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(f"{directory}: no {CALIBRATION_FILE}: run puzzlesat calibrate first")
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows, _ = read_table(path, COLUMNS)
     try:
         for row in rows:
             row["seconds"], row["time-limit"] = float(row["seconds"]), float(row["time-limit"])
@@ -216,8 +236,10 @@ def read_calibration(directory: str | os.PathLike) -> list[dict]:
 
 def _record(out: Path, spec, instances: list[dict], rows: list[dict],
             plot: bool) -> Calibration:
-    for stale in out.glob("calibration-*"):  # plots of an earlier calibration
-        stale.unlink()
+    # plots of an earlier calibration: only those its SHA256SUMS lists with their bytes
+    sums = read_sums(out) or {}
+    for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
+        remove_own(out, stale, sums.get(stale))
     atomic_write(out / CALIBRATION_FILE, calibration_csv(rows))
     written, notes = [CALIBRATION_FILE], []
     if plot:
@@ -260,7 +282,9 @@ def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
             for suffix, metadata in ((".png", {"Software": None}),
                                      (".svg", {"Date": None, "Creator": None})):
                 name = f"calibration-{family}{suffix}"
-                fig.savefig(out / name, metadata=metadata)
+                image = io.BytesIO()  # written atomically: never through a symlink of that name
+                fig.savefig(image, format=suffix[1:], metadata=metadata)
+                atomic_write(out / name, image.getvalue())
                 written.append(name)
             plt.close(fig)
     return written, ""

@@ -53,11 +53,16 @@ from puzzlesat.generator.core.dimacs import (
     atomic_write,
     clause_bytes,
     gbd_hash_of_body,
-    read_bytes,
     read_dimacs,
 )
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.inputs import check_distinct, check_replaceable
+from puzzlesat.generator.core.inputs import (
+    SMALL_INPUT,
+    check_distinct,
+    check_replaceable,
+    read_input,
+)
+from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,
@@ -287,8 +292,8 @@ def read_witness(path: str | os.PathLike | None) -> dict | None:
     if path is None or not Path(path).is_file():
         return None
     try:
-        data = json.loads(read_bytes(path))
-    except (UserError, ValueError, RecursionError):
+        data = load_json(read_input(path, SMALL_INPUT, "witness"), str(path))
+    except UserError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -398,11 +403,11 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
                    progress: bool = True, executor=None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
-    expected result comes from ``manifest.csv`` when it has one, else from the instance
-    header. A missing output is UNKNOWN; an instance or output that cannot be read at all, or
-    runs out of memory, is MALFORMED (the batch goes on). ``executor`` (any
-    concurrent.futures Executor) spreads the work; the verdicts come back in instance order
-    whichever runs them."""
+    expected result comes from the instance itself (its header), never from ``manifest.csv``,
+    which nothing checks; when the suite has a ``SHA256SUMS``, an instance whose bytes it does
+    not list is MALFORMED, never trusted. A missing output is UNKNOWN; an instance or output
+    that cannot be read at all, or runs out of memory, is MALFORMED (the batch goes on).
+    ``executor`` (any concurrent.futures Executor) spreads the work; the verdicts come back in instance order whichever runs them."""
     from tqdm import tqdm
 
     from puzzlesat.generator.core.executors import run_tasks
@@ -414,11 +419,14 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
             raise UserError(f"the verdict table {table} would overwrite a file of the suite")
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
-    from puzzlesat.validate.runner import manifest_results, suite_instances
+    from puzzlesat.generator.suite.folder import read_sums
+    from puzzlesat.validate.runner import suite_instances
 
-    expected = manifest_results(suite_dir)
     instances = suite_instances(suite_dir)
-    calls = [(instance, Path(results_dir), expected.get(instance.name)) for instance in instances]
+    sums = read_sums(Path(suite_dir))
+    calls = [(instance, Path(results_dir),
+              None if sums is None else sums.get(f"instances/{instance.name}", ""))
+             for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
     for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
                                unit="instance", desc="validating", disable=not progress):
@@ -428,19 +436,25 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     return verdicts
 
 
-def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
+def validate_one(instance: Path, results_dir: Path, sha256: str | None = None) -> Verdict:
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
-    with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks."""
+    with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks; MALFORMED
+    when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
+    from puzzlesat.generator.suite.folder import file_sha256
     from puzzlesat.validate.runner import output_path
 
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
     witness = instance.parent.parent / "witnesses" / (instance.name.split(".cnf")[0] + ".json")
-    if not out.exists():
+    if sha256 is not None and file_sha256(instance) != sha256:
+        why = ("its sha256 is not the one the suite's SHA256SUMS lists" if sha256
+               else "the suite's SHA256SUMS does not list it")
+        verdict = Verdict("MALFORMED", f"instance not trusted: {why} (run puzzlesat verify)")
+    elif not out.exists():
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
-            verdict = validate_files(instance, out, drat if drat.exists() else None, expected,
-                                     witness)
+            verdict = validate_files(instance, out, drat if drat.exists() else None,
+                                     witness=witness)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on

@@ -27,7 +27,6 @@ v -1 2 0
 from __future__ import annotations
 
 import contextlib
-import csv
 import ctypes
 import functools
 import math
@@ -307,22 +306,6 @@ def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
     if not files:
         raise UserError(f"{folder}: no instance files (*.cnf, *.cnf.xz, ...)")
     return files
-
-
-def manifest_results(suite_dir: str | os.PathLike) -> dict[str, str]:
-    """Instance file name -> expected result (SAT/UNSAT/UNKNOWN) from ``manifest.csv``'s
-    ``file`` and ``result`` columns, when the manifest exists and has them."""
-    path = Path(suite_dir) / "manifest.csv"
-    if not path.exists():
-        return {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    out = {}
-    for row in rows:
-        file, result = row.get("file"), (row.get("result") or "").upper()
-        if file and result in EXIT_CODES:
-            out[Path(file).name] = result
-    return out
 
 
 def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".out") -> Path:

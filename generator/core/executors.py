@@ -4,12 +4,13 @@ Suite commands (publish, verify, calibrate, solve-suite, validate-suite) hand th
 picklable per-instance calls to any :class:`concurrent.futures.Executor` and write the results
 themselves in spec order, so the executor changes speed, never bytes.
 
-* ``local``: a process pool of N workers on this machine (none at all for ``-j 1``).
+* ``local``: a process pool of N workers on this machine (none at all for ``-j 1``), at most
+  one per call and :data:`JOBS_PER_CPU` per CPU (:func:`cap_jobs`).
 * ``dask``: a Dask distributed cluster. With ``--scheduler ADDR`` (``tcp://host:8786``) the
   calls go to a running scheduler (``dask scheduler``; workers ``dask worker ADDR``, or
   ``dask-jobqueue`` on SLURM); without it a LocalCluster of N single-threaded workers is
-  started here. Dask is an optional extra (``pip install puzzlesat[dask]``), imported only
-  when asked for.
+  started here (N capped the same way). Dask is an optional extra
+  (``pip install puzzlesat[dask]``), imported only when asked for.
 
 Dask worker processes are daemonic by default and a daemonic process cannot start children,
 but the reference runner kills solvers past their time limit by running them in a child. The
@@ -113,14 +114,51 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
             client = Client(scheduler, timeout="10s")
         except OSError as exc:
             raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        except (ValueError, TypeError) as exc:  # no port, an unknown scheme (http://)
+            raise UserError(f"--scheduler {scheduler!r} is not a Dask scheduler address "
+                            f"(tcp://host:8786): {exc}") from None
         with client:
             yield client
         return
-    with dask.config.set({"distributed.worker.daemon": False}):
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0")  # any free port: never clash
+    # Ctrl-C reaches the whole process group: the workers (started here, ignoring it, as the
+    # local pool's do) leave the decision to this process, which stops them; else each printed
+    # its CancelledError/KeyboardInterrupt traceback
+    with dask.config.set({"distributed.worker.daemon": False}), _sigint_ignored(), \
+            _worker_logging("error"):
+        cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1,
+                               processes=processes, dashboard_address=":0")  # any free port
     with cluster, Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _worker_logging(level: str):
+    """Worker processes started meanwhile log ``distributed`` at ``level`` (they read it from
+    the environment at import): an interrupted run's cancelled tasks each logged a warning."""
+    key = "DASK_LOGGING__DISTRIBUTED"
+    previous = os.environ.get(key)
+    os.environ[key] = level
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[key]
+        else:
+            os.environ[key] = previous
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while processes that should inherit that are started (main thread only:
+    elsewhere signals cannot be set, and Ctrl-C does not arrive there anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_init() -> None:
@@ -138,13 +176,45 @@ def _exit_with_parent() -> None:
     os._exit(1)
 
 
+#: at most this many workers per CPU: publish and verify are CPU-bound, and each calibrate or
+#: solve-suite slot runs a solver; past a few per CPU more only cost memory and distort times
+JOBS_PER_CPU = 4
+
+
+def cap_jobs(jobs: int, tasks: int | None = None) -> int:
+    """``jobs`` capped at :data:`JOBS_PER_CPU` per CPU (at least 8) and at ``tasks`` (at least
+    1): ``-j 5000`` on a one-instance suite starts one worker, not thousands."""
+    cap = max(8, JOBS_PER_CPU * (os.cpu_count() or 1))
+    return max(1, min(jobs, cap, tasks if tasks is not None else jobs))
+
+
+class LocalPool(Executor):
+    """A process pool of up to ``jobs`` workers, started by the first :func:`run_tasks` with
+    no more workers than that run has calls (a fork pool starts all its workers at once)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.slots = cap_jobs(jobs)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def fit(self, calls: int) -> None:
+        """Start the pool for ``calls`` calls (the first caller decides its size)."""
+        if self._pool is None:
+            self.slots = cap_jobs(self.slots, calls)
+            self._pool = ProcessPoolExecutor(max_workers=self.slots, initializer=_worker_init)
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.fit(self.slots)
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 def local_executor(jobs: int) -> Executor | None:
-    """The default executor: None (build in this process) for one job, else a process pool."""
-    if jobs <= 1:
-        return None
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
-    executor.slots = jobs  # type: ignore[attr-defined]
-    return executor
+    """The default executor: None (build in this process) for one job, else a
+    :class:`LocalPool`."""
+    return LocalPool(jobs) if jobs > 1 else None
 
 
 def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
@@ -162,6 +232,8 @@ def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
         for index, args in enumerate(calls):
             yield index, fn(*args)
         return
+    if isinstance(executor, LocalPool):
+        executor.fit(len(calls))
     pending: dict = {}
     todo = iter(enumerate(calls))
     try:

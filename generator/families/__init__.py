@@ -75,8 +75,10 @@ FAMILY_MODULES = {
 }
 
 
-#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline)
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline), at
+#: most 200 characters (a file name with its suffix stays under the usual 255-byte limit).
+#: Anchored with ``\Z``: ``$`` also matches before a trailing newline, so ``"x\n"`` passed
+SAFE_NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
 
 #: DIMACS limits (literals are 32-bit signed integers in every solver we know): refused always
 MAX_VARIABLES = 2**31 - 1

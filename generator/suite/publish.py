@@ -1,5 +1,12 @@
 """Publishing a suite into a folder: instances and witnesses written atomically as they arrive,
-then the manifest, descriptions, CITATION.cff and SHA256SUMS in spec order."""
+then the manifest, descriptions, CITATION.cff and SHA256SUMS in spec order.
+
+Republishing keeps the published suite whole until the new one stands: a file the previous
+SHA256SUMS lists is never overwritten in place. Its new bytes wait beside it
+(``.<name>.pending.part``) until every instance is built and every file written; then they are
+renamed into place (a rename needs no disk space), SHA256SUMS last, and only then are files of
+the old suite that the new one lacks removed. A failed republish (a build error, a full disk)
+leaves the old suite as it was: ``sha256sum -c`` passes and ``verify`` regenerates it."""
 
 from __future__ import annotations
 
@@ -9,7 +16,8 @@ import hashlib
 import io
 import json
 import os
-import re
+import shutil
+import tempfile
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +26,23 @@ import puzzlesat
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, decompress
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
-from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
-from puzzlesat.generator.core.structured import load_json, load_toml
+from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
-from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, load_spec
+from puzzlesat.generator.suite.folder import (
+    MANIFEST,
+    SUBFOLDERS,
+    SUMS,
+    clear_parts,
+    file_sha256,
+    pending_name,
+    read_manifest,
+    read_suite_file,
+    read_sums,
+    read_table,
+    remove_own,
+)
+from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, load_spec
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
                     "variables", "clauses", "bytes", "sha256", "seed", "params")
@@ -51,10 +71,9 @@ class Published:
                 f"instances ({results}); built {self.built}, kept {self.reused} unchanged")
 
 
-#: held by a running publish (``fcntl.flock``, so a killed run's lock is free again); holds
-#: the pid for the message a second publish prints
+#: held by a running publish or calibrate (``fcntl.flock``, so a killed run's lock is free
+#: again); holds the pid for the message a second run prints
 LOCK_FILE = ".puzzlesat-publish.lock"
-_LISTED = re.compile(r"^(instances|witnesses)/[^/.][^/]*$")
 
 
 def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: int = 1,
@@ -78,16 +97,17 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
     try:
         with publish_lock(out):
             try:
-                previous = _prepare_output(folder, spec)
+                _prepare_output(folder, spec)
                 own = executor is None
                 pool = local_executor(jobs) if own else executor
                 try:
-                    return _publish(spec, folder, pool, progress, previous)
+                    with _inputs_root(folder, spec) as root:
+                        return _publish(spec, folder, pool, progress, root)
                 finally:
                     if own and pool is not None:
                         pool.shutdown(wait=True, cancel_futures=True)
             except Exception:
-                if folder.fresh:
+                if folder.fresh or folder.previous:
                     folder.undo()
                 raise
             finally:  # Ctrl-C may land between mkstemp and atomic_write's own cleanup
@@ -118,8 +138,11 @@ class _Folder:
     def __init__(self, out: Path):
         self.out = out
         self.fresh = False
+        self.previous: dict = {}  # the folder's manifest.json before this run
+        self.sums: dict[str, str] = {}  # its SHA256SUMS: files of the published suite
+        self.pending: list[str] = []  # kept back until the new manifest stands, in order
         self.dirs: list[Path] = []  # created by this run, parents first
-        self.files: set[str] = set()
+        self.files: set[str] = set()  # created by this run (not there before it)
 
     def create(self, path: Path) -> None:
         if path.exists() and not path.is_dir():
@@ -137,11 +160,30 @@ class _Folder:
         self.dirs += reversed(missing)
 
     def write(self, rel: str, data: bytes) -> None:
+        """Write ``rel`` now, or, when it is a file of the published suite and changes, beside
+        it until :meth:`commit`."""
+        listed = self.sums.get(rel)
+        if listed is not None and listed != hashlib.sha256(data).hexdigest():
+            atomic_write(self.out / pending_name(rel), data)
+            self.pending.append(rel)
+            return
+        if listed is None and not os.path.lexists(self.out / rel):
+            self.files.add(rel)
         atomic_write(self.out / rel, data)
-        self.files.add(rel)
+
+    def commit(self) -> None:
+        """Rename the kept-back files into place, in the order written (SHA256SUMS last)."""
+        for rel in self.pending:
+            try:
+                os.replace(self.out / pending_name(rel), self.out / rel)
+            except OSError as exc:
+                raise UserError(f"cannot write {self.out / rel}: {exc.strerror or exc}") \
+                    from None
+        self.pending.clear()
 
     def undo(self) -> None:
-        """Remove the files this run wrote (called only when the folder was new or empty)."""
+        """Remove the files this run created (when the folder was new or empty, or held a
+        published suite, which its kept-back files leave as it was)."""
         for rel in sorted(self.files):
             try:
                 (self.out / rel).unlink()
@@ -161,8 +203,9 @@ class _Folder:
 
 @contextlib.contextmanager
 def publish_lock(out: Path):
-    """Hold ``out/LOCK_FILE`` for the duration: a second publish into the same folder exits
-    with one line naming the holder's pid. The lock is an ``flock``, so a lock file left by a
+    """Hold ``out/LOCK_FILE`` for the duration: every command that writes into a suite folder
+    (publish, calibrate) takes it, and a second one exits with one line naming the holder's
+    pid. The lock is an ``flock``, so a lock file left by a
     killed run is simply taken over."""
     import fcntl
 
@@ -177,8 +220,8 @@ def publish_lock(out: Path):
         except OSError:
             holder = os.read(fd, 100).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
-            raise UserError(f"output folder {out} is being published by another run (pid "
-                            f"{holder}, lock {path}): wait for it to finish") from None
+            raise UserError(f"suite folder {out} is being written by another puzzlesat run "
+                            f"(pid {holder}, lock {path}): wait for it to finish") from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
@@ -198,32 +241,56 @@ def publish_lock(out: Path):
         os.close(fd)
 
 
-def _prepare_output(folder: _Folder, spec: Spec) -> dict:
-    """Check the folder is new, empty or this suite's; clear its stale temporary files; write
-    the spec. Returns the previous manifest.json ({} when there is none)."""
+def _prepare_output(folder: _Folder, spec: Spec) -> None:
+    """Check the folder is new, empty or this suite's, with real subfolders (a symlinked
+    ``instances/`` leads outside it); clear its stale temporary files; read what the previous
+    publish wrote. Into a folder without a published suite the spec and inputs are written
+    first (an interrupted first publish resumes by them); a published suite keeps its own
+    until the new manifest stands."""
     out = folder.out
     entries = [p for p in out.iterdir() if p.name != LOCK_FILE]
     folder.fresh = not entries
-    previous = {} if folder.fresh else _check_owner(out, spec)
+    folder.previous = {} if folder.fresh else _check_owner(out, spec)
+    if folder.previous:
+        try:
+            folder.sums = read_sums(out) or {}
+        except UserError as exc:
+            raise UserError(f"output folder {out}: {exc}: refusing to publish into it "
+                            f"(run puzzlesat verify)") from None
+        # SHA256SUMS does not list itself, but is replaced like the files it lists (last)
+        folder.sums[SUMS] = file_sha256(out / SUMS) or ""
+    for sub in SUBFOLDERS:
+        if (out / sub).is_symlink() or os.path.lexists(out / sub) and not (out / sub).is_dir():
+            raise UserError(f"output folder {out}: {sub} is a symlink or not a folder: "
+                            f"refusing to publish through it")
     for sub in ("instances", "witnesses"):
         folder.create(out / sub)
     clear_parts(out)  # left by a killed run
-    for rel, data in spec.inputs.items():
-        folder.create((out / rel).parent)
-        folder.write(rel, data)
-    folder.write(SPEC_FILE, spec.text)
-    return previous
+    if not folder.previous:
+        for rel, data in spec.inputs.items():
+            folder.create((out / rel).parent)
+            folder.write(rel, data)
+        folder.write(SPEC_FILE, spec.text)
 
 
-def clear_parts(out: Path) -> None:
-    """Remove atomic_write's temporary ``.*.part`` files from the suite's folders (only under
-    the publish lock: then no other run is writing them)."""
-    for where in (out, out / "instances", out / "witnesses", out / INPUTS):
-        for stale in where.glob(".*.part"):
-            try:
-                stale.unlink()
-            except OSError:
-                pass
+@contextlib.contextmanager
+def _inputs_root(folder: _Folder, spec: Spec):
+    """The folder the builds read ``inputs/`` from: the suite's own when its inputs are the
+    spec's, else (a changed input of a published suite) a temporary folder in it that goes
+    when the publish ends."""
+    out = folder.out
+    if all(file_sha256(out / rel) == hashlib.sha256(data).hexdigest()
+           for rel, data in spec.inputs.items()):
+        yield str(out.resolve())
+        return
+    staging = Path(tempfile.mkdtemp(prefix=".puzzlesat-inputs.", dir=out))
+    try:
+        (staging / "inputs").mkdir()
+        for rel, data in spec.inputs.items():
+            atomic_write(staging / rel, data)
+        yield str(staging.resolve())
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # made by mkdtemp just now: all ours
 
 
 def _check_owner(out: Path, spec: Spec) -> dict:
@@ -232,18 +299,16 @@ def _check_owner(out: Path, spec: Spec) -> dict:
     (an interrupted first publish has only the suite.toml)."""
     names = {}
     manifest: dict = {}
-    if (out / "manifest.json").exists():
+    if os.path.lexists(out / MANIFEST):
         try:
-            manifest = load_json(read_input(out / "manifest.json", SMALL_INPUT, "manifest"),
-                                 str(out / "manifest.json"))
-            names["manifest.json"] = manifest["suite"]["name"]
-        except (UserError, KeyError, TypeError):
+            manifest = read_manifest(out)
+        except UserError as exc:
             raise UserError(f"output folder {out} holds a manifest.json that is not a "
-                            f"puzzlesat suite's: refusing to publish into it") from None
-    if (out / SPEC_FILE).exists():
+                            f"puzzlesat suite's ({exc}): refusing to publish into it") from None
+        names[MANIFEST] = manifest["suite"]["name"]
+    if os.path.lexists(out / SPEC_FILE):
         try:
-            table = load_toml(read_input(out / SPEC_FILE, SMALL_INPUT, "suite spec"),
-                              str(out / SPEC_FILE))
+            table = load_toml(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE))
             names[SPEC_FILE] = table["suite"]["name"]
         except (UserError, KeyError, TypeError):
             raise UserError(f"output folder {out} holds a {SPEC_FILE} that is not a suite "
@@ -261,17 +326,16 @@ def _check_owner(out: Path, spec: Spec) -> dict:
 def _existing_text_sha256(path: Path) -> str | None:
     """sha256 of the DIMACS text inside an already published file, or None."""
     try:
-        return hashlib.sha256(decompress(path.read_bytes(), str(path))).hexdigest()
-    except (OSError, UserError):
+        return hashlib.sha256(decompress(read_suite_file(path), str(path))).hexdigest()
+    except UserError:
         return None
 
 
 def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: bool,
-             previous: dict) -> Published:
+             root: str) -> Published:
     from tqdm import tqdm
 
     out = folder.out
-    root = str(out.resolve())
     calls = [(task, _existing_text_sha256(out / task.file), root) for task in spec.tasks]
     rows: list[dict | None] = [None] * len(spec.tasks)
     built = reused = 0
@@ -280,7 +344,7 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
         for index, result in run_tasks(_build_for_publish, calls, executor):
             task = spec.tasks[index]
             if result.data is None:
-                data = (out / task.file).read_bytes()
+                data = read_suite_file(out / task.file)
                 reused += 1
             else:
                 data = result.data
@@ -291,12 +355,17 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
             rows[index] = manifest_row(spec, task, result, data)
             bar.update()
     rows_done = [r for r in rows if r is not None]
-    # only files the previous publish listed (SHA256SUMS) are removed: never a stranger's
-    calibration = kept_calibration(out, rows_done, _summed_files(out))
+    calibration, dropped = kept_calibration(out, rows_done)
     files = suite_files(spec, rows_done, calibration)
-    _remove_stale(out, spec, previous)
+    for rel in spec.inputs:
+        folder.create((out / rel).parent)
     for rel, data in files.items():
         folder.write(rel, data)
+    folder.commit()
+    # the new suite stands: now the old one's files it lacks go (only files this tool wrote)
+    _remove_stale(out, spec, folder.previous)
+    for name in dropped:
+        remove_own(out, name, folder.sums.get(name))
     return Published(out, spec, rows_done, built, reused)
 
 
@@ -307,33 +376,18 @@ def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str) -> 
         raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
 
-def _summed_files(out: Path) -> set[str]:
-    """The files the folder's SHA256SUMS lists."""
-    try:
-        text = (out / "SHA256SUMS").read_text("utf-8", "replace")
-    except OSError:
-        return set()
-    return {line.split("  ", 1)[1] for line in text.splitlines() if "  " in line}
-
-
 def _remove_stale(out: Path, spec: Spec, previous: dict) -> None:
     """Instance and witness files of grid points the spec no longer has: only those the
-    folder's previous manifest lists (files this tool wrote), never an unlisted file."""
+    folder's previous manifest lists with the bytes it recorded (files this tool wrote),
+    never an unlisted or changed file, never through a symlink."""
     wanted = {t.file for t in spec.tasks} | {t.witness_file for t in spec.tasks}
-    listed = set()
-    rows = previous.get("instances") if isinstance(previous, dict) else None
-    for row in rows if isinstance(rows, list) else []:
-        if isinstance(row, dict):
-            listed.update(v for v in (row.get("file"), row.get("witness"))
-                          if isinstance(v, str) and _LISTED.match(v))
-    for stale in sorted(listed - wanted):
-        try:
-            (out / stale).unlink()
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise UserError(f"cannot remove stale {out / stale}: {exc.strerror or exc}") \
-                from None
+    listed = {}
+    for row in previous.get("instances", []):  # checked by read_manifest
+        listed[row["file"]] = row["sha256"]
+        if row.get("witness"):
+            listed[row["witness"]] = row.get("witness-sha256")
+    for stale in sorted(set(listed) - wanted):
+        remove_own(out, stale, listed[stale])
 
 
 def listed_files(out: Path) -> list[str]:
@@ -376,42 +430,39 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
     }
 
 
-def kept_calibration(out: Path, rows: list[dict],
-                     listed: set[str] | None = None) -> dict[str, bytes]:
-    """The calibration files still true of the suite now published as ``rows``: a table row is
-    kept while an instance of that name has that GBD hash (same clauses: its measurement still
-    applies; ``file`` follows the manifest), the others are removed. When a row goes, the plots
-    (drawn by ``puzzlesat calibrate``, which draws them again) go too, and the table when it
-    is empty; with ``listed``, only the plots it names are removed. Returns
-    :func:`calibration_files` afterwards."""
-    path = out / CALIBRATION_FILE
-    if path.is_file():
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            old, columns = list(reader), reader.fieldnames or []
-        files = {(row["name"], row["hash"]): row["file"] for row in rows}
-        kept = [dict(row, file=files[key]) for row in old
-                if (key := (row.get("name"), row.get("hash"))) in files]
-        if len(kept) < len(old):
-            for plot in out.glob(CALIBRATION_PLOTS):
-                if listed is None or plot.name in listed:
-                    plot.unlink()
-        if kept != old:
-            if kept:
-                buffer = io.StringIO()
-                writer = csv.DictWriter(buffer, columns, lineterminator="\n")
-                writer.writeheader()
-                writer.writerows(kept)
-                atomic_write(path, buffer.getvalue().encode())
-            else:
-                path.unlink()
-    return calibration_files(out)
+def kept_calibration(out: Path, rows: list[dict]) -> tuple[dict[str, bytes], list[str]]:
+    """The calibration files still true of the suite now published as ``rows``, and the ones
+    to remove once it stands. A table row is kept while an instance of that name has that GBD
+    hash (same clauses: its measurement still applies; ``file`` follows the manifest). When a
+    row goes, the plots (drawn by ``puzzlesat calibrate``, which draws them again) go too, and
+    the table when it is empty."""
+    files = calibration_files(out)
+    if CALIBRATION_FILE not in files:
+        return files, []
+    old, columns = read_table(out / CALIBRATION_FILE, ("name", "hash", "file"))
+    published = {(row["name"], row["hash"]): row["file"] for row in rows}
+    kept = [dict(row, file=published[key]) for row in old
+            if (key := (row["name"], row["hash"])) in published]
+    dropped = []
+    if len(kept) < len(old):
+        dropped = [name for name in files if name != CALIBRATION_FILE]
+    if not kept:
+        dropped.append(CALIBRATION_FILE)
+    elif kept != old:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(kept)
+        files[CALIBRATION_FILE] = buffer.getvalue().encode()
+    return {k: v for k, v in files.items() if k not in dropped}, dropped
 
 
 def calibration_files(out: Path) -> dict[str, bytes]:
-    """The calibration table and plots present in a published folder, by relative path."""
-    paths = sorted({out / CALIBRATION_FILE, *out.glob(CALIBRATION_PLOTS)})
-    return {p.name: p.read_bytes() for p in paths if p.is_file()}
+    """The calibration table and plots present in a published folder, by relative path:
+    regular files only (a symlink to a file elsewhere is not the suite's)."""
+    names = sorted({CALIBRATION_FILE, *(p.name for p in out.glob(CALIBRATION_PLOTS))})
+    return {name: read_suite_file(out / name) for name in names
+            if not (out / name).is_symlink() and (out / name).is_file()}
 
 
 def suite_files(spec: Spec, rows: list[dict],

@@ -163,7 +163,7 @@ class _Inputs:
             data = read_input(path, SMALL_INPUT, f"{label}params.{key}")
             if not _SAFE_NAME.match(path.name):
                 raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
-                                f"letters, digits, '.', '_', '-'")
+                                f"letters, digits, '.', '_', '-' (at most 200)")
             if self.files.get(rel, data) != data:
                 raise UserError(f"{label}params.{key}: two different input files are named "
                                 f"{path.name}; rename one")
@@ -244,7 +244,8 @@ def _suite_table(table: Any, where: str) -> dict:
     if missing:
         raise UserError(f"{here}: missing key {missing[0]!r}")
     if not _SAFE_NAME.match(table["name"]):
-        raise UserError(f"{here}: name {table['name']!r} must be letters, digits, '.', '_', '-'")
+        raise UserError(f"{here}: name {table['name'][:100]!r} must be letters, digits, "
+                        f"'.', '_', '-' (at most 200)")
     if table["seed"] < 0:
         raise UserError(f"{here}: seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)

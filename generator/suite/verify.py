@@ -14,6 +14,7 @@ from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.build import Built, build_task
+from puzzlesat.generator.suite.folder import read_suite_file
 from puzzlesat.generator.suite.publish import (
     calibration_files,
     check_sizes,
@@ -49,13 +50,9 @@ def verify_suite(directory: str | os.PathLike, jobs: int = 1,
     if not out.is_dir():
         raise UserError(f"{out} is not a folder")
     spec_file = out / SPEC_FILE
-    if not spec_file.is_file():
+    if not os.path.lexists(spec_file):
         raise UserError(f"{out} holds no {SPEC_FILE}: not a published suite")
-    try:
-        text = spec_file.read_bytes()
-    except OSError as exc:
-        raise UserError(f"cannot read {spec_file}: {exc.strerror or exc}") from None
-    spec = parse_spec(text, str(spec_file), force=force, base=out)
+    spec = parse_spec(read_suite_file(spec_file), str(spec_file), force=force, base=out)
     check_sizes(spec, force)
     own = executor is None
     executor = local_executor(jobs) if own else executor
@@ -109,12 +106,9 @@ def foreign_files(out: Path) -> list[str]:
 def compare_instance(out: Path, rel: str, result: Built) -> list[str]:
     """Differences between a published instance file and its regeneration, most telling
     first: GBD hash (the clauses), then the header, then the compressed bytes."""
-    try:
-        data = (out / rel).read_bytes()
-    except FileNotFoundError:
-        return [f"{rel}: missing"]
-    except OSError as exc:
-        return [f"{rel}: cannot read ({exc.strerror or exc})"]
+    data = _published(out, rel)
+    if isinstance(data, list):
+        return data
     if data == result.data:
         return []
     try:
@@ -139,6 +133,17 @@ def compare_instance(out: Path, rel: str, result: Built) -> list[str]:
     return lines or [f"{rel}: bytes differ from the regeneration"]
 
 
+def _published(out: Path, rel: str) -> bytes | list[str]:
+    """A published file's bytes, or the difference to report: missing, or not a regular file
+    (a FIFO would block, a symlink leads elsewhere)."""
+    if not os.path.lexists(out / rel):
+        return [f"{rel}: missing"]
+    try:
+        return read_suite_file(out / rel)
+    except UserError as exc:
+        return [f"{rel}: cannot read ({str(exc).rpartition(': ')[2]})"]
+
+
 def _head_lines(text: bytes) -> list[str]:
     """The comment header and the ``p`` line."""
     head = []
@@ -157,12 +162,9 @@ def compare_file(out: Path, rel: str, expected: bytes | None) -> list[str]:
             return [f"{rel}: not part of the suite"] if path.exists() else []
         except OSError:
             return []
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return [f"{rel}: missing"]
-    except OSError as exc:
-        return [f"{rel}: cannot read ({exc.strerror or exc})"]
+    data = _published(out, rel)
+    if isinstance(data, list):
+        return data
     if data == expected:
         return []
     mine, theirs = data.splitlines(), expected.splitlines()

@@ -1,0 +1,220 @@
+"""A published suite folder read back and cleaned up as a hostile place: what publish wrote
+there (manifest.json, SHA256SUMS, calibration.csv) is checked by class before use, every file
+name it gives must name a file this tool writes in the folder (:func:`suite_path`), and only
+files this tool wrote are ever removed (:func:`remove_own`, :func:`clear_parts`): never through
+a symlink, never outside the folder, never a file whose bytes are not the recorded ones."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import SAFE_NAME
+
+MANIFEST = "manifest.json"
+SUMS = "SHA256SUMS"
+#: the folders publish writes files into; "" is the suite folder itself
+SUBFOLDERS = ("instances", "witnesses", "inputs")
+#: no suite-level file publish writes is this big (a manifest of 100,000 instances is ~70 MB)
+MAX_SUITE_FILE_BYTES = 1 << 30
+#: the fields of a manifest.json instance row that code reads back, and their checks
+_HEX32 = re.compile(r"\A[0-9a-f]{32}\Z")
+_HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
+_SUM_LINE = re.compile(r"\A([0-9a-f]{64})  (.+)\Z")
+#: temporary files of :func:`~puzzlesat.generator.core.dimacs.atomic_file` (mkstemp's eight
+#: random characters) and files publish keeps back until the new manifest stands (pending)
+_PART = re.compile(r"\A\.([A-Za-z0-9][A-Za-z0-9._-]*)\.(?:[a-z0-9_]{8}|pending)\.part\Z")
+
+
+def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> str:
+    """``rel`` when it names a file this tool writes in a suite folder (a safe name, at the top
+    when ``under`` holds "", else in one of the folders ``under``), else a UserError: never
+    ``..``, ``/`` at the start, a newline or a hidden file."""
+    if isinstance(rel, str):
+        head, slash, name = rel.rpartition("/")
+        if SAFE_NAME.match(name) and (head in under if slash else "" in under):
+            return rel
+    places = " or ".join(f"{u}/" if u else "the suite folder" for u in under)
+    raise UserError(f"{where}: file name {str(rel)[:100]!r} is not a file in {places} "
+                    f"(at most 200 letters, digits, '.', '_', '-')")
+
+
+def read_suite_file(path: Path) -> bytes:
+    """The bytes of a suite-level file: a regular file (not a symlink, folder or FIFO) of at
+    most :data:`MAX_SUITE_FILE_BYTES`, else a UserError."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SUITE_FILE_BYTES:
+        os.close(fd)
+        raise UserError(f"{path}: not a regular file" if not stat.S_ISREG(info.st_mode)
+                        else f"{path}: {info.st_size} bytes, more than publish writes")
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(MAX_SUITE_FILE_BYTES + 1)
+
+
+def _text(path: Path) -> str:
+    try:
+        return read_suite_file(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def read_manifest(out: Path) -> dict:
+    """``out/manifest.json`` checked: a suite with a safe name and instance rows whose fields
+    (hash, name, file, family, result, params, sha256, witness) have their published form."""
+    path = out / MANIFEST
+    try:
+        manifest = json.loads(_text(path))
+    except (ValueError, RecursionError) as exc:
+        raise UserError(f"{path}: not JSON ({str(exc)[:100]})") from None
+    suite = manifest.get("suite") if isinstance(manifest, dict) else None
+    rows = manifest.get("instances") if isinstance(manifest, dict) else None
+    if not isinstance(suite, dict) or not isinstance(rows, list):
+        raise UserError(f"{path}: not a puzzlesat manifest (needs 'suite' and 'instances')")
+    if not isinstance(suite.get("name"), str) or not SAFE_NAME.match(suite["name"]):
+        raise UserError(f"{path}: suite name {str(suite.get('name'))[:100]!r} is not a safe "
+                        f"name")
+    for number, row in enumerate(rows, 1):
+        check_row(row, f"{path}: instance {number}")
+    return manifest
+
+
+def check_row(row: object, where: str) -> dict:
+    """One manifest.json instance row, every field code reads back checked, or a UserError."""
+    if not isinstance(row, dict):
+        raise UserError(f"{where}: not a table")
+    checks = {"hash": lambda v: isinstance(v, str) and _HEX32.match(v),
+              "name": lambda v: isinstance(v, str) and SAFE_NAME.match(v),
+              "family": lambda v: isinstance(v, str) and len(v) < 100,
+              "result": lambda v: v in ("sat", "unsat", "unknown"),
+              "params": lambda v: isinstance(v, dict),
+              "sha256": lambda v: isinstance(v, str) and _HEX64.match(v),
+              "witness-sha256": lambda v: v is None or isinstance(v, str) and _HEX64.match(v)}
+    for key, ok in checks.items():
+        if not ok(row.get(key)):
+            raise UserError(f"{where}: field {key!r} is missing or not as publish writes it "
+                            f"({str(row.get(key))[:100]!r})")
+    suite_path(row["file"], where, ("instances",))
+    if row.get("witness") is not None:
+        suite_path(row["witness"], where, ("witnesses",))
+    return row
+
+
+def read_sums(out: Path) -> dict[str, str] | None:
+    """``out/SHA256SUMS`` as {relative path: sha256}, or None when the folder has none; a
+    line that is not ``<64 hex>  <suite path>`` or a name listed twice is a UserError."""
+    path = out / SUMS
+    if not os.path.lexists(path):
+        return None
+    sums: dict[str, str] = {}
+    for number, line in enumerate(_text(path).split("\n")[:-1], 1):
+        match = _SUM_LINE.match(line)
+        if not match:
+            raise UserError(f"{path}: line {number} is not '<sha256>  <file>'")
+        rel = suite_path(match[2], f"{path}: line {number}", ("", *SUBFOLDERS))
+        if rel in sums:
+            raise UserError(f"{path}: {rel} is listed twice")
+        sums[rel] = match[1]
+    return sums
+
+
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of a regular file (never read through a symlink), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        digest = hashlib.sha256()
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def inside(out: Path, rel: str) -> bool:
+    """``out/rel`` is reached without a symlink on the way (its folder is ``out`` itself or a
+    real folder in it): a symlinked ``instances/`` leads outside the suite."""
+    folder = Path(rel).parent
+    return folder == Path(".") or (out / folder).is_dir() and not (out / folder).is_symlink()
+
+
+def remove_own(out: Path, rel: str, sha256: str | None) -> bool:
+    """Remove ``out/rel`` only when it is a regular file inside the folder whose bytes have
+    the sha256 this tool recorded for it (so a file it did not write survives); True when
+    removed."""
+    if sha256 is None or not inside(out, rel) or file_sha256(out / rel) != sha256:
+        return False
+    try:
+        (out / rel).unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise UserError(f"cannot remove {out / rel}: {exc.strerror or exc}") from None
+    return True
+
+
+def part_files(out: Path) -> list[Path]:
+    """The temporary files publish and atomic_write leave behind when killed: named as they
+    name them, regular files, in the folder or its real (not symlinked) subfolders."""
+    found = []
+    for sub in ("", *SUBFOLDERS):
+        if sub and not inside(out, f"{sub}/x"):
+            continue
+        for path in (out / sub).glob(".*.part"):
+            if _PART.match(path.name) and stat.S_ISREG(path.lstat().st_mode):
+                found.append(path)
+    return sorted(found)
+
+
+def clear_parts(out: Path) -> None:
+    """Remove :func:`part_files` (only under the publish lock: then no other run of this tool
+    is writing them)."""
+    for stale in part_files(out):
+        try:
+            stale.unlink()
+        except OSError:
+            pass
+
+
+def pending_name(rel: str) -> str:
+    """Where a file is kept back until the new manifest stands: ``.<name>.pending.part``
+    beside it."""
+    folder, _, name = rel.rpartition("/")
+    return f"{folder}/.{name}.pending.part" if folder else f".{name}.pending.part"
+
+
+def read_table(path: Path, columns: tuple[str, ...]) -> tuple[list[dict], list[str]]:
+    """A CSV table this tool wrote (calibration.csv): a regular UTF-8 file whose header has
+    every one of ``columns``, a ``file`` column naming files in instances/ and a ``hash``
+    column of GBD hashes; returns (rows, its columns) or a UserError."""
+    try:
+        reader = csv.DictReader(io.StringIO(_text(path), newline=""), strict=True)
+        rows, header = list(reader), reader.fieldnames or []
+    except csv.Error as exc:
+        raise UserError(f"{path}: not a CSV table ({exc})") from None
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise UserError(f"{path}: damaged (no column {missing[0]!r}; columns must be "
+                        f"{', '.join(columns)})")
+    for number, row in enumerate(rows, 2):
+        if None in row or any(v is None for v in row.values()):
+            raise UserError(f"{path}: line {number} has not {len(header)} fields")
+        if "file" in row:
+            suite_path(row["file"], f"{path}: line {number}", ("instances",))
+        if "hash" in row and not _HEX32.match(row["hash"]):
+            raise UserError(f"{path}: line {number}: hash {row['hash'][:100]!r} is not a GBD "
+                            f"hash")
+    return rows, list(header)
