@@ -180,7 +180,7 @@ def _build(formula, proof_literals, proof_deletions, num_vars):
             clause += 1
         if step >= 0:
             step += 1
-    return db[:top].copy(), start, pivot, step_clause, n_formula
+    return db[:top], start, pivot, step_clause, n_formula
 
 
 @njit(cache=True)
@@ -495,6 +495,10 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
         num_vars += fresh.shape[0]
     db, start, pivot, step_clause, n_formula = _build(
         np.ascontiguousarray(flat, np.int32), literals, proof.deletions, num_vars)
+    # the database holds every literal now (failures are reported from it): let the proof's
+    # copy go, which halves the memory a large proof takes
+    del literals, beyond
+    proof.literals = proof.literals[:0]
     lengths = np.diff(start)
     occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
         np.zeros(2 * num_vars + 2, np.int64)
@@ -515,7 +519,8 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
                deadline: float | None = None) -> tuple[bool, str]:
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
     reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
-    every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError."""
+    every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
+    literals are given up (emptied) once copied into the checker's database."""
     st, n_formula = _state(flat, num_vars, proof)
     n_steps = st.step_clause.shape[0]
     conflict = _start(st, n_formula)
@@ -528,7 +533,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             outcome, step, conflict = _forward(st, step, min(step + _STEPS_PER_CALL, n_steps),
                                                not backward)
         if outcome == _REJECTED:
-            return False, _failure(st, proof, step, n_formula)
+            return False, _failure(st, step, num_vars)
         if outcome == _GOING:
             return False, "every step checked, but the proof never derives the empty clause"
     empty = _first_empty_clause(st, step)
@@ -542,14 +547,14 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             if _rebuild_root(st, 0) >= 0:
                 raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
             if st.core[st.step_clause[step]] and not _redundant(st, st.step_clause[step], True):
-                return False, _failure(st, proof, step, n_formula)
+                return False, _failure(st, step, num_vars)
         while step > 0:
             _tick(deadline)
             outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0))
             if outcome == _BROKEN:
                 raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
             if outcome == _REJECTED:
-                return False, _failure(st, proof, step_done, n_formula)
+                return False, _failure(st, step_done, num_vars)
             step = step_done
     checked = int(st.core[n_formula:].sum()) if backward else \
         int(np.count_nonzero(st.step_delete[:max(empty, 0)] == 0))
@@ -570,11 +575,13 @@ def _first_empty_clause(st: _State, step: int) -> int:
     return int(empty[0]) if empty.size else -1
 
 
-def _failure(st: _State, proof: Proof, step: int, n_formula: int) -> str:
-    """Which step failed, with its literals as written."""
-    ends = np.flatnonzero(proof.literals == 0)
-    first = ends[step - 1] + 1 if step > 0 else 0
-    lits = " ".join(str(x) for x in proof.literals[first:ends[step] + 1].tolist())
-    if not lits.strip("0 "):
+def _failure(st: _State, step: int, num_vars: int) -> str:
+    """Which step failed, with its clause (pivot first; as read: a literal of a variable beyond
+    the formula's is shown as the number it was given here)."""
+    c = st.step_clause[step]
+    codes = st.db[st.start[c]:st.start[c + 1]].tolist()
+    if not codes:
         return f"step {step + 1}: the empty clause, but unit propagation finds no conflict"
-    return f"step {step + 1}: lemma {lits} is neither RUP nor RAT"
+    codes.sort(key=lambda code: code != st.pivot[c])
+    lits = " ".join(str(-(code >> 1) if code & 1 else code >> 1) for code in codes)
+    return f"step {step + 1}: lemma {lits} 0 is neither RUP nor RAT"

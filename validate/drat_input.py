@@ -267,11 +267,9 @@ def _parse_chunks(chunks) -> Proof:
             binary = is_binary_proof(bytes(chunk[:12]))
         elif chunk is _NEWLINE and binary:
             break
-        # a chunk adds at most one literal per byte (binary), one step per byte
-        need = n_literals + chunk.shape[0] + 1
-        if literals.shape[0] < need:
-            literals = _grown(literals, need)
-            deletions = _grown(deletions, need)
+        # a chunk adds at most one literal per byte (binary) and one step per two bytes
+        literals = _room(literals, n_literals + chunk.shape[0] + 1)
+        deletions = _room(deletions, n_steps + chunk.shape[0] // 2 + 2)
         parse = _parse_binary if binary else _parse_text
         n_literals, n_steps, error, where = parse(chunk, state, literals, n_literals, deletions,
                                                   n_steps)
@@ -286,7 +284,9 @@ def _parse_chunks(chunks) -> Proof:
         raise ProofFormatError("the proof is empty")
     if state[4]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
-    return Proof(literals[:n_literals].copy(), deletions[:n_steps].copy(), bool(binary))
+    literals.resize(n_literals, refcheck=False)  # in place: no second copy of a large proof
+    deletions.resize(n_steps, refcheck=False)
+    return Proof(literals, deletions, bool(binary))
 
 
 def _with_final_newline(chunks):
@@ -300,7 +300,9 @@ def _with_final_newline(chunks):
 _NEWLINE = np.frombuffer(b"\n", np.uint8)
 
 
-def _grown(array: np.ndarray, need: int) -> np.ndarray:
-    grown = np.zeros(max(need, 2 * array.shape[0]), array.dtype)
-    grown[:array.shape[0]] = array
-    return grown
+def _room(array: np.ndarray, need: int) -> np.ndarray:
+    """``array`` with room for ``need`` items, grown in place by a quarter at least (realloc,
+    which moves large blocks by remapping pages rather than copying them)."""
+    if array.shape[0] < need:
+        array.resize(max(need, array.shape[0] + array.shape[0] // 4), refcheck=False)
+    return array
