@@ -190,15 +190,14 @@ def _parse_binary(data, state, literals, n_literals, deletions, n_steps):
 
 def _open_regular(path: str | os.PathLike):
     """The file opened for reading, or a UserError: missing, unreadable, not a regular file."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 (closed by the caller)
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    mode = os.fstat(handle.fileno()).st_mode
-    if not stat.S_ISREG(mode):
-        handle.close()
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
         raise UserError(f"cannot read {path}: not a regular file")
-    return handle
+    return os.fdopen(fd, "rb")
 
 
 class _Bounded(io.RawIOBase):
@@ -273,6 +272,9 @@ def _parse_chunks(chunks) -> Proof:
         parse = _parse_binary if binary else _parse_text
         n_literals, n_steps, error, where = parse(chunk, state, literals, n_literals, deletions,
                                                   n_steps)
+        if error and chunk is _NEWLINE:  # the file ends inside a literal ("-")
+            raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
+                                   f"{offset})")
         if error:
             byte = int(chunk[where])
             what = _ERRORS[error].format(byte=f"{byte:#04x}" + (f" {chr(byte)!r}" if 32 <= byte

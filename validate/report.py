@@ -135,9 +135,11 @@ class Verdict:
 
 # -- one (instance, output) -----------------------------------------------------------------
 def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
-          proof: str | os.PathLike | None = None, expected: str | None = None) -> Verdict:
+          proof: str | os.PathLike | None = None, expected: str | None = None,
+          proof_time_limit: float | None = None) -> Verdict:
     """The verdict on one parsed output (or the MalformedOutput it raised) for ``dimacs``.
-    ``expected`` overrides the header's expected result (a suite manifest's)."""
+    ``expected`` overrides the header's expected result (a suite manifest's); a proof not
+    checked within ``proof_time_limit`` seconds leaves an UNSAT claim unchecked."""
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
@@ -151,7 +153,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     if output.status == "SAT":
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
-        verdict = _judge_unsat(dimacs, proof, **base)
+        verdict = _judge_unsat(dimacs, proof, proof_time_limit, **base)
     else:
         verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
     verdict.notes = notes + verdict.notes
@@ -182,12 +184,13 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     return verdict
 
 
-def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
+def _judge_unsat(dimacs: Dimacs, proof, proof_time_limit, **base) -> Verdict:
     notes = []
     if proof is not None:
         from puzzlesat.validate.proof import check_proof_file  # only for UNSAT with a proof
 
-        check = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
+        check = check_proof_file(dimacs.literals, dimacs.num_vars, proof,
+                                 time_limit=proof_time_limit)
         if check.ok:
             verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
             if base["expected"] == "SAT":
@@ -257,7 +260,8 @@ def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
 
 def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    proof: str | os.PathLike | None = None,
-                   expected: str | None = None) -> Verdict:
+                   expected: str | None = None,
+                   proof_time_limit: float | None = None) -> Verdict:
     """Read the instance (a malformed one is a UserError) and the output, and judge."""
     dimacs = read_dimacs(instance)
     if proof is not None and not Path(proof).exists():
@@ -266,20 +270,22 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
         parsed: SolverOutput | MalformedOutput = read_output(output)
     except MalformedOutput as exc:
         parsed = exc
-    verdict = judge(dimacs, parsed, proof, expected)
+    verdict = judge(dimacs, parsed, proof, expected, proof_time_limit)
     verdict.instance, verdict.output = str(instance), str(output)
     return verdict
 
 
 # -- suites ---------------------------------------------------------------------------------
 def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
-                   progress: bool = True, executor=None) -> list[Verdict]:
+                   progress: bool = True, executor=None,
+                   proof_time_limit: float | None = None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from ``manifest.csv`` when it has one, else from the instance
     header. A missing output is UNKNOWN; an instance or output that cannot be read at all is
     MALFORMED (the batch goes on). ``executor`` (any concurrent.futures Executor) spreads the
-    work; the verdicts come back in instance order whichever runs them."""
+    work; the verdicts come back in instance order whichever runs them. A proof is given at
+    most ``proof_time_limit`` seconds."""
     from tqdm import tqdm
 
     from puzzlesat.generator.suite.executors import run_tasks
@@ -292,7 +298,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
 
     expected = manifest_results(suite_dir)
     instances = suite_instances(suite_dir)
-    calls = [(instance, Path(results_dir), expected.get(instance.name)) for instance in instances]
+    calls = [(instance, Path(results_dir), expected.get(instance.name), proof_time_limit)
+             for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
     for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
                                unit="instance", desc="validating", disable=not progress):
@@ -302,7 +309,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     return verdicts
 
 
-def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Verdict:
+def validate_one(instance: Path, results_dir: Path, expected: str | None,
+                 proof_time_limit: float | None = None) -> Verdict:
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance."""
     from puzzlesat.validate.runner import output_path
 
@@ -311,7 +319,8 @@ def validate_one(instance: Path, results_dir: Path, expected: str | None) -> Ver
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
-            verdict = validate_files(instance, out, drat if drat.exists() else None, expected)
+            verdict = validate_files(instance, out, drat if drat.exists() else None, expected,
+                                     proof_time_limit)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
     verdict.instance, verdict.output = instance.name, str(out)
