@@ -294,15 +294,28 @@ def test_a_deadline_stops_the_check():
 
 
 # -- the property test -----------------------------------------------------------------------
-literal = st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v]))
+literal = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
 clause = st.lists(literal, min_size=1, max_size=4)
-formulas = st.lists(clause, min_size=1, max_size=12)
+formulas = st.lists(clause, min_size=1, max_size=40)
+
+
+def random_3cnf(seed: int) -> list[list[int]]:
+    """25..40 random 3-clauses on 6 variables: mostly unsatisfiable, with proofs to mutate."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(rng.integers(25, 41)):
+        variables = rng.choice(6, 3, replace=False) + 1
+        out.append([int(v) * int(rng.choice([-1, 1])) for v in variables])
+    return out
+
+
+dense = st.integers(0, 2**32 - 1).map(random_3cnf)
 
 
 @st.composite
 def formula_and_proof(draw):
     """A random formula and a proof: random steps, or a CaDiCaL proof of it mutated."""
-    clauses = draw(formulas)
+    clauses = draw(st.one_of(formulas, dense))
     steps: list[str] = []
     unsat = not satisfiable(clauses)
     if unsat and draw(st.booleans()):
@@ -336,9 +349,9 @@ def formula_and_proof(draw):
                 pool = [p for p in pool if p]
                 if pool:
                     steps.append(f"d {draw(st.sampled_from(pool))} 0")
-            elif kind == "fresh":  # a RAT lemma on a new variable 6
+            elif kind == "fresh":  # a RAT lemma on a new variable 7
                 tail = draw(st.lists(literal, max_size=2))
-                steps.append(" ".join(map(str, [draw(st.sampled_from([6, -6])), *tail, 0])))
+                steps.append(" ".join(map(str, [draw(st.sampled_from([7, -7])), *tail, 0])))
             elif kind == "empty":
                 steps.append("0")
             else:
@@ -366,6 +379,9 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
         assert backward[0], backward  # backward checks a subset of the lemmas
     if backward[0] or forward[0]:
         assert unsat, (clauses, proof)
-    if not any(d for d, _ in steps_of(proof)) and len(proof) < 2000:
-        # without deletions drup checks the same thing (it needs the empty clause too)
+    steps = steps_of(proof)
+    if steps and not any(d or not lits for d, lits in steps[:-1]) and steps[-1] == (False, []) \
+            and len(proof) < 2000:
+        # no deletion, one empty clause, at the end: drup checks the same thing (drup takes
+        # a proof that ends anywhere the clauses propagate to a conflict)
         assert drup_valid(clauses, proof) == forward[0], (clauses, proof, forward)
