@@ -196,7 +196,8 @@ def test_no_empty_clause_is_a_rejection():
     (lambda p: p[:6000] + b" x " + p[6000:], "unexpected byte 0x78 'x' at byte 6001"),
     (lambda p: p + b"1 2 ;\n", "unexpected byte 0x3b ';'"),
     (lambda p: b"c a comment \xff\n" + p, "text proof: unexpected byte 0xff at byte 12"),
-    (lambda p: b"c \xff\n" + p, "binary proof: unexpected byte 0x63 'c' at byte 0"),
+    (lambda p: b"c \xff\n" + p, "not a DRAT proof: byte 2 (0xff) is no text DRAT, and binary "
+                                "DRAT starts with 'a' or 'd', not 0x63 'c'"),
     (lambda p: b"2147483648 0\n" + p, "a literal beyond 2**31-1"),
     (lambda p: b"1 -0\n" + p, "the literal -0"),
     (lambda p: b"1 --2 0\n" + p, "unexpected byte 0x2d '-'"),

@@ -70,11 +70,20 @@ def is_binary_proof(head: bytes) -> bool:
     """drat-trim's test on the first 12 bytes: binary when the first or second byte, or one of
     the next ten, is not one of ``LF CR space - 0-9 c d``; after a leading ``"c "`` (a comment)
     letters are allowed in those ten."""
+    return _first_binary_byte(head) >= 0
+
+
+def _first_binary_byte(head: bytes) -> int:
+    """Where :func:`is_binary_proof` saw a byte that is not text, or -1."""
     comment = head[:2] == b"c "
     for i, byte in enumerate(head[:12]):
         if byte not in _TEXT_START and (i < 2 or not comment or not 65 <= byte <= 122):
-            return True
-    return False
+            return i
+    return -1
+
+
+def _describe(byte: int) -> str:
+    return f"{byte:#04x}" + (f" {chr(byte)!r}" if 32 <= byte < 127 else "")
 
 
 # parser state, carried across chunks: [mode, kind, value, negative, step_open]
@@ -275,10 +284,13 @@ def _parse_chunks(chunks) -> Proof:
         if error and chunk is _NEWLINE:  # the file ends inside a literal ("-")
             raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
                                    f"{offset})")
+        if error and binary and offset + where == 0:  # neither text nor binary
+            seen = _first_binary_byte(bytes(chunk[:12]))
+            raise ProofFormatError(
+                f"not a DRAT proof: byte {seen} ({_describe(int(chunk[seen]))}) is no text DRAT, "
+                f"and binary DRAT starts with 'a' or 'd', not {_describe(int(chunk[0]))}")
         if error:
-            byte = int(chunk[where])
-            what = _ERRORS[error].format(byte=f"{byte:#04x}" + (f" {chr(byte)!r}" if 32 <= byte
-                                                                < 127 else ""))
+            what = _ERRORS[error].format(byte=_describe(int(chunk[where])))
             kind = "binary" if binary else "text"
             raise ProofFormatError(f"{kind} proof: {what} at byte {offset + where}")
         offset += 0 if chunk is _NEWLINE else chunk.shape[0]
