@@ -53,10 +53,13 @@ from puzzlesat.validate.drat_input import Proof
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN = 0, 1, 2, 3
-# slots of the scalar array: trail length, propagation head
-_TRAIL, _HEAD = 0, 1
-#: steps a kernel call handles between two looks at the clock
+# slots of the scalar array: trail length, propagation head, work done in this kernel call
+_TRAIL, _HEAD, _WORK = 0, 1, 2
+#: steps a kernel call handles between two looks at the clock ...
 _STEPS_PER_CALL = 2048
+#: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
+#: hostile proof's steps may each cost a pass over every clause)
+_WORK_PER_CALL = 1 << 24
 
 
 class _State(NamedTuple):
@@ -77,7 +80,7 @@ class _State(NamedTuple):
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
     watches: np.ndarray  # int32 clause ids; room for every clause holding the code
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD]
+    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
 
 
 @njit(cache=True)
@@ -232,6 +235,7 @@ def _propagate(st):
         st.scalars[_HEAD] += 1
         base = st.watch_start[false]
         n = st.watch_count[false]
+        st.scalars[_WORK] += n
         i = j = base
         end = base + n
         while i < end:
@@ -401,6 +405,7 @@ def _redundant(st, c, mark):
     p = st.pivot[c]
     if p < 0:
         return False
+    st.scalars[_WORK] += st.alive.shape[0]
     for d in range(st.alive.shape[0]):
         if not st.alive[d]:
             continue
@@ -440,8 +445,12 @@ def _start(st, n_formula):
 
 @njit(cache=True)
 def _forward(st, begin, end, check):
-    """Steps begin..end-1 forward, checking each lemma when ``check``: (outcome, step, clause)."""
+    """Steps begin..end-1 forward, checking each lemma when ``check``: (outcome, step, clause);
+    stops early (going, at the next step) once the call's work budget is spent."""
+    st.scalars[_WORK] = 0
     for step in range(begin, end):
+        if st.scalars[_WORK] > _WORK_PER_CALL:
+            return _GOING, step, -1
         c = st.step_clause[step]
         if st.step_delete[step]:
             if c < 0 or _unit_under_root(st, c):
@@ -463,8 +472,12 @@ def _forward(st, begin, end, check):
 
 @njit(cache=True)
 def _backward(st, begin, end):
-    """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step)."""
+    """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step); stops
+    early (going, at the step it stopped before) once the call's work budget is spent."""
+    st.scalars[_WORK] = 0
     for step in range(begin - 1, end - 1, -1):
+        if st.scalars[_WORK] > _WORK_PER_CALL:
+            return _GOING, step + 1
         c = st.step_clause[step]
         if st.step_delete[step]:
             if not st.ignored[step]:
@@ -485,6 +498,8 @@ def _backward(st, begin, end):
 
 
 def _state(flat: np.ndarray, num_vars: int, proof: Proof):
+    if flat.size:  # the kernels index by variable: no literal may lie beyond num_vars
+        num_vars = max(num_vars, int(np.abs(flat).max()))
     literals = proof.literals
     beyond = np.abs(literals) > num_vars
     if beyond.any():  # extension variables: renumbered after the formula's, densely
@@ -511,7 +526,7 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
-                np.zeros(2, np.int64))
+                np.zeros(3, np.int64))
     return st, n_formula
 
 
