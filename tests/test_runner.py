@@ -106,6 +106,10 @@ def test_solve_suite_then_validate_suite(tmp_path, puzzlesat):
         ("a.cnf.xz", "SAT", "VERIFIED-SAT"), ("b.cnf.xz", "UNSAT", "VERIFIED-UNSAT"),
         ("c.cnf.xz", "", "UNKNOWN")]
     assert all(float(r["time"]) >= 0 for r in rows)
+    # no time to check the proof: the UNSAT answer is left unchecked, not failed
+    unchecked = puzzlesat("validate-suite", suite, results, "--proof-time-limit", "1e-9")
+    assert unchecked.code == 0
+    assert unchecked.out.strip() == "3 instances: 1 VERIFIED-SAT, 1 UNSAT-UNCHECKED, 1 UNKNOWN"
 
     # a wrong model and a missing output: exit 3, the WRONG row printed, JSON table
     (results / "a.cnf.xz.out").write_text("s SATISFIABLE\nv -1 -2 -3 0\n")
