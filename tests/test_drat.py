@@ -362,7 +362,9 @@ def formula_and_proof(draw):
     return clauses, ("\n".join(steps) + "\n").encode(), unsat
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: DRAT_EXAMPLES=4000 for a longer run
+@settings(max_examples=int(os.environ.get("DRAT_EXAMPLES", 400)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(formula_and_proof())
 def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable_formula(case):
     clauses, proof, unsat = case
