@@ -6,7 +6,8 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
 
 * ``C 0`` (an addition, C not empty) is accepted when C is RUP in S (unit propagation on S and
   the negation of C reaches a conflict), or else RAT in S on its first literal p as written (for
-  every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S).
+  every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S;
+  a D that holds p too is always true and constrains nothing: skipped, as drup does).
   Then C joins S.
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
   proof is then VERIFIED. A proof that never reaches an accepted empty clause is rejected.
@@ -409,11 +410,12 @@ def _redundant(st, c, mark):
     for d in range(st.alive.shape[0]):
         if not st.alive[d]:
             continue
+        negated = tautology = False
         for k in range(st.start[d], st.start[d + 1]):
-            if st.db[k] == p ^ 1:
-                if not _refutes(st, c, d, p ^ 1, mark):
-                    return False
-                break
+            negated |= st.db[k] == p ^ 1
+            tautology |= st.db[k] == p
+        if negated and not tautology and not _refutes(st, c, d, p ^ 1, mark):
+            return False
     return True
 
 
@@ -501,8 +503,9 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
     if flat.size:  # the kernels index by variable: no literal may lie beyond num_vars
         num_vars = max(num_vars, int(np.abs(flat).max()))
     literals = proof.literals
-    beyond = np.abs(literals) > num_vars
-    if beyond.any():  # extension variables: renumbered after the formula's, densely
+    if literals.size and max(int(literals.max()), -int(literals.min())) > num_vars:
+        # extension variables: renumbered after the formula's, densely
+        beyond = np.abs(literals) > num_vars
         fresh = np.unique(np.abs(literals[beyond]))
         renumbered = num_vars + 1 + np.searchsorted(fresh, np.abs(literals[beyond]))
         literals = literals.copy()
@@ -512,7 +515,7 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
         np.ascontiguousarray(flat, np.int32), literals, proof.deletions, num_vars)
     # the database holds every literal now (failures are reported from it): let the proof's
     # copy go, which halves the memory a large proof takes
-    del literals, beyond
+    del literals
     proof.literals = proof.literals[:0]
     lengths = np.diff(start)
     occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
@@ -548,7 +551,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             outcome, step, conflict = _forward(st, step, min(step + _STEPS_PER_CALL, n_steps),
                                                not backward)
         if outcome == _REJECTED:
-            return False, _failure(st, step, num_vars)
+            return False, _failure(st, step)
         if outcome == _GOING:
             return False, "every step checked, but the proof never derives the empty clause"
     empty = _first_empty_clause(st, step)
@@ -562,17 +565,18 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             if _rebuild_root(st, 0) >= 0:
                 raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
             if st.core[st.step_clause[step]] and not _redundant(st, st.step_clause[step], True):
-                return False, _failure(st, step, num_vars)
+                return False, _failure(st, step)
         while step > 0:
             _tick(deadline)
             outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0))
             if outcome == _BROKEN:
                 raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
             if outcome == _REJECTED:
-                return False, _failure(st, step_done, num_vars)
+                return False, _failure(st, step_done)
             step = step_done
+    # forward: every lemma up to the one that made the conflict
     checked = int(st.core[n_formula:].sum()) if backward else \
-        int(np.count_nonzero(st.step_delete[:max(empty, 0)] == 0))
+        int(np.count_nonzero(st.step_delete[:step + 1] == 0))
     return True, (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
                   f"lemma{'s' if checked != 1 else ''} checked")
 
@@ -590,7 +594,7 @@ def _first_empty_clause(st: _State, step: int) -> int:
     return int(empty[0]) if empty.size else -1
 
 
-def _failure(st: _State, step: int, num_vars: int) -> str:
+def _failure(st: _State, step: int) -> str:
     """Which step failed, with its clause (pivot first; as read: a literal of a variable beyond
     the formula's is shown as the number it was given here)."""
     c = st.step_clause[step]

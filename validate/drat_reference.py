@@ -36,8 +36,10 @@ def rup(clauses: list[frozenset], lemma: frozenset) -> bool:
 
 
 def rat(clauses: list[frozenset], lemma: frozenset, pivot: int) -> bool:
-    """Every resolvent of ``lemma`` on ``pivot`` with a clause holding -pivot is RUP."""
-    return all(rup(clauses, lemma | (d - {-pivot})) for d in clauses if -pivot in d)
+    """Every resolvent of ``lemma`` on ``pivot`` with a clause holding -pivot (and not pivot:
+    that clause is always true) is RUP."""
+    return all(rup(clauses, lemma | (d - {-pivot})) for d in clauses
+               if -pivot in d and pivot not in d)
 
 
 def check_reference(formula: list[list[int]],
