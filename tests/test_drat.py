@@ -157,6 +157,17 @@ def test_rat_sees_exactly_the_current_clauses_with_the_negated_pivot():
     assert_rejected(g, b"d -3 1 0\n3 0\n0\n", step=2)
 
 
+def test_a_lemma_needed_only_as_a_reason_is_checked():
+    """Found by the property test: "-2 3" is invalid and needed only as the reason of 3 when
+    "3" is checked; a conflict analysis that left its variables marked skipped it."""
+    f = [[-4, 2, 6], [4, -1, -2], [4, 6, -5], [6, -4, -1], [1, -3, -2], [-6, 2, 1], [4, 2, -1],
+         [6, -1, -4], [-5, 6, -1], [4, 3, -5], [-4, -6, 3], [6, -2, -1], [4, 3, 2], [2, -4, 6],
+         [-3, 6, -2], [4, -5, 6], [-2, 4, 6], [-6, -4, -1], [-3, -6, 2], [1, 3, 4], [-3, -1, -6],
+         [-5, -1, 2], [-6, 1, -5], [1, 2, -5], [-3, 5, 4], [-3, -6, 5], [2, 1, -6], [-6, 5, 3]]
+    assert satisfiable(f)
+    assert_rejected(f, b"-2 3 0\n3 0\n1 0\n1 0\n1 0\n0\n", step=1)
+
+
 def test_a_proof_of_another_formula_is_rejected():
     proof = cadical_proof(php(4))
     assert ours(php(4), proof)[0] is True

@@ -361,8 +361,8 @@ def _analyze(st, conflict, var):
             st.core[r] = 1
             for k in range(st.start[r], st.start[r + 1]):
                 u = st.db[k] >> 1
-                if not st.seen[u]:
-                    st.seen[u] = 1
+                if u != v and not st.seen[u]:  # v itself is done: marking it again would
+                    st.seen[u] = 1             # leave it marked for the next analysis
                     pending += 1
 
 
