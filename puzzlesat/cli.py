@@ -257,6 +257,10 @@ _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                            default=None, metavar="SECONDS",
                            help="Kill the solver after this many seconds: s UNKNOWN "
                                 "[default: no limit].")
+_PROOF_TIME_LIMIT = click.option("--proof-time-limit", type=Seconds(), default=None,
+                                 metavar="SECONDS",
+                                 help="Stop checking a proof after this many seconds: the UNSAT "
+                                      "answer stays UNSAT-UNCHECKED [default: no limit].")
 
 
 @cli.command()
@@ -281,11 +285,13 @@ def solve(instance, solver, solver_command, time_limit, proof):
 @cli.command("validate")
 @click.argument("instance")
 @click.argument("output")
-@click.option("--proof", default=None, metavar="PATH", help="DRAT/DRUP proof of an UNSAT answer.")
+@click.option("--proof", default=None, metavar="PATH",
+              help="DRAT/DRUP proof of an UNSAT answer (text or binary; .xz/.gz/.bz2 too).")
+@_PROOF_TIME_LIMIT
 @click.option("--witness", default=None, metavar="PATH",
               help="The instance's known solution (generate --witness): evidence of SAT.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def validate_command(instance, output, proof, witness, as_json):
+def validate_command(instance, output, proof, proof_time_limit, witness, as_json):
     """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
     (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 the
     proof checker verified a proof of an instance its planted witness shows SAT."""
@@ -293,7 +299,8 @@ def validate_command(instance, output, proof, witness, as_json):
 
     from puzzlesat.validate.report import validate_files
 
-    verdict = validate_files(instance, output, proof, witness=witness)
+    verdict = validate_files(instance, output, proof, witness=witness,
+                             proof_time_limit=proof_time_limit)
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 
@@ -334,8 +341,10 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
               help="Write the table of verdicts and times.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Outputs validated in parallel.")
+@_PROOF_TIME_LIMIT
 @_executor_options
-def validate_suite_command(suite_dir, results_dir, output, jobs, executor, scheduler):
+def validate_suite_command(suite_dir, results_dir, output, jobs, proof_time_limit, executor,
+                           scheduler):
     """Validate every RESULTS_DIR/<file>.out against the suite; exit 4 if the proof checker
     verified a proof of a planted SAT instance, 3 if any verdict is WRONG-*/MALFORMED or a
     decoded puzzle breaks the rules, else 0."""
@@ -343,7 +352,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, executor, sched
     from puzzlesat.validate.report import suite_exit_code, summary, validate_suite
 
     with make_executor(executor, scheduler, jobs) as pool:
-        verdicts = validate_suite(suite_dir, results_dir, output, executor=pool)
+        verdicts = validate_suite(suite_dir, results_dir, output, executor=pool,
+                                  proof_time_limit=proof_time_limit)
     for verdict in verdicts:
         if verdict.failed:
             click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")

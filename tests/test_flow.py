@@ -640,7 +640,7 @@ def test_unsolvable_cross_is_labelled_unsat_only_with_a_checked_proof(puzzlesat,
     result = puzzlesat("generate", "flow", "--puzzle", level, "--certify", "-o", out)
     assert result.code == 0, result.err
     header = read_dimacs(out).header
-    assert (header["expected"], header["expected-from"]) == ("UNSAT", "certified:cadical195+dratify")
+    assert (header["expected"], header["expected-from"]) == ("UNSAT", "certified:cadical195+puzzlesat-drat")
 
 
 def test_certify_refuses_a_solvable_level(puzzlesat, tmp_path):

@@ -81,10 +81,10 @@ def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budge
         (results / f"{name}.cnf.out").write_bytes((folder / "s.out").read_bytes())
     real = report.validate_files
 
-    def starved(instance, *args):
+    def starved(instance, *args, **kwargs):
         if instance.name == "b.cnf":
             raise MemoryError
-        return real(instance, *args)
+        return real(instance, *args, **kwargs)
 
     monkeypatch.setattr(report, "validate_files", starved)
     result = puzzlesat("validate-suite", suite, results, "-o", folder / "t.csv")

@@ -1,4 +1,5 @@
-"""UNSAT proofs: dratify on python-sat and Debian cadical proofs, rejections, certify_unsat."""
+"""UNSAT proofs through validate/proof.py: python-sat and Debian cadical proofs, rejections,
+the drat-trim referee, time limits, certify_unsat (the checker itself: tests/test_drat.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,14 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from pysat.examples.genhard import PHP
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate import proof as proof_module
-from puzzlesat.validate.proof import certify_unsat, check_proof
+from puzzlesat.validate.proof import certify_unsat, check_proof, check_proof_file
 from puzzlesat.validate.runner import SolveResult, run_solver
-
-pytest.importorskip("dratify")
 
 
 def php(holes: int) -> Formula:
@@ -44,28 +44,72 @@ def test_pysat_proof_verifies_and_damaged_ones_are_rejected():
     f = php(4)
     flat, n = f.flat_literals(), f.num_vars
     good = pysat_proof(f)
-    assert check_proof(flat, n, good, "dratify").ok is True
+    assert check_proof(flat, n, good).ok is True
+    assert check_proof(flat, n, good).checker == "puzzlesat-drat"
     lines = good.decode().splitlines()
     truncated = "\n".join(line for line in lines if line.strip() != "0") + "\n"
-    assert check_proof(flat, n, truncated.encode(), "dratify").reason == \
-        "every step verified, but the proof never derives the empty clause"
-    bogus = check_proof(flat, n, b"1 0\n0\n", "dratify")
-    assert bogus.ok is False and "step" in bogus.reason and "1 0" in bogus.reason
-    unparsable = check_proof(flat, n, b"1 2 x 0\n", "dratify")
-    assert unparsable.ok is False and "does not parse" in unparsable.reason
+    assert check_proof(flat, n, truncated.encode()).reason == \
+        "the clauses propagate to a conflict, but the proof never derives the empty clause"
+    half = "\n".join(lines[:len(lines) // 2]) + "\n"
+    assert check_proof(flat, n, half.encode()).reason == \
+        "every step checked, but the proof never derives the empty clause"
+    bogus = check_proof(flat, n, b"1 0\n0\n")  # "1" is not needed, so never checked
+    assert (bogus.ok, bogus.reason) == (False, "step 2: the empty clause, but unit propagation "
+                                               "finds no conflict")
+    bogus = check_proof(flat, n, b"1 0\n-1 0\n0\n")
+    assert (bogus.ok, bogus.reason) == (False, "step 2: lemma -1 0 is neither RUP nor RAT")
+    unparsable = check_proof(flat, n, b"1 2 x 0\n")
+    assert unparsable.ok is False
+    assert unparsable.reason == ("proof does not parse: not a DRAT proof: byte 4 (0x78 'x') is no "
+                                 "text DRAT, and binary DRAT starts with 'a' or 'd', not 0x31 '1'")
     # the same proof is no proof for a satisfiable formula
     sat = Formula(); sat.new_vars("x", n); sat.add("c", [[1, 2]])
-    assert check_proof(sat.flat_literals(), n, good, "dratify").ok is False
+    assert check_proof(sat.flat_literals(), n, good).ok is False
 
 
-def test_binary_proof_is_not_checked_by_dratify():
-    check = check_proof(np.array([1, 0, -1, 0], np.int32), 1, b"a\x02\x00d\x03\x00", "dratify")
-    assert check.ok is None and "binary DRAT" in check.reason
+def test_binary_and_compressed_proof_files(tmp_path):
+    """A binary DRAT proof (a / d bytes, variable-length literals) in an xz file verifies."""
+    import lzma
+
+    path = tmp_path / "p.drat.xz"
+    path.write_bytes(lzma.compress(b"a\x02\x00d\x03\x00a\x00"))  # "1 0", "d -1 0", "0"
+    check = check_proof_file(np.array([1, 2, 0, 1, -2, 0], np.int32), 2, path)
+    assert (check.ok, check.reason) == (False, "step 3: the empty clause, but unit propagation "
+                                               "finds no conflict")
+    check = check_proof_file(np.array([1, 2, 0, 1, -2, 0, -1, 2, 0, -1, -2, 0], np.int32), 2,
+                             path)
+    assert check.ok is True, check.reason
+
+
+def test_proof_time_limit(monkeypatch):
+    """Past the time limit the proof is not checked (ok None), whether reading or checking."""
+    f = php(6)
+    proof = pysat_proof(f)
+    check = check_proof(f.flat_literals(), f.num_vars, proof, time_limit=1e-9)
+    assert (check.ok, check.reason) == (None, "the proof was not checked in time (the proof "
+                                              "time limit is 1e-09 s)")
+    assert check_proof(f.flat_literals(), f.num_vars, proof, time_limit=60).ok is True
+
+
+def test_validate_proof_time_limit_and_unreadable_proofs(tmp_path, puzzlesat):
+    f = php(6)
+    write_cnf(tmp_path / "php.cnf", f)
+    (tmp_path / "php.out").write_text("s UNSATISFIABLE\n")
+    (tmp_path / "php.drat").write_bytes(pysat_proof(f))
+    args = ("validate", tmp_path / "php.cnf", tmp_path / "php.out", "--proof")
+    result = puzzlesat(*args, tmp_path / "php.drat", "--proof-time-limit", "1e-9")
+    assert result.code == 1 and result.out.startswith("UNSAT-UNCHECKED")
+    assert "the proof was not checked in time" in result.out
+    result = puzzlesat(*args, tmp_path / "php.drat", "--proof-time-limit", "60")
+    assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT")
+    assert "proof verified by puzzlesat-drat" in result.out
+    for bad in ("/dev/zero", tmp_path):
+        assert_one_line_error(puzzlesat(*args, bad), "not a regular file")
 
 
 def test_certify_unsat():
-    assert certify_unsat(php(3)) == "certified:cadical195+dratify"
-    assert certify_unsat(php(3), solver="glucose4") == "certified:glucose4+dratify"
+    assert certify_unsat(php(3)) == "certified:cadical195+puzzlesat-drat"
+    assert certify_unsat(php(3), solver="glucose4") == "certified:glucose4+puzzlesat-drat"
     sat = Formula(); sat.new_vars("x", 2); sat.add("c", [[1, 2], [-1, 0]])
     assert certify_unsat(sat) is None
     assert certify_unsat(php(11), time_limit=0.5) is None  # too hard for half a second
@@ -83,20 +127,20 @@ def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
 
 
 #: a stand-in for drat-trim (not on PyPI or in Debian): it checks its two file arguments the
-#: way drat-trim is called and answers in drat-trim's words, deciding with dratify
+#: way drat-trim is called and answers in drat-trim's words, deciding with our reference
 _DRAT_TRIM_STAND_IN = """#!{python}
-import sys, dratify
+import sys
+from puzzlesat.validate.drat_reference import check_reference
 cnf, proof = open(sys.argv[1]).read().split("\\n"), open(sys.argv[2]).read()
 if "{mode}" == "crash":
     sys.exit(1)
 _, _, variables, count = cnf[0].split()
 clauses = [[int(t) for t in line.split()[:-1]] for line in cnf[1:] if line]
 assert len(clauses) == int(count) and all(line.endswith(" 0") for line in cnf[1:] if line)
-formula = dratify.CNF(int(variables))
-for clause in clauses:
-    formula.add([2 * (abs(l) - 1) + (l < 0) for l in clause])
+steps = [(line.startswith("d"), [int(t) for t in line.split()[line.startswith("d"):-1]])
+         for line in proof.splitlines() if line.strip()]
 print("c parsing", sys.argv[1])
-print("s VERIFIED" if dratify.check_proof(formula, proof).ok else "s NOT VERIFIED")
+print("s VERIFIED" if check_reference(clauses, steps)[0] else "s NOT VERIFIED")
 """
 
 
@@ -105,24 +149,24 @@ print("s VERIFIED" if dratify.check_proof(formula, proof).ok else "s NOT VERIFIE
     ("normal", "rup of nothing", False, "s NOT VERIFIED"),
     ("crash", "php", None, "drat-trim gave no verdict (exit 1)"),
 ])
-def test_drat_trim_path_calls_it_and_reads_its_answer(tmp_path, monkeypatch, mode, proof_of, ok,
-                                                      reason):
-    """drat-trim is preferred when on PATH: the CNF it is given is clean DIMACS with the right
-    counts, and its "s" line (or its silence) becomes the verdict."""
+def test_drat_trim_referee_is_called_and_read(tmp_path, monkeypatch, mode, proof_of, ok, reason):
+    """drat-trim, when asked for: the CNF it is given is clean DIMACS with the right counts,
+    and its "s" line (or its silence) becomes the verdict; ours stays the default."""
     script = tmp_path / "drat-trim"
     script.write_text(_DRAT_TRIM_STAND_IN.format(python=sys.executable, mode=mode))
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     formula = php(3)
     proof = pysat_proof(formula) if proof_of == "php" else b"0\n"
-    check = check_proof(formula.flat_literals(), formula.num_vars, proof)
+    check = check_proof(formula.flat_literals(), formula.num_vars, proof, "drat-trim")
     assert (check.ok, check.checker, check.reason) == (ok, "drat-trim", reason)
+    assert check_proof(formula.flat_literals(), formula.num_vars, proof).checker == \
+        "puzzlesat-drat"
 
 
 @pytest.mark.skipif(not shutil.which("cadical"), reason="Debian cadical not installed")
 def test_debian_cadical_proofs(tmp_path, puzzlesat):
-    """cadical's text DRAT (--no-binary) verifies; its default binary DRAT is recognised and
-    left unchecked when only dratify is at hand."""
+    """cadical's text DRAT (--no-binary) and its default binary DRAT both verify."""
     cnf, out = tmp_path / "php.cnf", tmp_path / "php.out"
     write_cnf(cnf, php(4))
     for flag, name in (("--no-binary", "text.drat"), ("--binary=true", "bin.drat")):
@@ -130,9 +174,5 @@ def test_debian_cadical_proofs(tmp_path, puzzlesat):
                              capture_output=True, text=True)
         assert run.returncode == 20
         out.write_text(run.stdout)
-    result = puzzlesat("validate", cnf, out, "--proof", tmp_path / "text.drat")
-    assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT")
-    if not shutil.which("drat-trim"):
-        result = puzzlesat("validate", cnf, out, "--proof", tmp_path / "bin.drat")
-        assert result.code == 1 and result.out.startswith("UNSAT-UNCHECKED")
-        assert "binary DRAT proof" in result.out
+        result = puzzlesat("validate", cnf, out, "--proof", tmp_path / name)
+        assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT"), result.out

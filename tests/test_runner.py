@@ -44,7 +44,7 @@ def test_solve_writes_a_proof_that_validates(tmp_path, puzzlesat):
     checked = puzzlesat("validate", tmp_path / "u.cnf", tmp_path / "u.out",
                         "--proof", tmp_path / "u.drat")
     assert checked.code == 0
-    assert checked.out.splitlines()[0] == f"VERIFIED-UNSAT {tmp_path / 'u.cnf'}: proof verified by dratify"
+    assert checked.out.splitlines()[0] == f"VERIFIED-UNSAT {tmp_path / 'u.cnf'}: proof verified by puzzlesat-drat"
 
 
 def test_time_limit_stops_the_solver(tmp_path, puzzlesat):
@@ -108,6 +108,10 @@ def test_solve_suite_then_validate_suite(tmp_path, puzzlesat):
         ("a.cnf.xz", "SAT", "VERIFIED-SAT"), ("b.cnf.xz", "UNSAT", "VERIFIED-UNSAT"),
         ("c.cnf.xz", "", "UNKNOWN")]
     assert all(float(r["time"]) >= 0 for r in rows)
+    # no time to check the proof: the UNSAT answer is left unchecked, not failed
+    unchecked = puzzlesat("validate-suite", suite, results, "--proof-time-limit", "1e-9")
+    assert unchecked.code == 0
+    assert unchecked.out.strip() == "3 instances: 1 VERIFIED-SAT, 1 UNSAT-UNCHECKED, 1 UNKNOWN"
 
     # a wrong model and a missing output: exit 3, the WRONG row printed, JSON table
     (results / "a.cnf.xz.out").write_text("s SATISFIABLE\nv -1 -2 -3 0\n")

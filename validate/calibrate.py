@@ -42,9 +42,9 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.folder import (
+    check_published,
     file_sha256,
-    read_manifest,
-    read_suite_file,
+    read_published,
     read_sums,
     read_table,
     remove_own,
@@ -55,7 +55,6 @@ from puzzlesat.generator.suite.publish import (
     publish_lock,
     suite_files,
 )
-from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
 from puzzlesat.validate.runner import _solve, check_solver, kill_running_solvers, run_solver
@@ -113,14 +112,14 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
-    _check_published(out)  # before a lock file is made in a folder that is no suite
+    check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
         return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
 
 
 def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
                only: tuple[str, ...]) -> Calibration:
-    spec, instances = _read_suite(out)
+    spec, instances = read_published(out)
     # the earlier table is read (and a damaged one refused) before any solver runs
     earlier_table = read_calibration(out) if os.path.lexists(out / CALIBRATION_FILE) else []
     chosen = [r for r in instances
@@ -176,26 +175,6 @@ def _earlier_runs(table: list[dict], instances: list[dict], fresh: dict) -> dict
                                                {k: row[k] for k in RESULT_COLUMNS})
             for row in table
             if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
-
-
-def _check_published(out: Path) -> None:
-    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
-    if not out.is_dir():
-        raise UserError(f"{out}: not a folder")
-    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, "manifest.json")):
-        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and manifest.json; "
-                        f"run puzzlesat publish)")
-
-
-def _read_suite(out: Path):
-    """The published suite's spec and manifest rows (checked: see
-    :func:`~puzzlesat.generator.suite.folder.read_manifest`)."""
-    _check_published(out)
-    # a published suite: its inputs/ files are read from it; its size was accepted when it was
-    # published (--force then), so it is not asked for again
-    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
-                      base=out)
-    return spec, read_manifest(out)["instances"]
 
 
 def hardness(row: dict) -> tuple[str, object]:

@@ -165,10 +165,11 @@ class Verdict:
 # -- one (instance, output) -----------------------------------------------------------------
 def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
           proof: str | os.PathLike | None = None, expected: str | None = None,
-          witness: dict | None = None) -> Verdict:
+          witness: dict | None = None, proof_time_limit: float | None = None) -> Verdict:
     """The verdict on one parsed output (or the MalformedOutput it raised) for ``dimacs``.
-    ``expected`` overrides the header's expected result (a suite manifest's); ``witness``
-    (a witness file's JSON) is evidence of SAT when it checks."""
+    ``expected`` overrides the header's expected result; ``witness`` (a witness file's JSON)
+    is evidence of SAT when it checks; a proof not checked within ``proof_time_limit``
+    seconds leaves an UNSAT claim unchecked."""
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
@@ -182,7 +183,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     if output.status == "SAT":
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
-        verdict = _judge_unsat(dimacs, proof, witness, **base)
+        verdict = _judge_unsat(dimacs, proof, witness, proof_time_limit, **base)
     else:
         verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
     verdict.notes = notes + verdict.notes
@@ -217,13 +218,15 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     return verdict
 
 
-def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None, **base) -> Verdict:
+def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
+                 proof_time_limit: float | None, **base) -> Verdict:
     notes = []
     witness = planted_witness_checks(dimacs, witness_json) if base["expected"] == "SAT" else ""
     if proof is not None:
         from puzzlesat.validate.proof import check_proof_file  # only for UNSAT with a proof
 
-        check = check_proof_file(dimacs.literals, dimacs.num_vars, proof)
+        check = check_proof_file(dimacs.literals, dimacs.num_vars, proof,
+                                 time_limit=proof_time_limit)
         if check.ok and witness:
             return Verdict("WRONG-ANSWER", f"claims UNSAT, but {witness}", **base,
                            checker_failure=f"{check.checker} verified the UNSAT proof ("
@@ -380,7 +383,8 @@ def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
 def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    proof: str | os.PathLike | None = None,
                    expected: str | None = None,
-                   witness: str | os.PathLike | None = None) -> Verdict:
+                   witness: str | os.PathLike | None = None,
+                   proof_time_limit: float | None = None) -> Verdict:
     """Read the instance (a malformed one is a UserError) and the output, and judge;
     ``witness`` is a witness file (``generate --witness``, a suite's ``witnesses/``)."""
     check_distinct(("the instance", instance), ("the output", output), ("the proof", proof),
@@ -393,21 +397,25 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
     except MalformedOutput as exc:
         parsed = exc
     unsat = isinstance(parsed, SolverOutput) and parsed.status == "UNSAT"
-    verdict = judge(dimacs, parsed, proof, expected, read_witness(witness) if unsat else None)
+    verdict = judge(dimacs, parsed, proof, expected, read_witness(witness) if unsat else None,
+                    proof_time_limit)
     verdict.instance, verdict.output = str(instance), str(output)
     return verdict
 
 
 # -- suites ---------------------------------------------------------------------------------
 def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
-                   progress: bool = True, executor=None) -> list[Verdict]:
+                   progress: bool = True, executor=None,
+                   proof_time_limit: float | None = None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from the instance itself (its header), never from ``manifest.csv``,
     which nothing checks; when the suite has a ``SHA256SUMS``, an instance whose bytes it does
     not list is MALFORMED, never trusted. A missing output is UNKNOWN; an instance or output
     that cannot be read at all, or runs out of memory, is MALFORMED (the batch goes on).
-    ``executor`` (any concurrent.futures Executor) spreads the work; the verdicts come back in instance order whichever runs them."""
+    ``executor`` (any concurrent.futures Executor) spreads the work; the verdicts come back in
+    instance order whichever runs them. A proof is given at most ``proof_time_limit``
+    seconds."""
     from tqdm import tqdm
 
     from puzzlesat.generator.core.executors import run_tasks
@@ -425,7 +433,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     instances = suite_instances(suite_dir)
     sums = read_sums(Path(suite_dir))
     calls = [(instance, Path(results_dir),
-              None if sums is None else sums.get(f"instances/{instance.name}", ""))
+              None if sums is None else sums.get(f"instances/{instance.name}", ""),
+              proof_time_limit)
              for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
     for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
@@ -436,7 +445,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     return verdicts
 
 
-def validate_one(instance: Path, results_dir: Path, sha256: str | None = None) -> Verdict:
+def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
+                 proof_time_limit: float | None = None) -> Verdict:
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
     with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks; MALFORMED
     when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
@@ -454,7 +464,7 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None) -
     else:
         try:
             verdict = validate_files(instance, out, drat if drat.exists() else None,
-                                     witness=witness)
+                                     witness=witness, proof_time_limit=proof_time_limit)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on

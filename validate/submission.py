@@ -44,23 +44,18 @@ from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import atomic_write, compress, decompress
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.calibrate import _read_suite, read_calibration
+from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.validate.calibrate import read_calibration
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runner import solver_name
 
 METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")
-#: the manifest columns this module reads, and the calibration columns
-MANIFEST_NEEDS = ("hash", "name", "file", "family", "result", "sha256")
-CALIBRATION_NEEDS = ("hash", "solver", "time-limit", "status", "seconds", "verdict")
 #: written into the bundle folder: the files this tool wrote there (and its archive's name)
 MARKER = ".puzzlesat-submission"
 #: the tar members' modification time (1 January 2000, UTC): fixed, so the archive's bytes
 #: depend only on its contents
 TAR_MTIME = 946684800
-_GBD_HASH = re.compile(r"[0-9a-f]{32}")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-_INSTANCE_FILE = re.compile(r"instances/[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -111,9 +106,9 @@ def check_submission(directory: str | os.PathLike, rules: Rules = Rules()) -> Su
     """Apply the rules to the calibration of the published suite ``directory``, with the
     IsoHash2 of every instance file when gbdc is installed."""
     src = Path(directory)
-    _, manifest = _read_suite(src)
+    _, manifest = read_published(src)
     rows = manifest_rows(src, manifest)
-    return check_instances(rows, calibration_runs(src), rules, isohashes(src, rows))
+    return check_instances(rows, read_calibration(src), rules, isohashes(src, rows))
 
 
 def check_instances(rows: list[dict], runs: list[dict], rules: Rules = Rules(),
@@ -238,35 +233,18 @@ def _names(names: list[str], shown: int = 5) -> str:
 
 
 # -- what is read -----------------------------------------------------------------------------
-def manifest_rows(src: Path, manifest) -> list[dict]:
-    """The manifest's instance rows, each checked by :func:`instance_path` (so every name the
-    bundle uses is a GBD hash and every file a regular file under ``instances/`` with the
-    manifest's sha256)."""
-    if not isinstance(manifest, list):
-        raise UserError(f"{src / 'manifest.json'}: 'instances' is not a list")
-    rows = []
+def manifest_rows(src: Path, manifest: list[dict]) -> list[dict]:
+    """The manifest's instance rows, each file checked by :func:`instance_path`."""
     for index, row in enumerate(manifest, start=1):
         instance_path(src, row, index)
-        rows.append(row)
-    return rows
+    return manifest
 
 
-def instance_path(src: Path, row, index: int) -> Path:
-    """The file of manifest row ``index``, checked: the row has :data:`MANIFEST_NEEDS` as
-    strings, its hash is a GBD hash (32 hex digits), its file a regular file directly in the
-    suite's own ``instances/`` folder (no symlink on the way) whose bytes have its sha256."""
+def instance_path(src: Path, row: dict, index: int) -> Path:
+    """The file of manifest row ``index`` (whose fields :func:`read_manifest` checked):
+    a regular file directly in the suite's own ``instances/`` folder (no symlink on the way)
+    whose bytes have the manifest's sha256."""
     where = f"{src / 'manifest.json'}: instance {index}"
-    if not isinstance(row, dict):
-        raise UserError(f"{where} is not an object")
-    for column in MANIFEST_NEEDS:
-        if not isinstance(row.get(column), str):
-            raise UserError(f"{where} lacks the text column {column!r}")
-    if not _GBD_HASH.fullmatch(row["hash"]):
-        raise UserError(f"{where}: hash {row['hash'][:40]!r} is not a GBD hash (32 hex digits)")
-    if not _INSTANCE_FILE.fullmatch(row["file"]):
-        raise UserError(f"{where}: file {row['file'][:80]!r} is not a file in instances/")
-    if not _SHA256.fullmatch(row["sha256"]):
-        raise UserError(f"{where}: sha256 {row['sha256'][:80]!r} is not 64 hex digits")
     path = src / row["file"]
     for step in (src / "instances", path):
         try:
@@ -281,20 +259,6 @@ def instance_path(src: Path, row, index: int) -> Path:
         raise UserError(f"{where}: {path} does not have the manifest's sha256 (run puzzlesat "
                         f"verify)")
     return path
-
-
-def calibration_runs(src: Path) -> list[dict]:
-    """The rows of the suite's ``calibration.csv``, each with :data:`CALIBRATION_NEEDS`."""
-    try:
-        runs = read_calibration(src)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise UserError(f"{src / 'calibration.csv'}: not a calibration table ({exc})") from None
-    for index, run in enumerate(runs, start=2):
-        for column in CALIBRATION_NEEDS:
-            if run.get(column) is None:
-                raise UserError(f"{src / 'calibration.csv'}: line {index} lacks the column "
-                                f"{column!r}")
-    return runs
 
 
 #: the module computing IsoHash2 (a name, so tests can name a missing one)
@@ -336,7 +300,7 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
         raise UserError("the submission rules do not hold: " + "; ".join(check.failures))
     src = Path(directory)
     out = Path(output) if output else src.resolve().with_name(src.resolve().name + "-submission")
-    spec, manifest = _read_suite(src)
+    spec, manifest = read_published(src)
     files = bundle_files(src, spec.author, manifest_rows(src, manifest), check)
     earlier = _claim_output(src, out)
     target = out.resolve()

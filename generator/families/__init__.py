@@ -61,7 +61,7 @@ import numpy as np
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError, shown
 
-#: proves a formula UNSAT and names how ("certified:cadical195+dratify"), or None when it
+#: proves a formula UNSAT and names how ("certified:cadical195+puzzlesat-drat"), or None when it
 #: cannot. Passed in from outside the generator (the CLI passes
 #: :func:`puzzlesat.validate.proof.certify_unsat`), so that making instances never imports the
 #: validator.

@@ -9,14 +9,15 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import os
 import re
 import stat
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import SAFE_NAME
+from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
 
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
@@ -73,10 +74,7 @@ def read_manifest(out: Path) -> dict:
     """``out/manifest.json`` checked: a suite with a safe name and instance rows whose fields
     (hash, name, file, family, result, params, sha256, witness) have their published form."""
     path = out / MANIFEST
-    try:
-        manifest = json.loads(_text(path))
-    except (ValueError, RecursionError) as exc:
-        raise UserError(f"{path}: not JSON ({str(exc)[:100]})") from None
+    manifest = load_json(read_suite_file(path), str(path))
     suite = manifest.get("suite") if isinstance(manifest, dict) else None
     rows = manifest.get("instances") if isinstance(manifest, dict) else None
     if not isinstance(suite, dict) or not isinstance(rows, list):
@@ -218,3 +216,22 @@ def read_table(path: Path, columns: tuple[str, ...]) -> tuple[list[dict], list[s
             raise UserError(f"{path}: line {number}: hash {row['hash'][:100]!r} is not a GBD "
                             f"hash")
     return rows, list(header)
+
+
+def check_published(out: Path) -> None:
+    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
+    if not out.is_dir():
+        raise UserError(f"{out}: not a folder")
+    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, MANIFEST)):
+        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and {MANIFEST}; "
+                        f"run puzzlesat publish)")
+
+
+def read_published(out: Path) -> tuple[Spec, list[dict]]:
+    """A published suite's spec and its manifest rows, each checked (:func:`read_manifest`)."""
+    check_published(out)
+    # a published suite: its inputs/ files are read from it; its size was accepted when it was
+    # published (--force then), so it is not asked for again
+    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
+                      base=out)
+    return spec, read_manifest(out)["instances"]

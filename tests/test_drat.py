@@ -1,0 +1,401 @@
+"""Our DRAT checker on hostile proofs, against the plain-Python reference and against referees
+(drup, and drat-trim where on PATH), on real CaDiCaL proofs, binary and compressed."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import itertools
+import lzma
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pysat.examples.genhard import PHP
+from pysat.solvers import Cadical195
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate import drat_input
+from puzzlesat.validate.drat import check_drat
+from puzzlesat.validate.drat_input import ProofFormatError, read_proof
+from puzzlesat.validate.drat_reference import check_reference
+
+drup = pytest.importorskip("drup")
+
+SAT_2 = [[1, 2], [-2]]
+#: the issue's proof: dratify kept 4 true after deleting the clause that implied it
+BOGUS = b"3 0\n4 -3 0\nd 4 -3 0\n-4 0\n0\n"
+
+
+def flat(clauses) -> np.ndarray:
+    return np.array([x for c in clauses for x in [*c, 0]], np.int32)
+
+
+def num_vars(clauses) -> int:
+    return max((abs(x) for c in clauses for x in c), default=0)
+
+
+def ours(clauses, proof: bytes, backward: bool = True) -> tuple[bool, str]:
+    return check_drat(flat(clauses), num_vars(clauses), read_proof(proof), backward)
+
+
+def steps_of(proof: bytes) -> list[tuple[bool, list[int]]]:
+    steps = []
+    for line in proof.decode().splitlines():
+        words = line.split()
+        if not words or words[0] == "c":
+            continue
+        deletion = words[0] == "d"
+        steps.append((deletion, [int(w) for w in words[deletion:-1]]))
+    return steps
+
+
+def satisfiable(clauses) -> bool:
+    """Brute force over every assignment (small formulas only)."""
+    n = num_vars(clauses)
+    return any(all(any((x > 0) == bool(bits >> (abs(x) - 1) & 1) for x in c) for c in clauses)
+               for bits in range(1 << n))
+
+
+def drup_valid(clauses, proof: bytes) -> bool:
+    """drup's verdict; it reads no comment lines, so they are stripped."""
+    cnf = f"p cnf {num_vars(clauses)} {len(clauses)}\n" + "".join(
+        " ".join(map(str, [*c, 0])) + "\n" for c in clauses)
+    text = "".join(line + "\n" for line in proof.decode().splitlines()
+                   if line.strip() and not line.startswith("c"))
+    return drup.check_proof_from_strings(cnf, text).outcome == drup.Outcome.VALID
+
+
+def drat_trim_verdict(tmp_path, clauses, proof: bytes) -> str:
+    cnf, drat = tmp_path / "f.cnf", tmp_path / "f.drat"
+    cnf.write_text(f"p cnf {num_vars(clauses)} {len(clauses)}\n" + "".join(
+        " ".join(map(str, [*c, 0])) + "\n" for c in clauses))
+    drat.write_bytes(proof)
+    run = subprocess.run(["drat-trim", str(cnf), str(drat)], capture_output=True, text=True)
+    return [line for line in run.stdout.splitlines() if line.startswith("s ")][-1]
+
+
+def binary(proof: bytes) -> bytes:
+    """The text proof in binary DRAT."""
+    out = bytearray()
+    for deletion, lits in steps_of(proof):
+        out += b"d" if deletion else b"a"
+        for x in lits:
+            u = 2 * abs(x) + (x < 0)
+            while u >= 128:
+                out.append(u & 127 | 128)
+                u >>= 7
+            out.append(u)
+        out.append(0)
+    return bytes(out)
+
+
+def php(holes: int) -> list[list[int]]:
+    return PHP(holes).clauses
+
+
+def cadical_proof(clauses) -> bytes:
+    with Cadical195(bootstrap_with=clauses, with_proof=True) as solver:
+        assert not solver.solve()
+        return "".join(line + "\n" for line in solver.get_proof()).encode()
+
+
+def assert_rejected(clauses, proof: bytes, step: int | None = None) -> None:
+    """Rejected by ours (both ways), the reference, drup; at ``step`` when given."""
+    for backward in (True, False):
+        ok, reason = ours(clauses, proof, backward)
+        assert ok is False, reason
+        if step is not None and not backward:
+            assert reason.startswith(f"step {step}:"), reason
+    assert check_reference(clauses, steps_of(proof))[0] is False
+    if step is not None:
+        assert check_reference(clauses, steps_of(proof))[1] == step - 1
+
+
+# -- the hostile corpus --------------------------------------------------------------------------
+def test_the_issue_proof_is_rejected(tmp_path):
+    assert_rejected(SAT_2, BOGUS, step=4)
+    assert ours(SAT_2, BOGUS)[1] == "step 4: lemma -4 0 is neither RUP nor RAT"
+    assert not drup_valid(SAT_2, BOGUS)
+    if shutil.which("drat-trim"):
+        assert drat_trim_verdict(tmp_path, SAT_2, BOGUS) == "s NOT VERIFIED"
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
+def test_deleting_reason_clauses_in_any_order_proves_nothing(order):
+    """A chain of fresh units 3 -> 4 -> 5, its clauses deleted in every order, then the
+    negations: with a stale root assignment the last one would conflict."""
+    chain = ["3 0", "4 -3 0", "5 -4 0"]
+    deletions = "".join(f"d {chain[i]}\n" for i in order)
+    for tail in ("-5 0\n-4 0\n-3 0\n0\n", "-3 0\n0\n", "0\n"):
+        proof = ("\n".join(chain) + "\n" + deletions + tail).encode()
+        assert_rejected(SAT_2, proof)
+
+
+def test_deletions_interleaved_with_the_chain():
+    for cut in range(4):
+        lines = ["3 0", "4 -3 0", "d 4 -3 0", "5 -4 0", "d 5 -4 0", "d 3 0"]
+        proof = ("\n".join(lines[:cut] + lines[cut:]) + "\n-5 0\n0\n").encode()
+        assert_rejected(SAT_2, proof)
+
+
+def test_rat_sees_exactly_the_current_clauses_with_the_negated_pivot():
+    f = [[1, 2], [-3, 1]]
+    # (-3 1) deleted: "3" is RAT on 3 (no clause holds -3); the empty clause then fails
+    assert_rejected(f, b"d -3 1 0\n3 0\n0\n", step=3)
+    # (-3 1) present: the resolvent (3 1) is not RUP
+    assert_rejected(f, b"3 0\n0\n", step=1)
+    # deleted, then added back: present again
+    assert_rejected(f, b"d -3 1 0\n-3 1 0\n3 0\n0\n", step=3)
+    # a deletion of a unit (reason) clause is ignored: it stays a RAT candidate
+    g = [[1, 2], [-3, 1], [-1]]
+    assert_rejected(g, b"d -3 1 0\n3 0\n0\n", step=2)
+
+
+def test_a_lemma_needed_only_as_a_reason_is_checked():
+    """Found by the property test: "-2 3" is invalid and needed only as the reason of 3 when
+    "3" is checked; a conflict analysis that left its variables marked skipped it."""
+    f = [[-4, 2, 6], [4, -1, -2], [4, 6, -5], [6, -4, -1], [1, -3, -2], [-6, 2, 1], [4, 2, -1],
+         [6, -1, -4], [-5, 6, -1], [4, 3, -5], [-4, -6, 3], [6, -2, -1], [4, 3, 2], [2, -4, 6],
+         [-3, 6, -2], [4, -5, 6], [-2, 4, 6], [-6, -4, -1], [-3, -6, 2], [1, 3, 4], [-3, -1, -6],
+         [-5, -1, 2], [-6, 1, -5], [1, 2, -5], [-3, 5, 4], [-3, -6, 5], [2, 1, -6], [-6, 5, 3]]
+    assert satisfiable(f)
+    assert_rejected(f, b"-2 3 0\n3 0\n1 0\n1 0\n1 0\n0\n", step=1)
+
+
+def test_a_proof_of_another_formula_is_rejected():
+    proof = cadical_proof(php(4))
+    assert ours(php(4), proof)[0] is True
+    weaker = php(4)[:-1]  # a pigeonhole formula less one clause: satisfiable
+    assert satisfiable(weaker) if num_vars(weaker) <= 20 else True
+    for backward in (True, False):
+        assert ours(weaker, proof, backward)[0] is False
+    assert ours(php(3), proof)[0] is False
+
+
+def test_truncated_proofs_are_never_verified():
+    proof = cadical_proof(php(4))
+    assert proof.endswith(b"\n0\n")  # less its last byte, the proof is whole
+    for cut in sorted({*range(0, len(proof), max(1, len(proof) // 40)), len(proof) - 2}):
+        try:
+            ok, _ = ours(php(4), proof[:cut])
+        except ProofFormatError as exc:
+            assert "truncated" in str(exc) or "empty" in str(exc)
+            continue
+        assert ok is False
+
+
+def test_no_empty_clause_is_a_rejection():
+    proof = b"".join(line + b"\n" for line in cadical_proof(php(4)).splitlines()
+                     if line.strip() != b"0")
+    ok, reason = ours(php(4), proof)
+    assert ok is False and "never derives the empty clause" in reason
+    # even when the formula propagates to a conflict by itself
+    ok, reason = ours([[1], [-1]], b"c nothing\n")
+    assert (ok, reason) == (False, "the clauses propagate to a conflict, but the proof never "
+                                   "derives the empty clause")
+    assert ours([[1], [-1]], b"0\n")[0] is True
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: p[:5000] + "é".encode() + p[5000:], "unexpected byte 0xc3 at byte 5000"),
+    (lambda p: p[:6000] + b" x " + p[6000:], "unexpected byte 0x78 'x' at byte 6001"),
+    (lambda p: p + b"1 2 ;\n", "unexpected byte 0x3b ';'"),
+    (lambda p: b"c a comment \xff\n" + p, "text proof: unexpected byte 0xff at byte 12"),
+    (lambda p: b"c \xff\n" + p, "not a DRAT proof: byte 2 (0xff) is no text DRAT, and binary "
+                                "DRAT starts with 'a' or 'd', not 0x63 'c'"),
+    (lambda p: b"2147483648 0\n" + p, "a literal beyond 2**31-1"),
+    (lambda p: b"1 -0\n" + p, "the literal -0"),
+    (lambda p: b"1 --2 0\n" + p, "unexpected byte 0x2d '-'"),
+    (lambda p: b"", "the proof is empty"),
+    (lambda p: p + b"1 2", "truncated"),
+    (lambda p: p + b"d", "truncated"),
+])
+def test_garbage_is_a_format_error(damage, message):
+    proof = cadical_proof(php(6))
+    assert len(proof) > 6000
+    with pytest.raises(ProofFormatError, match=re.escape(message)):
+        ours(php(6), damage(proof))
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"a\x02", "truncated"),
+    (b"a\x01\x00", "the literal -0"),
+    (b"a\xff\xff\xff\xff\x7f\x00", "beyond 2**31-1"),
+    (b"a\x02\x00x\x00", "binary proof: unexpected byte 0x78 'x' at byte 3"),
+])
+def test_binary_garbage_is_a_format_error(data, message):
+    with pytest.raises(ProofFormatError, match=re.escape(message)):
+        read_proof(data)
+
+
+def test_extension_variables_far_beyond_the_formula_are_renumbered():
+    """A RAT lemma on a fresh variable is fine, however large its number (no array that big)."""
+    proof = b"2000000000 0\n-2000000000 -1 0\n0\n"
+    ok, reason = ours(SAT_2, proof, backward=False)
+    assert ok is False and reason.startswith("step 2:")
+    unsat = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
+    assert ours(unsat, b"2000000000 1 0\n1 0\n0\n")[0] is True
+
+
+# -- syntax variants of valid proofs -------------------------------------------------------------
+def test_binary_and_compressed_proofs_are_accepted(tmp_path):
+    proof = cadical_proof(php(5))
+    variants = {"text": proof, "binary": binary(proof)}
+    for name, data in list(variants.items()):
+        for kind, compress in (("xz", lzma.compress), ("gz", gzip.compress),
+                               ("bz2", bz2.compress)):
+            variants[f"{name}.{kind}"] = compress(data)
+    for name, data in variants.items():
+        path = tmp_path / f"p.{name}"
+        path.write_bytes(data)
+        parsed = read_proof(path)
+        assert parsed.binary == name.startswith("binary"), name
+        ok, reason = check_drat(flat(php(5)), num_vars(php(5)), parsed)
+        assert ok is True, (name, reason)
+
+
+def test_text_with_comments_and_any_whitespace():
+    unsat = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
+    assert ours(unsat, b"c a comment\n\t1\r\n  0 c\n0")[0] is True
+    assert ours(unsat, b"c a comment\n1    0\r\nd 1 2 0 0")[0] is True
+
+
+def test_a_compression_bomb_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setattr(drat_input, "EXPANSION_SLACK", 1 << 20)
+    bomb = tmp_path / "bomb.drat.xz"
+    bomb.write_bytes(lzma.compress(b"1 0\n" * (4 << 20)))
+    with pytest.raises(ProofFormatError, match="expands beyond"):
+        read_proof(bomb)
+
+
+def test_only_regular_files_are_read(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", tmp_path, tmp_path / "missing.drat"):
+        with pytest.raises(UserError, match="cannot read"):
+            read_proof(path)
+    # a FIFO is refused before anything waits on it (opening one blocks for a writer)
+    with pytest.raises(UserError, match="not a regular file"):
+        read_proof(fifo)
+
+
+# -- real proofs -----------------------------------------------------------------------------
+@pytest.mark.parametrize("holes", [3, 5, 6])
+def test_cadical_proofs_verify(tmp_path, holes):
+    clauses = php(holes)
+    proof = cadical_proof(clauses)
+    for backward in (True, False):
+        ok, reason = ours(clauses, proof, backward)
+        assert ok is True, reason
+    if shutil.which("drat-trim"):
+        assert drat_trim_verdict(tmp_path, clauses, proof) == "s VERIFIED"
+    if holes <= 4:
+        assert drup_valid(clauses, proof)
+
+
+def test_a_deadline_stops_the_check():
+    proof = read_proof(cadical_proof(php(6)))
+    with pytest.raises(TimeoutError):
+        check_drat(flat(php(6)), num_vars(php(6)), proof, deadline=0.0)
+
+
+# -- the property test -----------------------------------------------------------------------
+literal = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
+clause = st.lists(literal, min_size=1, max_size=4)
+formulas = st.lists(clause, min_size=1, max_size=40)
+
+
+def random_3cnf(seed: int) -> list[list[int]]:
+    """25..40 random 3-clauses on 6 variables: mostly unsatisfiable, with proofs to mutate."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(rng.integers(25, 41)):
+        variables = rng.choice(6, 3, replace=False) + 1
+        out.append([int(v) * int(rng.choice([-1, 1])) for v in variables])
+    return out
+
+
+dense = st.integers(0, 2**32 - 1).map(random_3cnf)
+
+
+@st.composite
+def formula_and_proof(draw):
+    """A random formula and a proof: random steps, or a CaDiCaL proof of it mutated."""
+    clauses = draw(st.one_of(formulas, dense))
+    steps: list[str] = []
+    unsat = not satisfiable(clauses)
+    if unsat and draw(st.booleans()):
+        steps = cadical_proof(clauses).decode().splitlines()
+        for _ in range(draw(st.integers(0, 3))):
+            where = draw(st.integers(0, len(steps)))
+            mutation = draw(st.sampled_from(["drop", "flip", "delete", "unit", "dup"]))
+            if mutation == "drop" and steps:
+                del steps[min(where, len(steps) - 1)]
+            elif mutation == "flip" and steps:
+                words = steps[min(where, len(steps) - 1)].split()
+                i = draw(st.integers(0, len(words) - 1))
+                if words[i] not in ("d", "0"):
+                    words[i] = str(-int(words[i]))
+                steps[min(where, len(steps) - 1)] = " ".join(words)
+            elif mutation == "delete":
+                pool = [" ".join(map(str, c)) for c in clauses] + [
+                    s for s in steps if not s.startswith("d") and s.strip() != "0"]
+                steps.insert(where, "d " + draw(st.sampled_from(pool)).removesuffix(" 0")
+                             + " 0")
+            elif mutation == "unit":
+                steps.insert(where, f"{draw(literal)} 0")
+            elif steps:
+                steps.insert(where, steps[draw(st.integers(0, len(steps) - 1))])
+    else:
+        for _ in range(draw(st.integers(0, 8))):
+            kind = draw(st.sampled_from(["add", "add", "delete", "fresh", "empty"]))
+            if kind == "delete":
+                pool = [" ".join(map(str, c)) for c in clauses] + [
+                    s.removesuffix(" 0") for s in steps if not s.startswith("d")]
+                pool = [p for p in pool if p]
+                if pool:
+                    steps.append(f"d {draw(st.sampled_from(pool))} 0")
+            elif kind == "fresh":  # a RAT lemma on a new variable 7
+                tail = draw(st.lists(literal, max_size=2))
+                steps.append(" ".join(map(str, [draw(st.sampled_from([7, -7])), *tail, 0])))
+            elif kind == "empty":
+                steps.append("0")
+            else:
+                steps.append(" ".join(map(str, [*draw(clause), 0])))
+        if draw(st.booleans()):
+            steps.append("0")
+    return clauses, ("\n".join(steps) + "\n").encode(), unsat
+
+
+#: DRAT_EXAMPLES=4000 for a longer run
+@settings(max_examples=int(os.environ.get("DRAT_EXAMPLES", 400)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(formula_and_proof())
+def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable_formula(case):
+    clauses, proof, unsat = case
+    try:
+        parsed = read_proof(proof)
+    except ProofFormatError:
+        return
+    forward = check_drat(flat(clauses), num_vars(clauses), parsed, backward=False)
+    backward = ours(clauses, proof, backward=True)
+    reference = check_reference(clauses, steps_of(proof))
+    assert forward[0] == reference[0], (forward, reference)
+    if not forward[0] and forward[1].startswith("step "):
+        assert forward[1].startswith(f"step {reference[1] + 1}:"), (forward, reference)
+    if reference[0]:
+        assert backward[0], backward  # backward checks a subset of the lemmas
+    if backward[0] or forward[0]:
+        assert unsat, (clauses, proof)
+    steps = steps_of(proof)
+    if steps and not any(d or not lits for d, lits in steps[:-1]) and steps[-1] == (False, []) \
+            and len(proof) < 2000:
+        # no deletion, one empty clause, at the end: drup checks the same thing (drup takes
+        # a proof that ends anywhere the clauses propagate to a conflict)
+        assert drup_valid(clauses, proof) == forward[0], (clauses, proof, forward)

@@ -1,0 +1,606 @@
+"""Our DRAT checker: drat-trim's algorithm (Wetzler, Heule, Hunt: "DRAT-trim: Efficient Checking
+and Trimming Using Expressive Clausal Proofs", SAT 2014) in a numba kernel.
+
+What a proof must show (the semantics checked, step by step in proof order). The clause set S
+starts as the formula, a multiset of clauses, each read as a set of literals (duplicates gone).
+
+* ``C 0`` (an addition, C not empty) is accepted when C is RUP in S (unit propagation on S and
+  the negation of C reaches a conflict), or else RAT in S on its first literal p as written (for
+  every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S;
+  a D that holds p too is always true and constrains nothing: skipped, as drup does).
+  Then C joins S.
+* ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
+  proof is then VERIFIED. A proof that never reaches an accepted empty clause is rejected.
+* ``d C 0`` removes one copy of C from S, except that it is IGNORED when C is not in S, and when
+  C is unit under S's root assignment (the unit propagation closure of S, without conflict: one
+  literal of C true, all others false). This is drat-trim's default of not deleting reason
+  clauses, made independent of which clause propagation happened to pick as a reason: every
+  reason clause is unit, so no deletion ever shrinks the root assignment.
+* Once unit propagation on S reaches a conflict, every later addition is RUP, so steps up to
+  the next empty clause are not checked (an empty clause must still follow: else rejected).
+
+Why this is sound: each step is checked against exactly the clause set the checker holds (an
+ignored deletion keeps its clause in S for every later check, including in the root assignment
+and in RAT's list of clauses with -p), and each accepted addition keeps S satisfiable when it was
+(RUP: C is implied by S; RAT: any model of S is repaired into one of S + C by flipping p), so an
+accepted empty clause makes the formula unsatisfiable. Ignoring a deletion only keeps more
+clauses, never a stale assignment: the bug of a checker that keeps the root value a deleted reason
+clause gave (the five-line proof of tests/test_drat.py) cannot happen here, because a clause
+whose deletion would take a root value away is never deleted.
+
+How (backward checking, as drat-trim): a forward pass adds every lemma without checking it,
+keeping the root assignment by unit propagation with two watched literals, until S propagates to
+a conflict; conflict analysis marks the clauses it used (the conflict's clause and, transitively,
+the reasons of its literals). A backward pass then undoes the steps one by one (a lemma leaves S,
+a deleted clause comes back) and checks only marked lemmas, each against the S of its own time,
+marking what its check used. Unmarked lemmas are never checked, which is sound: the marked lemmas
+alone, checked in order against S (whose RAT candidates include them), refute the formula. The
+root assignment stays exactly S's unit propagation closure throughout: when a lemma that is the
+reason of a root literal leaves S, the trail is cut back to that literal and propagation starts
+again from the first root literal. :func:`check_drat` with ``backward=False`` checks every lemma
+in the forward pass instead: the same verdicts as the plain-Python reference
+(:mod:`puzzlesat.validate.drat_reference`), which the property tests compare it with.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from puzzlesat.validate.drat_input import Proof
+
+# kernel outcomes
+_GOING, _CONFLICT, _REJECTED, _BROKEN = 0, 1, 2, 3
+# slots of the scalar array: trail length, propagation head, work done in this kernel call
+_TRAIL, _HEAD, _WORK = 0, 1, 2
+#: steps a kernel call handles between two looks at the clock ...
+_STEPS_PER_CALL = 2048
+#: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
+#: hostile proof's steps may each cost a pass over every clause)
+_WORK_PER_CALL = 1 << 24
+
+
+class _State(NamedTuple):
+    db: np.ndarray  # int32 literal codes 2*v + (l < 0) of every clause, one after the other
+    start: np.ndarray  # int64, clause c is db[start[c]:start[c + 1]]
+    pivot: np.ndarray  # int32 code of the first literal as written (RAT's pivot), -1 if empty
+    alive: np.ndarray  # uint8: the clause is in S now
+    core: np.ndarray  # uint8: marked by a conflict analysis
+    units: np.ndarray  # int64 ids of the one-literal clauses
+    step_clause: np.ndarray  # int64 clause added or deleted by each step (-1: nothing to delete)
+    step_delete: np.ndarray  # uint8
+    ignored: np.ndarray  # uint8: a deletion the forward pass ignored
+    value: np.ndarray  # int8 per code: 1 true, -1 false, 0 unassigned
+    trail: np.ndarray  # int32 codes in assignment order
+    reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
+    position: np.ndarray  # int64 per variable: its place on the trail
+    seen: np.ndarray  # uint8 per variable, for conflict analysis
+    watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
+    watch_count: np.ndarray  # int64 per code
+    watches: np.ndarray  # int32 clause ids; room for every clause holding the code
+    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
+
+
+@njit(cache=True)
+def _mix(code):
+    """A per-literal hash; summed, it hashes a clause whatever the order of its literals."""
+    h = np.int64(code) * np.int64(0x9E3779B1)
+    h ^= h >> 15
+    return h * np.int64(0x85EBCA77)
+
+
+@njit(cache=True)
+def _build(formula, proof_literals, proof_deletions, num_vars):
+    """The clause database: literal codes of the formula's clauses then of the proof's
+    additions, without duplicate literals; each step's clause, deletions matched to the clause
+    they remove by a hash table over clauses alive at that point of the proof."""
+    total = formula.shape[0] + proof_literals.shape[0]
+    db = np.empty(total, np.int32)
+    n_formula = 0
+    for x in formula:
+        if x == 0:
+            n_formula += 1
+    n_steps = proof_deletions.shape[0]
+    n_adds = 0
+    for d in proof_deletions:
+        if d == 0:
+            n_adds += 1
+    n_clauses = n_formula + n_adds
+    start = np.zeros(n_clauses + 1, np.int64)
+    pivot = np.full(n_clauses, -1, np.int32)
+    step_clause = np.full(n_steps, -1, np.int64)
+    stamp = np.zeros(2 * num_vars + 2, np.int64)
+    size = 1
+    while size < 2 * n_clauses + 2:
+        size *= 2
+    head = np.full(size, -1, np.int64)
+    nxt = np.full(n_clauses, -1, np.int64)
+    scratch = np.empty(2 * num_vars + 2, np.int32)
+    top = 0  # literals written to db
+    clause = 0
+    step = -1  # -1 while reading the formula
+    clock = 0
+    lits = formula
+    i = 0
+    while True:
+        if i >= lits.shape[0]:
+            if step == -1:
+                step, lits, i = 0, proof_literals, 0
+                continue
+            break
+        # one clause (or deletion) from lits[i:], deduplicated into db or scratch
+        deleting = step >= 0 and proof_deletions[step] == 1
+        clock += 1
+        n = 0
+        first = -1
+        while lits[i] != 0:
+            x = lits[i]
+            code = 2 * abs(x) + (1 if x < 0 else 0)
+            if first < 0:
+                first = code
+            if stamp[code] != clock:
+                stamp[code] = clock
+                if deleting:
+                    scratch[n] = code
+                else:
+                    db[top + n] = code
+                n += 1
+            i += 1
+        i += 1
+        h = np.int64(n) * np.int64(0x27D4EB2F)
+        for k in range(n):
+            h += _mix(scratch[k] if deleting else db[top + k])
+        bucket = h & (size - 1)
+        if deleting:
+            previous = -1
+            c = head[bucket]
+            while c >= 0:
+                if start[c + 1] - start[c] == n:
+                    same = True
+                    for k in range(start[c], start[c + 1]):
+                        if stamp[db[k]] != clock:
+                            same = False
+                            break
+                    if same:
+                        break
+                previous, c = c, nxt[c]
+            if c >= 0:  # unlink: the clause can be deleted once
+                if previous < 0:
+                    head[bucket] = nxt[c]
+                else:
+                    nxt[previous] = nxt[c]
+                step_clause[step] = c
+        else:
+            pivot[clause] = first
+            top += n
+            start[clause + 1] = top
+            nxt[clause] = head[bucket]
+            head[bucket] = clause
+            if step >= 0:
+                step_clause[step] = clause
+            clause += 1
+        if step >= 0:
+            step += 1
+    return db[:top], start, pivot, step_clause, n_formula
+
+
+@njit(cache=True)
+def _assign(st, code, why):
+    n = st.scalars[_TRAIL]
+    st.value[code] = 1
+    st.value[code ^ 1] = -1
+    st.reason[code >> 1] = why
+    st.position[code >> 1] = n
+    st.trail[n] = code
+    st.scalars[_TRAIL] = n + 1
+
+
+@njit(cache=True)
+def _unassign_to(st, length):
+    for i in range(length, st.scalars[_TRAIL]):
+        code = st.trail[i]
+        st.value[code] = 0
+        st.value[code ^ 1] = 0
+        st.reason[code >> 1] = -1
+    st.scalars[_TRAIL] = length
+    if st.scalars[_HEAD] > length:
+        st.scalars[_HEAD] = length
+
+
+@njit(cache=True)
+def _watch(st, code, c):
+    st.watches[st.watch_start[code] + st.watch_count[code]] = c
+    st.watch_count[code] += 1
+
+
+@njit(cache=True)
+def _unwatch(st, code, c):
+    base = st.watch_start[code]
+    n = st.watch_count[code]
+    for k in range(base, base + n):
+        if st.watches[k] == c:
+            st.watches[k] = st.watches[base + n - 1]
+            st.watch_count[code] = n - 1
+            return
+
+
+@njit(cache=True)
+def _propagate(st):
+    """Unit propagation from the head of the trail; the conflicting clause or -1."""
+    db, value, watches = st.db, st.value, st.watches
+    while st.scalars[_HEAD] < st.scalars[_TRAIL]:
+        false = st.trail[st.scalars[_HEAD]] ^ 1
+        st.scalars[_HEAD] += 1
+        base = st.watch_start[false]
+        n = st.watch_count[false]
+        st.scalars[_WORK] += n
+        i = j = base
+        end = base + n
+        while i < end:
+            c = watches[i]
+            i += 1
+            s = st.start[c]
+            if db[s] == false:
+                db[s] = db[s + 1]
+                db[s + 1] = false
+            other = db[s]
+            if value[other] == 1:
+                watches[j] = c
+                j += 1
+                continue
+            moved = False
+            for k in range(s + 2, st.start[c + 1]):
+                if value[db[k]] != -1:
+                    db[s + 1] = db[k]
+                    db[k] = false
+                    _watch(st, db[s + 1], c)
+                    moved = True
+                    break
+            if moved:
+                continue
+            watches[j] = c
+            j += 1
+            if value[other] == -1:
+                while i < end:
+                    watches[j] = watches[i]
+                    j += 1
+                    i += 1
+                st.watch_count[false] = j - base
+                return c
+            _assign(st, other, c)
+        st.watch_count[false] = j - base
+    return -1
+
+
+@njit(cache=True)
+def _attach(st, c):
+    """Put clause c into S under the current root assignment: watch two literals (true or
+    unassigned ones first, else the latest false), assign it if unit; the conflicting clause
+    or -1."""
+    s, e = st.start[c], st.start[c + 1]
+    st.alive[c] = 1
+    if e - s == 0:
+        return c
+    if e - s == 1:
+        if st.value[st.db[s]] == -1:
+            return c
+        if st.value[st.db[s]] == 0:
+            _assign(st, st.db[s], c)
+        return -1
+    for slot in range(2):  # best literal into slot 0, second best into slot 1
+        best, best_score = s + slot, -2
+        for k in range(s + slot, e):
+            code = st.db[k]
+            score = st.scalars[_TRAIL] + 1 if st.value[code] != -1 else st.position[code >> 1]
+            if score > best_score:
+                best, best_score = k, score
+        st.db[s + slot], st.db[best] = st.db[best], st.db[s + slot]
+    _watch(st, st.db[s], c)
+    _watch(st, st.db[s + 1], c)
+    first, second = st.value[st.db[s]], st.value[st.db[s + 1]]
+    if first == -1:
+        return c
+    if first == 0 and second == -1:
+        _assign(st, st.db[s], c)
+    return -1
+
+
+@njit(cache=True)
+def _detach(st, c):
+    s = st.start[c]
+    st.alive[c] = 0
+    if st.start[c + 1] - s >= 2:
+        _unwatch(st, st.db[s], c)
+        _unwatch(st, st.db[s + 1], c)
+
+
+@njit(cache=True)
+def _rebuild_root(st, length):
+    """Cut the trail back to ``length`` literals and propagate S again from the first root
+    literal (and every unit clause), so the root assignment is S's closure; conflict or -1."""
+    _unassign_to(st, length)
+    st.scalars[_HEAD] = 0
+    for u in st.units:
+        if st.alive[u]:
+            code = st.db[st.start[u]]
+            if st.value[code] == -1:
+                return u
+            if st.value[code] == 0:
+                _assign(st, code, u)
+    return _propagate(st)
+
+
+@njit(cache=True)
+def _analyze(st, conflict, var):
+    """Mark as core the conflict clause (or the variable set both ways) and the reasons of
+    every literal it depends on, down the trail."""
+    pending = 0
+    if conflict >= 0:
+        st.core[conflict] = 1
+        for k in range(st.start[conflict], st.start[conflict + 1]):
+            v = st.db[k] >> 1
+            if not st.seen[v]:
+                st.seen[v] = 1
+                pending += 1
+    if var >= 0 and not st.seen[var]:
+        st.seen[var] = 1
+        pending += 1
+    i = st.scalars[_TRAIL] - 1
+    while pending > 0 and i >= 0:
+        v = st.trail[i] >> 1
+        i -= 1
+        if not st.seen[v]:
+            continue
+        st.seen[v] = 0
+        pending -= 1
+        r = st.reason[v]
+        if r >= 0:
+            st.core[r] = 1
+            for k in range(st.start[r], st.start[r + 1]):
+                u = st.db[k] >> 1
+                if u != v and not st.seen[u]:  # v itself is done: marking it again would
+                    st.seen[u] = 1             # leave it marked for the next analysis
+                    pending += 1
+
+
+@njit(cache=True)
+def _refutes(st, c, d, skip, mark):
+    """Does unit propagation on S with every literal of clause c false (and of clause d but
+    ``skip``, when d >= 0) reach a conflict? Marks what it used when ``mark``; leaves the root
+    assignment as it found it."""
+    root = st.scalars[_TRAIL]
+    found = False
+    for clause in (c, d):
+        if clause < 0 or found:
+            continue
+        for k in range(st.start[clause], st.start[clause + 1]):
+            code = st.db[k]
+            if clause == d and code == skip:
+                continue
+            if st.value[code] == 1:  # the clause holds a true literal: falsifying it conflicts
+                if mark:
+                    _analyze(st, -1, code >> 1)
+                found = True
+                break
+            if st.value[code] == 0:
+                _assign(st, code ^ 1, -1)
+    if not found:
+        conflict = _propagate(st)
+        if conflict >= 0:
+            found = True
+            if mark:
+                _analyze(st, conflict, -1)
+    _unassign_to(st, root)
+    st.scalars[_HEAD] = root
+    return found
+
+
+@njit(cache=True)
+def _redundant(st, c, mark):
+    """Is lemma c RUP, or else RAT on its pivot, in the current S?"""
+    if _refutes(st, c, -1, -1, mark):
+        return True
+    p = st.pivot[c]
+    if p < 0:
+        return False
+    st.scalars[_WORK] += st.alive.shape[0]
+    for d in range(st.alive.shape[0]):
+        if not st.alive[d]:
+            continue
+        negated = tautology = False
+        for k in range(st.start[d], st.start[d + 1]):
+            negated |= st.db[k] == p ^ 1
+            tautology |= st.db[k] == p
+        if negated and not tautology and not _refutes(st, c, d, p ^ 1, mark):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _unit_under_root(st, c):
+    """One literal of clause c true, all others false."""
+    true = 0
+    for k in range(st.start[c], st.start[c + 1]):
+        v = st.value[st.db[k]]
+        if v == 0:
+            return False
+        if v == 1:
+            true += 1
+    return true == 1
+
+
+@njit(cache=True)
+def _start(st, n_formula):
+    """S = the formula; its root assignment; the conflicting clause or -1."""
+    conflict = -1
+    for c in range(n_formula):
+        found = _attach(st, c)
+        if found >= 0 and conflict < 0:
+            conflict = found
+    if conflict >= 0:
+        return conflict
+    return _propagate(st)
+
+
+@njit(cache=True)
+def _forward(st, begin, end, check):
+    """Steps begin..end-1 forward, checking each lemma when ``check``: (outcome, step, clause);
+    stops early (going, at the next step) once the call's work budget is spent."""
+    st.scalars[_WORK] = 0
+    for step in range(begin, end):
+        if st.scalars[_WORK] > _WORK_PER_CALL:
+            return _GOING, step, -1
+        c = st.step_clause[step]
+        if st.step_delete[step]:
+            if c < 0 or _unit_under_root(st, c):
+                st.ignored[step] = 1
+            else:
+                _detach(st, c)
+            continue
+        if st.start[c + 1] == st.start[c]:  # the empty clause, with no conflict at the root
+            return _REJECTED, step, c
+        if check and not _redundant(st, c, False):
+            return _REJECTED, step, c
+        conflict = _attach(st, c)
+        if conflict < 0:
+            conflict = _propagate(st)
+        if conflict >= 0:
+            return _CONFLICT, step, conflict
+    return _GOING, end, -1
+
+
+@njit(cache=True)
+def _backward(st, begin, end):
+    """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step); stops
+    early (going, at the step it stopped before) once the call's work budget is spent."""
+    st.scalars[_WORK] = 0
+    for step in range(begin - 1, end - 1, -1):
+        if st.scalars[_WORK] > _WORK_PER_CALL:
+            return _GOING, step + 1
+        c = st.step_clause[step]
+        if st.step_delete[step]:
+            if not st.ignored[step]:
+                conflict = _attach(st, c)
+                if conflict < 0:
+                    conflict = _propagate(st)
+                if conflict >= 0:
+                    return _BROKEN, step
+            continue
+        _detach(st, c)
+        s = st.start[c]
+        if st.start[c + 1] > s and st.reason[st.db[s] >> 1] == c:
+            if _rebuild_root(st, st.position[st.db[s] >> 1]) >= 0:
+                return _BROKEN, step
+        if st.core[c] and not _redundant(st, c, True):
+            return _REJECTED, step
+    return _GOING, end
+
+
+def _state(flat: np.ndarray, num_vars: int, proof: Proof):
+    if flat.size:  # the kernels index by variable: no literal may lie beyond num_vars
+        num_vars = max(num_vars, int(np.abs(flat).max()))
+    literals = proof.literals
+    if literals.size and max(int(literals.max()), -int(literals.min())) > num_vars:
+        # extension variables: renumbered after the formula's, densely
+        beyond = np.abs(literals) > num_vars
+        fresh = np.unique(np.abs(literals[beyond]))
+        renumbered = num_vars + 1 + np.searchsorted(fresh, np.abs(literals[beyond]))
+        literals = literals.copy()
+        literals[beyond] = np.where(literals[beyond] < 0, -renumbered, renumbered)
+        num_vars += fresh.shape[0]
+    db, start, pivot, step_clause, n_formula = _build(
+        np.ascontiguousarray(flat, np.int32), literals, proof.deletions, num_vars)
+    # the database holds every literal now (failures are reported from it): let the proof's
+    # copy go, which halves the memory a large proof takes
+    del literals
+    proof.literals = proof.literals[:0]
+    lengths = np.diff(start)
+    occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
+        np.zeros(2 * num_vars + 2, np.int64)
+    watch_start = np.zeros(2 * num_vars + 2, np.int64)
+    np.cumsum(occurrences[:-1], out=watch_start[1:])
+    n_clauses = start.shape[0] - 1
+    st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
+                np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
+                np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
+                np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
+                np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
+                np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
+                np.zeros(3, np.int64))
+    return st, n_formula
+
+
+def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = True,
+               deadline: float | None = None) -> tuple[bool, str]:
+    """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
+    reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
+    every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
+    literals are given up (emptied) once copied into the checker's database."""
+    st, n_formula = _state(flat, num_vars, proof)
+    n_steps = st.step_clause.shape[0]
+    conflict = _start(st, n_formula)
+    step = -1
+    if conflict < 0:
+        step = 0
+        outcome = _GOING
+        while outcome == _GOING and step < n_steps:
+            _tick(deadline)
+            outcome, step, conflict = _forward(st, step, min(step + _STEPS_PER_CALL, n_steps),
+                                               not backward)
+        if outcome == _REJECTED:
+            return False, _failure(st, step)
+        if outcome == _GOING:
+            return False, "every step checked, but the proof never derives the empty clause"
+    empty = _first_empty_clause(st, step)
+    if empty < 0:
+        return False, ("the clauses propagate to a conflict, but the proof never derives the "
+                       "empty clause")
+    if backward:
+        _analyze(st, conflict, -1)
+        if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
+            _detach(st, st.step_clause[step])
+            if _rebuild_root(st, 0) >= 0:
+                raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
+            if st.core[st.step_clause[step]] and not _redundant(st, st.step_clause[step], True):
+                return False, _failure(st, step)
+        while step > 0:
+            _tick(deadline)
+            outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0))
+            if outcome == _BROKEN:
+                raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
+            if outcome == _REJECTED:
+                return False, _failure(st, step_done)
+            step = step_done
+    # forward: every lemma up to the one that made the conflict
+    checked = int(st.core[n_formula:].sum()) if backward else \
+        int(np.count_nonzero(st.step_delete[:step + 1] == 0))
+    return True, (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
+                  f"lemma{'s' if checked != 1 else ''} checked")
+
+
+def _tick(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise TimeoutError
+
+
+def _first_empty_clause(st: _State, step: int) -> int:
+    """The first addition of the empty clause from ``step`` on, or -1."""
+    adds = np.flatnonzero(st.step_delete[max(step, 0):] == 0) + max(step, 0)
+    clauses = st.step_clause[adds]
+    empty = adds[st.start[clauses + 1] == st.start[clauses]]
+    return int(empty[0]) if empty.size else -1
+
+
+def _failure(st: _State, step: int) -> str:
+    """Which step failed, with its clause (pivot first; as read: a literal of a variable beyond
+    the formula's is shown as the number it was given here)."""
+    c = st.step_clause[step]
+    codes = st.db[st.start[c]:st.start[c + 1]].tolist()
+    if not codes:
+        return f"step {step + 1}: the empty clause, but unit propagation finds no conflict"
+    codes.sort(key=lambda code: code != st.pivot[c])
+    lits = " ".join(str(-(code >> 1) if code & 1 else code >> 1) for code in codes)
+    return f"step {step + 1}: lemma {lits} 0 is neither RUP nor RAT"

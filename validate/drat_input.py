@@ -1,0 +1,322 @@
+"""Reading DRAT proofs: text or binary, plain or ``.xz``/``.gz``/``.bz2``, streamed into int32
+arrays.
+
+A proof becomes two arrays: ``literals`` (each step's literals, then 0) and ``deletions`` (one
+byte per step, 1 for a ``d`` step). They are filled chunk by chunk by small numba state machines
+(:func:`_parse_text`, :func:`_parse_binary`) that carry their state from one chunk to the next, so
+neither the file's text nor Python objects per literal are ever held.
+
+Text DRAT: steps of whitespace-separated decimal literals ending in ``0``, a ``d`` first for a
+deletion, and ``c`` comment lines. Binary DRAT: a byte ``a`` or ``d`` per step, then each literal
+``l`` as the unsigned number ``2*|l| + (l < 0)`` in 7-bit groups, low group first, the high bit
+set on all groups but the last, and a 0 byte ending the step. A proof is binary when one of its
+first bytes is not one a text proof starts with (drat-trim's test, :func:`is_binary_proof`).
+
+Anything else is a :class:`ProofFormatError` naming the byte offset: a byte no proof of that kind
+has (every non-ASCII byte of a text proof, wherever it is), a literal beyond 2**31 - 1, a last
+step without its 0 (a truncated proof), an empty proof. A compressed proof may expand to at most
+:data:`MAX_EXPANSION` times its size (plus :data:`EXPANSION_SLACK`): a small archive of zeros
+does not fill the memory. Only regular files are read (not ``/dev/zero``, a FIFO or a folder).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import stat
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from puzzlesat.generator.core.errors import UserError
+
+#: the largest literal (DIMACS literals are 32-bit signed integers)
+MAX_LITERAL = 2**31 - 1
+#: a compressed proof may decompress to this many times its size ...
+MAX_EXPANSION = 64
+#: ... plus this many bytes (small archives of small proofs compress better)
+EXPANSION_SLACK = 64 << 20
+_CHUNK = 1 << 20
+_MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
+#: bytes that do not make drat-trim switch to binary: LF CR space - 0-9 c d
+_TEXT_START = frozenset(b"\n\r -0123456789cd")
+
+# parser errors (the kernels return a code and a byte offset)
+_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL = 0, 1, 2, 3
+_ERRORS = {_BAD_BYTE: "unexpected byte {byte}", _TOO_BIG: "a literal beyond 2**31-1",
+           _BAD_LITERAL: "the literal -0"}
+
+
+class ProofFormatError(Exception):
+    """The bytes are no DRAT proof: the reason names the first thing wrong and where."""
+
+
+@dataclass
+class Proof:
+    """A parsed proof: ``literals`` holds each step's literals followed by 0, ``deletions``
+    is 1 for each ``d`` step; ``binary`` says which syntax it was read in."""
+
+    literals: np.ndarray  # int32
+    deletions: np.ndarray  # uint8, one per step
+    binary: bool
+
+
+def is_binary_proof(head: bytes) -> bool:
+    """drat-trim's test on the first 12 bytes: binary when the first or second byte, or one of
+    the next ten, is not one of ``LF CR space - 0-9 c d``; after a leading ``"c "`` (a comment)
+    letters are allowed in those ten."""
+    return _first_binary_byte(head) >= 0
+
+
+def _first_binary_byte(head: bytes) -> int:
+    """Where :func:`is_binary_proof` saw a byte that is not text, or -1."""
+    comment = head[:2] == b"c "
+    for i, byte in enumerate(head[:12]):
+        if byte not in _TEXT_START and (i < 2 or not comment or not 65 <= byte <= 122):
+            return i
+    return -1
+
+
+def _describe(byte: int) -> str:
+    return f"{byte:#04x}" + (f" {chr(byte)!r}" if 32 <= byte < 127 else "")
+
+
+# parser state, carried across chunks: [mode, kind, value, negative, step_open]
+# text modes: 0 between tokens, 1 in a number, 2 in a comment, 3 just after 'd', 4 after '-'
+# binary modes: 0 expecting 'a'/'d', 1 in a step (value/shift in slots 2/3)
+_STATE = 5
+
+
+@njit(cache=True)
+def _is_space(c):
+    return c == 32 or 9 <= c <= 13
+
+
+@njit(cache=True)
+def _parse_text(data, state, literals, n_literals, deletions, n_steps):
+    """Parse one chunk of text DRAT into ``literals``/``deletions`` from the given counts;
+    returns (literals, steps, error code, offset of the bad byte in the chunk)."""
+    mode, kind, value, negative, step_open = state[0], state[1], state[2], state[3], state[4]
+    for i in range(data.shape[0]):
+        c = data[i]
+        if mode == 2:  # comment: printable ASCII up to the end of the line
+            if c == 10:
+                mode = 0
+            elif not (32 <= c <= 126 or c == 9 or c == 13):
+                return n_literals, n_steps, _BAD_BYTE, i
+            continue
+        if mode == 1 or mode == 4:
+            if 48 <= c <= 57:
+                value = value * 10 + (c - 48)
+                if value > 2147483647:
+                    return n_literals, n_steps, _TOO_BIG, i
+                mode = 1
+                continue
+            if mode == 4 or not _is_space(c):  # '-' not followed by a digit, or "12x"
+                return n_literals, n_steps, _BAD_BYTE, i
+            if value == 0:
+                if negative:
+                    return n_literals, n_steps, _BAD_LITERAL, i
+                literals[n_literals] = 0
+                deletions[n_steps] = kind
+                n_steps += 1
+                kind = 0
+                step_open = 0
+            else:
+                literals[n_literals] = -value if negative else value
+                step_open = 1
+            n_literals += 1
+            mode = 0
+            continue
+        if mode == 3:  # 'd' must stand alone
+            if not _is_space(c):
+                return n_literals, n_steps, _BAD_BYTE, i
+            mode = 0
+            continue
+        if _is_space(c):
+            continue
+        if 48 <= c <= 57 or c == 45:
+            negative = 1 if c == 45 else 0
+            value = 0 if c == 45 else c - 48
+            mode = 4 if c == 45 else 1
+            continue
+        if step_open == 0 and c == 99:
+            mode = 2
+            continue
+        if step_open == 0 and c == 100:
+            kind = 1
+            step_open = 1
+            mode = 3
+            continue
+        return n_literals, n_steps, _BAD_BYTE, i
+    state[0], state[1], state[2], state[3], state[4] = mode, kind, value, negative, step_open
+    return n_literals, n_steps, _OK, 0
+
+
+@njit(cache=True)
+def _parse_binary(data, state, literals, n_literals, deletions, n_steps):
+    """Parse one chunk of binary DRAT, like :func:`_parse_text`."""
+    mode, kind, value, shift = state[0], state[1], state[2], state[3]
+    for i in range(data.shape[0]):
+        c = np.int64(data[i])
+        if mode == 0:
+            if c == 97 or c == 100:  # 'a' or 'd'
+                kind = 1 if c == 100 else 0
+                mode = 1
+                value = 0
+                shift = 0
+                continue
+            return n_literals, n_steps, _BAD_BYTE, i
+        value |= (c & 127) << shift
+        if value > 2 * 2147483647 + 1:
+            return n_literals, n_steps, _TOO_BIG, i
+        if c & 128:
+            shift += 7
+            if shift > 35:
+                return n_literals, n_steps, _TOO_BIG, i
+            continue
+        if value == 0:
+            literals[n_literals] = 0
+            deletions[n_steps] = kind
+            n_steps += 1
+            mode = 0
+        elif value == 1:
+            return n_literals, n_steps, _BAD_LITERAL, i
+        else:
+            literals[n_literals] = -(value >> 1) if value & 1 else value >> 1
+        n_literals += 1
+        value = 0
+        shift = 0
+    state[0], state[1], state[2], state[3] = mode, kind, value, shift
+    state[4] = mode
+    return n_literals, n_steps, _OK, 0
+
+
+def _open_regular(path: str | os.PathLike):
+    """The file opened for reading, or a UserError: missing, unreadable, not a regular file."""
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UserError(f"cannot read {path}: not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressing reader that refuses to give more than ``limit`` bytes."""
+
+    def __init__(self, stream, limit: int, name: str, kind: str, size: int):
+        self.stream, self.limit, self.given = stream, limit, 0
+        self.name, self.kind, self.size = name, kind, size
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.stream.read(n)
+        self.given += len(data)
+        if self.given > self.limit:
+            raise ProofFormatError(
+                f"the {self.kind} archive ({self.size} bytes) expands beyond {self.limit} bytes "
+                f"({MAX_EXPANSION}x its size + {EXPANSION_SLACK >> 20} MB): not read (decompress "
+                f"it yourself if it is a genuine proof)")
+        return data
+
+
+def _chunks(handle, name: str, size: int, deadline: float | None):
+    """The decompressed bytes of ``handle`` in chunks of about a megabyte."""
+    head = handle.read(6)
+    kind = next((k for magic, k in _MAGIC if head.startswith(magic)), None)
+    handle.seek(0)
+    if kind is None:
+        reader = handle
+    else:
+        opener = {"xz": lzma.open, "gz": gzip.open, "bz2": bz2.open}[kind]
+        reader = _Bounded(opener(handle), MAX_EXPANSION * size + EXPANSION_SLACK, name, kind, size)
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError
+        try:
+            chunk = reader.read(_CHUNK)
+        except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
+            raise ProofFormatError(f"damaged or truncated {kind} archive ({exc})") from None
+        if not chunk:
+            return
+        yield np.frombuffer(chunk, np.uint8)
+
+
+def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None) -> Proof:
+    """Parse a proof file (or the bytes of one). A file that cannot be read is a UserError;
+    bytes that are no proof are a :class:`ProofFormatError`; past ``deadline`` (a
+    ``time.monotonic()`` value) a TimeoutError."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        handle, name, size = io.BytesIO(source), "proof", len(source)
+    else:
+        handle, name = _open_regular(source), str(source)
+        size = os.fstat(handle.fileno()).st_size
+    with handle:
+        return _parse_chunks(_chunks(handle, name, size, deadline))
+
+
+def _parse_chunks(chunks) -> Proof:
+    state = np.zeros(_STATE, np.int64)
+    literals = np.zeros(0, np.int32)
+    deletions = np.zeros(0, np.uint8)
+    n_literals = n_steps = offset = 0
+    binary = None
+    for chunk in _with_final_newline(chunks):
+        if binary is None:
+            if chunk is _NEWLINE:
+                break
+            binary = is_binary_proof(bytes(chunk[:12]))
+        elif chunk is _NEWLINE and binary:
+            break
+        # a chunk adds at most one literal per byte (binary) and one step per two bytes
+        literals = _room(literals, n_literals + chunk.shape[0] + 1)
+        deletions = _room(deletions, n_steps + chunk.shape[0] // 2 + 2)
+        parse = _parse_binary if binary else _parse_text
+        n_literals, n_steps, error, where = parse(chunk, state, literals, n_literals, deletions,
+                                                  n_steps)
+        if error and chunk is _NEWLINE:  # the file ends inside a literal ("-")
+            raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
+                                   f"{offset})")
+        if error and binary and offset + where == 0:  # neither text nor binary
+            seen = _first_binary_byte(bytes(chunk[:12]))
+            raise ProofFormatError(
+                f"not a DRAT proof: byte {seen} ({_describe(int(chunk[seen]))}) is no text DRAT, "
+                f"and binary DRAT starts with 'a' or 'd', not {_describe(int(chunk[0]))}")
+        if error:
+            what = _ERRORS[error].format(byte=_describe(int(chunk[where])))
+            kind = "binary" if binary else "text"
+            raise ProofFormatError(f"{kind} proof: {what} at byte {offset + where}")
+        offset += 0 if chunk is _NEWLINE else chunk.shape[0]
+    if binary is None:
+        raise ProofFormatError("the proof is empty")
+    if state[4]:  # a step begun and not ended by 0
+        raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
+    literals.resize(n_literals, refcheck=False)  # in place: no second copy of a large proof
+    deletions.resize(n_steps, refcheck=False)
+    return Proof(literals, deletions, bool(binary))
+
+
+def _with_final_newline(chunks):
+    """The chunks, then a newline that ends a last number (a text proof's "0" at the very end
+    of the file); a binary parser sees it as garbage only after a step has ended, so it is
+    given only to text proofs (see :func:`_parse_chunks`)."""
+    yield from chunks
+    yield _NEWLINE
+
+
+_NEWLINE = np.frombuffer(b"\n", np.uint8)
+
+
+def _room(array: np.ndarray, need: int) -> np.ndarray:
+    """``array`` with room for ``need`` items, grown in place by a quarter at least (realloc,
+    which moves large blocks by remapping pages rather than copying them)."""
+    if array.shape[0] < need:
+        array.resize(max(need, array.shape[0] + array.shape[0] // 4), refcheck=False)
+    return array
