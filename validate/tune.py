@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
@@ -179,7 +179,8 @@ def parse_params(family, texts: tuple[str, ...]) -> dict:
         elif not sep:
             raise UserError(f"--param {text}: write NAME=VALUE")
         else:
-            out[name] = coerce(param, value, "--param ")
+            with prefixed("--param "):
+                out[name] = coerce(param, value)
     return out
 
 
@@ -242,7 +243,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
                                                    for f in followers}}
     notes = []
-    if not family.uses_seed(normalize_params(family, base, "")) and samples > 1:
+    if not family.uses_seed(normalize_params(family, base)) and samples > 1:
         notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,

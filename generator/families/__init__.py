@@ -183,9 +183,9 @@ def get_family(name: str) -> Family[Any, Any]:
     return importlib.import_module(f"{__name__}.{module}")
 
 
-def coerce(param: Param, value: Any, where: str = "") -> Any:
+def coerce(param: Param, value: Any) -> Any:
     """``value`` converted to ``param.kind``, or a UserError naming the parameter."""
-    label = f"{where}{param.option}"
+    label = param.option
     if value is None:
         return None
     try:
@@ -229,18 +229,18 @@ def _strict_int(value: Any) -> int:
     return int(value)
 
 
-def normalize_params(family: Family, raw: dict, where: str = "") -> dict:
+def normalize_params(family: Family, raw: dict) -> dict:
     """Defaults filled, types checked, unknown keys rejected; key order = ``PARAMS`` order.
     Parameters left at None are dropped, so they do not clutter headers and names."""
     known = {p.name: p for p in family.PARAMS}
     unknown = [k for k in raw if k.replace("-", "_") not in known]
     if unknown:
-        raise UserError(f"{where}unknown parameter {unknown[0]!r} for family {family.NAME} "
+        raise UserError(f"unknown parameter {unknown[0]!r} for family {family.NAME} "
                         f"(known: {', '.join(known)})")
     given = {k.replace("-", "_"): v for k, v in raw.items()}
     out = {}
     for name, param in known.items():
-        value = coerce(param, given.get(name, param.default), where)
+        value = coerce(param, given.get(name, param.default))
         if value is not None:
             out[name] = value
     return out
