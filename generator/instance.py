@@ -190,14 +190,14 @@ def puzzle_from_header(header: dict, variables: int, clauses: int):
     family = get_family(header["family"])
     encoding = check_encoding(family, header["encoding"])
     try:
-        puzzle = family.puzzle_from_json(header["puzzle"])
-        size = family.estimate({}, encoding, puzzle)
+        with prefixed("header puzzle: "):
+            puzzle = family.puzzle_from_json(header["puzzle"])
+            size = family.estimate({}, encoding, puzzle)
+            refuse_size(size, True)
     except UserError:
         raise
     except Exception as exc:  # a damaged header is the file's fault, not ours
         raise UserError(f"header puzzle does not parse: {exc}") from None
-    with prefixed("header puzzle: "):
-        refuse_size(size, True)
     if variables > size.variables:  # the estimate is an upper bound
         raise UserError(f"header puzzle: {size.text()}, fewer than the file's {variables:,} "
                         f"variables")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.families import Param
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.encode import (  # noqa: F401  (contract)
@@ -141,7 +141,8 @@ def generate(params: dict, rng) -> Puzzle:
         raise UserError("--k applies to --korf and --random-trace only")
     if source == "start":
         rows, cols = _board_of_start(params)
-        start = npuzzle.check_config(params["start"], rows, cols, "--start")
+        with prefixed("--start: "):
+            start = npuzzle.check_config(params["start"], rows, cols)
         origin = "start"
     else:
         rows, cols = params.get("rows", 5), params.get("cols", 5)

@@ -76,19 +76,19 @@ def distance_parity(config: Sequence[int], cols: int) -> int:
     return (r + c) % 2
 
 
-def check_config(config: Sequence[int], rows: int, cols: int, where: str = "start") -> tuple:
+def check_config(config: Sequence[int], rows: int, cols: int) -> tuple:
     """``config`` as a tuple, or a UserError saying what is wrong with it."""
     n = rows * cols
     config = tuple(int(t) for t in config)
     if len(config) != n:
-        raise UserError(f"{where}: {rows}x{cols} board needs {n} tiles, got {len(config)}")
+        raise UserError(f"{rows}x{cols} board needs {n} tiles, got {len(config)}")
     if sorted(config) != list(range(n)):
         missing = sorted(set(range(n)) - set(config))
-        raise UserError(f"{where}: not a permutation of 0..{n - 1} (missing "
+        raise UserError(f"not a permutation of 0..{n - 1} (missing "
                         f"{', '.join(map(str, missing))})")
     if not solvable(config, rows, cols):
-        raise UserError(f"{where}: unsolvable configuration (its permutation parity does not "
-                        f"match the blank's square colour)")
+        raise UserError("unsolvable configuration (its permutation parity does not "
+                        "match the blank's square colour)")
     return config
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from puzzlesat.generator.core.errors import prefixed
 from puzzlesat.generator.families.sliding import npuzzle
 
 
@@ -35,7 +36,9 @@ def puzzle_to_json(p: Puzzle) -> dict:
 
 def puzzle_from_json(d: dict) -> Puzzle:
     rows, cols = int(d["rows"]), int(d["cols"])
-    return Puzzle(rows, cols, npuzzle.check_config(d["start"], rows, cols, "puzzle start"),
+    with prefixed("puzzle start: "):
+        start = npuzzle.check_config(d["start"], rows, cols)
+    return Puzzle(rows, cols, start,
                   int(d["budget"]), bool(d["no_undo"]),
                   None if d["distance"] is None else int(d["distance"]), int(d["lower_bound"]),
                   d["path"], str(d["source"]), str(d["origin"]))
