@@ -105,7 +105,8 @@ class SolverCommand:
 
     def argv(self, cnf: str, proof: str, timeout: str) -> list[str]:
         """The words with the placeholders filled in."""
-        values = {"cnf": cnf, "proof": proof, "timeout": timeout, None: None}
+        # lone braces were refused when the template was parsed: every field has a name
+        values = {"cnf": cnf, "proof": proof, "timeout": timeout}
 
         def fill(match: re.Match) -> str:
             text = match.group(0)

@@ -212,7 +212,7 @@ def detach_from_terminal_and_die_with(parent: int) -> None:
 def die_with(parent: int) -> None:
     """On Linux, SIGKILL this process when the thread that started it ends (its process
     dies); exit at once if ``parent`` is gone already. Elsewhere nothing."""
-    if sys.platform.startswith("linux"):
+    if _prctl is not None:  # Linux
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)

@@ -457,7 +457,7 @@ def tar_xz(top: str, files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         folders = sorted({top} | {f"{top}/{Path(rel).parent}" for rel in files if "/" in rel})
-        members = [(name, None) for name in folders]
+        members: list[tuple[str, bytes | None]] = [(name, None) for name in folders]
         members += [(f"{top}/{rel}", files[rel]) for rel in files]
         for name, data in sorted(members):
             info = tarfile.TarInfo(name)

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError, prefixed
@@ -475,7 +476,7 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
     walked: dict = {}
     medians: dict = {}
-    fresh = {"seconds": 0.0, "runs": 0}
+    fresh: dict[str, Any] = {"seconds": 0.0, "runs": 0}
     stopped_at, streak = None, 0
     total = sum(len(t) for t in plan.tasks.values())
     try:

@@ -99,7 +99,8 @@ class Draws:
     """
 
     def __init__(self, rng: Rng, block: int = 1024):
-        self.rng, self.block, self.words, self.next = rng, block, [], 0
+        self.rng, self.block, self.next = rng, block, 0
+        self.words: list[int] = []
 
     def below(self, bound: int) -> int:
         if self.next == len(self.words):

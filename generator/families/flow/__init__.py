@@ -292,8 +292,8 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
     them too. ``unsat`` grids are UNSAT by the checkerboard count (:mod:`.parity`)."""
     if params.get("unsat") == "parity":
-        holds, why = check_certificate(puzzle, CERTIFICATE)
-        assert holds, why  # move_endpoint always unbalances the count
+        checked = check_certificate(puzzle, CERTIFICATE)
+        assert checked is not None and checked[0], checked  # move_endpoint unbalances it
         return "UNSAT", CERTIFICATE
     if puzzle.planted is not None:
         if puzzle.attempts:

@@ -323,7 +323,7 @@ def _data(name: str) -> str:
 
 def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
     """Lines ``configuration length nodes path``; each path is replayed and checked."""
-    out = []
+    out: list[Trace] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -347,7 +347,7 @@ def korf_traces() -> tuple[Trace, ...]:
     """Korf & Felner's 50 instances in Korf's numbering, each with a validated optimal path."""
     by_start = {t.start: t for t in _parse_paths(_data("korf-optimal-paths.txt"),
                                                  "korf-optimal-paths.txt", "")}
-    out = []
+    out: list[Trace] = []
     for line in _data("korf.txt").splitlines():
         words = line.split()
         if len(words) != 4 or not words[0].isdigit():
