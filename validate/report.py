@@ -167,7 +167,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
-    base = dict(name=str(header.get("instance", "")), expected=expected,
+    base: dict[str, Any] = dict(name=str(header.get("instance", "")), expected=expected,
                 expected_from=header.get("expected-from"))
     if isinstance(output, MalformedOutput):
         return Verdict("MALFORMED", str(output), **base)
@@ -175,6 +175,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     base["time"] = output.time
     notes = list(output.warnings)
     if output.status == "SAT":
+        assert output.literals is not None  # every parser gives a SAT answer its model
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
         verdict = _judge_unsat(dimacs, proof, witness, **base)
@@ -192,8 +193,9 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     bad = falsified_clauses(dimacs.literals, dimacs.num_vars, literals)
     if bad.size:
         starts = clause_starts(dimacs.literals)
-        shown = [{"clause": int(i) + 1, "literals": clause_at(dimacs.literals, starts, int(i))}
-                 for i in bad[:SHOWN_FALSIFIED]]
+        shown: list[dict[str, Any]] = [
+            {"clause": int(i) + 1, "literals": clause_at(dimacs.literals, starts, int(i))}
+            for i in bad[:SHOWN_FALSIFIED]]
         first = ", ".join(f"clause {c['clause']} ({' '.join(map(str, c['literals']))} 0)"
                           for c in shown)
         return Verdict("WRONG-MODEL", f"{bad.size} of {dimacs.num_clauses} clauses falsified, "

@@ -45,7 +45,7 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -208,7 +208,7 @@ class _Stage:
 
     def flush(self) -> None:
         if self.used:
-            self.write(memoryview(self.buffer[: self.used]))
+            self.write(self.buffer[: self.used].data)
             self.used = 0
 
 
@@ -285,17 +285,18 @@ class _RunWriter:
             else:
                 change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
             bounds = [0, *change.tolist(), m]
-        words = np.take(self.words, offsets, mode="clip",
+        # numpy's stubs match no take() overload for an out= reshaped to a 2-D shape type
+        words = np.take(self.words, offsets, mode="clip",  # type: ignore[call-overload]
                         out=self._array("words", m * n, np.uint64).reshape(m, n))
         if (len(bounds) - 1) * _RUN_LITERALS > m * n:
             self.packed(words, g, width)
             return
         for first, end in zip(bounds[:-1], bounds[1:]):
             signature = lens[first]
-            key = (g, width, signature.tobytes())
-            layout = self.layouts.get(key)
+            layout_key = (g, width, signature.tobytes())
+            layout = self.layouts.get(layout_key)
             if layout is None:
-                layout = self.layouts[key] = _layout(signature.reshape(g, width))
+                layout = self.layouts[layout_key] = _layout(signature.reshape(g, width))
             self.run(words[first:end], layout)
 
     def packed(self, words: np.ndarray, g: int, width: int) -> None:
@@ -318,7 +319,7 @@ class _RunWriter:
             text = out.view(np.uint64).reshape(m, nw)
         else:
             text = self._array("text", m * nw, np.uint64).reshape(m, nw)
-        if layout.ops is not None:
+        if layout.ops is not None and layout.marks is not None:  # a narrow unit
             part = self._array("part", m, np.uint64)
             for column, word, shift, amount, first in layout.ops:
                 source, target = words[:, column], text[:, word]
@@ -338,6 +339,7 @@ class _RunWriter:
                 else:
                     text[:, word] = value
         else:
+            assert layout.groups is not None  # a wide unit
             text[:] = preset
             for columns, at, up, spill, spill_at, down in layout.groups:
                 part = words[:, columns]
@@ -380,7 +382,8 @@ def _layout(lens: np.ndarray) -> _Layout:
         ops, written = [], set()
         for c in np.flatnonzero(length).tolist():
             word, r = divmod(int(at[c]), 8)
-            places = [(word, np.left_shift if r else None, _SHIFT[r])]
+            places: list[tuple[int, Any, Any]] = [(word, np.left_shift if r else None,
+                                                   _SHIFT[r])]
             if r + length[c] > 8:  # the text runs on into the next word
                 places.append((word + 1, np.right_shift, _SHIFT[8 - r]))
             for w, shift, amount in places:
@@ -601,6 +604,7 @@ def atomic_file(path: str | os.PathLike):
             os.fsync(fd)
         finally:
             os.close(fd)
+        assert tmp is not None  # the loop ends only once it has made tmp
         os.replace(tmp, path)
     except BaseException as exc:
         if tmp is not None:
@@ -816,7 +820,8 @@ class Dimacs:
 
     def clauses(self) -> list[list[int]]:
         """Clauses as lists (reference path)."""
-        out, cur = [], []
+        out: list[list[int]] = []
+        cur: list[int] = []
         for lit in self.literals.tolist():
             if lit == 0:
                 out.append(cur)
@@ -867,7 +872,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     # tells whether the slower line-wise regular expressions are needed at all; without them
     # the clauses are read in place (a memoryview), never copied.
     body = p.end()
-    clauses = memoryview(text)[body:]
+    clauses: memoryview | bytes = memoryview(text)[body:]
     if text.find(b"c", body) >= 0:
         clauses = bytes(clauses)
         comments += [m.group(0).decode("utf-8", "replace").strip()
