@@ -88,7 +88,7 @@ def _generate_command(family) -> click.Command:
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
                    f"({inst.expected_from})", err=True)
 
-    params = [_click_option(p) for p in family.PARAMS] + [
+    params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
                      help="Random seed (recorded in the header) [default: 0]."),
         click.Option(["--encoding"], type=click.Choice(list(family.ENCODINGS)), default=None,

@@ -342,7 +342,7 @@ def _param_grid(family, raw: dict, zipped: dict) -> Iterator[dict]:
     keys of ``zip`` vary together (their lists must be equally long): one axis, not a product.
     """
     kinds = {p.name: p.kind for p in family.PARAMS}
-    axes = [[(key, v) for v in _values(kinds, key, value, f"params.{key}")]
+    axes: list[list[Any]] = [[(key, v) for v in _values(kinds, key, value, f"params.{key}")]
             for key, value in raw.items()]
     if zipped:
         columns = {key: _values(kinds, key, value, f"zip.{key}")
