@@ -46,9 +46,11 @@ class Instance:
 
     @property
     def witness(self):
+        """A known solution of the puzzle (the planted one), or None."""
         return self.family.witness(self.puzzle)
 
     def header(self) -> dict:
+        """The self-describing header written as the DIMACS file's comments."""
         return {
             "puzzlesat-format": FORMAT_VERSION,
             "generator": f"puzzlesat {puzzlesat.__version__}",
@@ -65,6 +67,7 @@ class Instance:
         }
 
     def witness_json(self) -> dict | None:
+        """The witness file's JSON, or None when no solution is known."""
         solution = self.witness
         if solution is None:
             return None
@@ -149,6 +152,7 @@ def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str
 
 
 def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str) -> str:
+    """The ``puzzlesat generate`` command line that builds this instance again."""
     words = ["puzzlesat", "generate", family.NAME]
     by_name = {p.name: p for p in family.PARAMS}
     for key, value in params.items():

@@ -24,9 +24,11 @@ class FamilyGroup(click.Group):
     imported only when asked for."""
 
     def list_commands(self, ctx):
+        """The family names, one ``generate`` subcommand each."""
         return family_names()
 
     def get_command(self, ctx, name):
+        """The ``generate`` command of family ``name``, or None."""
         if name not in family_names():
             return None
         return _generate_command(get_family(name))
@@ -116,6 +118,7 @@ class Seconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
+        """Seconds as a positive finite float within the runner's limit, or a usage error."""
         import math
 
         from puzzlesat.validate.runner import MAX_TIME_LIMIT
@@ -138,6 +141,7 @@ class PuzzlesatGroup(click.Group):
     """The top-level group: a KeyboardInterrupt in a command becomes :class:`Interrupted`."""
 
     def invoke(self, ctx):
+        """Run the command; a Ctrl-C in it becomes :class:`Interrupted`."""
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

@@ -85,6 +85,7 @@ class SolverCommand:
         return command
 
     def uses(self, placeholder: str) -> bool:
+        """Whether the template names ``{placeholder}``."""
         return any(m.group(1) == placeholder for w in self.words for m in _FIELD.finditer(w))
 
     @property

@@ -89,6 +89,7 @@ class PuzzleReport:
     picture: str
 
     def line(self) -> str:
+        """One line saying whether the decoded solution keeps the puzzle's rules."""
         head = f"puzzle ({self.family}, encoding {self.encoding}): "
         if not self.problems:
             return head + "solution passes the puzzle's rules"
@@ -119,6 +120,7 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
+        """The process exit code this verdict asks for."""
         if self.checker_failure:
             return CHECKER_FAILURE_EXIT
         if self.failed:
@@ -126,6 +128,7 @@ class Verdict:
         return 0 if self.verdict in VERIFIED else 1
 
     def text(self) -> str:
+        """The verdict for a person: the verdict line, then notes and puzzle check."""
         lines = [f"{self.verdict} {self.instance}: {self.reason}"]
         if self.checker_failure:
             lines.append(f"CHECKER FAILURE: {self.checker_failure}")
@@ -139,11 +142,13 @@ class Verdict:
         return "\n".join(lines) + "\n"
 
     def puzzle_cell(self) -> str:
+        """The puzzle check for a table cell (empty when not checked)."""
         if self.puzzle is None:
             return ""
         return "ok" if not self.puzzle.problems else "invalid: " + "; ".join(self.puzzle.problems)
 
     def to_json(self) -> dict:
+        """The verdict as JSON (None fields left out)."""
         out = {k: getattr(self, k) for k in ("verdict", "reason", "instance", "output", "name",
                                               "claimed", "expected", "expected_from",
                                               "falsified", "notes", "time",
@@ -456,6 +461,7 @@ TABLE_COLUMNS = ("instance", "name", "expected", "claimed", "verdict", "puzzle",
 
 
 def table_rows(verdicts: list[Verdict]) -> list[dict]:
+    """One CSV row per verdict."""
     return [{"instance": v.instance, "name": v.name, "expected": v.expected or "",
              "claimed": v.claimed or "", "verdict": v.verdict, "puzzle": v.puzzle_cell(),
              "time": "" if v.time is None else v.time, "reason": v.reason} for v in verdicts]

@@ -105,6 +105,7 @@ class SolveResult:
 
     @property
     def exit_code(self) -> int:
+        """The solver's status as a SAT-competition exit code."""
         return EXIT_CODES[self.status]
 
     def output(self, seconds: bool = False) -> bytes:
@@ -138,6 +139,7 @@ def v_lines(model: np.ndarray) -> list[str]:
 
 
 def clause_lists(flat: np.ndarray) -> list[list[int]]:
+    """The clauses of a flat 0-terminated literal array as lists."""
     ends = np.flatnonzero(flat == 0)
     return [c[:-1].tolist() for c in np.split(flat, ends + 1)[:-1]]
 
@@ -326,6 +328,7 @@ def manifest_results(suite_dir: str | os.PathLike) -> dict[str, str]:
 
 
 def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".out") -> Path:
+    """Where the answer for ``instance`` is written in ``results_dir``."""
     return Path(results_dir) / (instance.name + suffix)
 
 
@@ -379,6 +382,7 @@ class SuiteRun:
     kept: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        """One line: answers by status and earlier answers kept."""
         text = ", ".join(f"{n} {status}" for status, n in self.counts.items())
         if self.kept:
             text += (f"; kept {len(self.kept)} earlier answers over UNKNOWN (--overwrite "

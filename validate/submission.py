@@ -93,6 +93,7 @@ class InstanceCheck:
         return bool(self.hard) and self.solved
 
     def line(self) -> str:
+        """One line on the instance: solved, hard or easy, wrong answers."""
         hard = {True: "hard", False: "easy", None: "hard?"}[self.hard]
         ok = "solved" if self.solved else "NOT SOLVED"
         wrong = f" WRONG by {','.join(self.wrong)}" if self.wrong else ""

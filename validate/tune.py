@@ -81,6 +81,7 @@ class Limit:
         return f"{self.solver}:{self.seconds:g}"
 
     def text(self) -> str:
+        """``solver within N s``."""
         return f"{self.solver} within {self.seconds:g} s"
 
 
@@ -138,6 +139,7 @@ class Follow:
     offset: float
 
     def at(self, value: int) -> int:
+        """The followed parameter's value at ``value`` of the axis (at least 1)."""
         return max(1, math.floor(self.ratio * value + self.offset + 0.5))
 
 
@@ -347,6 +349,7 @@ class RunCache:
         return None  # stopped below this limit: decides nothing here
 
     def store(self, task: Task, record: dict) -> None:
+        """Record a run of ``task``, merging its keys with an earlier record of the instance."""
         known = self.records.get((record["gbd_hash"], record["solver"]))
         keys = sorted({*record["keys"], *(known["keys"] if known else [])})
         record = {**record, "keys": keys}
@@ -404,13 +407,16 @@ class Tune:
 
     @property
     def in_band(self) -> list[int]:
+        """The axis values whose median instance is in the band."""
         return [v for v, m in self.medians.items() if m == "band"]
 
     @property
     def spent(self) -> float:
+        """Solver seconds spent over every sample."""
         return sum(r["seconds"] for s in self.all_samples() for r in s.runs)
 
     def all_samples(self) -> Iterator[Sample]:
+        """Every sample, axis value by axis value."""
         for samples in self.samples.values():
             yield from samples
 
@@ -421,9 +427,11 @@ class Tune:
 
     @property
     def exit_code(self) -> int:
+        """0 when some value is in the band, 1 otherwise."""
         return 0 if self.in_band else 1
 
     def summary(self) -> str:
+        """The table of axis values, their samples' classes, and the values in the band."""
         plan = self.plan
         lines = []
         for value, samples in self.samples.items():

@@ -84,6 +84,7 @@ def canonical_json(value) -> str:
 
 
 def header_lines(header: dict) -> list[str]:
+    """The ``c`` comment lines of ``header``: known keys in :data:`HEADER_ORDER` first."""
     keys = [k for k in HEADER_ORDER if k in header] + [k for k in header if k not in HEADER_ORDER]
     lines = []
     for key in keys:
@@ -562,6 +563,7 @@ class FileWriter:
         self.started = position  # where the disk has not yet been told to start
 
     def write(self, data) -> int:
+        """Write all of ``data`` to the file descriptor; the number of bytes written."""
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
@@ -816,6 +818,7 @@ class Dimacs:
 
     @property
     def clause_ends(self) -> np.ndarray:
+        """The index of each clause's terminating 0 in ``literals``."""
         return np.flatnonzero(self.literals == 0)
 
     def clauses(self) -> list[list[int]]:
@@ -845,6 +848,7 @@ class Dimacs:
 
     @property
     def gbd_hash(self) -> str:
+        """The GBD hash of the clauses (the header is not hashed)."""
         return gbd_hash_of_literals(self.literals)
 
 

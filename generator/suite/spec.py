@@ -63,10 +63,12 @@ class Task:
 
     @property
     def file(self) -> str:
+        """The instance's path in the published suite."""
         return f"instances/{self.name}.cnf{COMPRESSION_SUFFIX[self.compression]}"
 
     @property
     def witness_file(self) -> str:
+        """The witness file's path in the published suite."""
         return f"witnesses/{self.name}.json"
 
 

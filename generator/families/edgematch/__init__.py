@@ -212,6 +212,7 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 
 def uses_seed(params: dict) -> bool:
+    """Whether the pieces are drawn (a piece file leaves nothing to the seed)."""
     return "pieces" not in params
 
 

@@ -48,6 +48,7 @@ class Puzzle:
 
     @cached_property
     def board(self) -> Board:
+        """The board's squares, classes and palette for encoding this puzzle."""
         return Board(self)
 
 

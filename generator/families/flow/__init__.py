@@ -188,10 +188,12 @@ PARAMS: tuple[Param, ...] = (
 
 # -- the contract: params, generation, expected results ----------------------------------------
 def uses_seed(params: dict) -> bool:
+    """Whether the grid is drawn (a level file leaves nothing to the seed)."""
     return "puzzle" not in params
 
 
 def instance_name(params: dict, draw: str | None, encoding: str) -> str:
+    """``flow-<size>-<colours>...-<encoding>``; a level file is named by its stem."""
     if "puzzle" in params:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(params["puzzle"]).name.split(".")[0])
         return f"flow-{stem}-{encoding}"
@@ -313,4 +315,5 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 
 def witness(puzzle: Puzzle) -> Solution | None:
+    """The planted solution, or None for a grid read from a file."""
     return puzzle.planted

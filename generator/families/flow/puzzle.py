@@ -41,14 +41,17 @@ class Puzzle:
 
     @property
     def height(self) -> int:
+        """Rows of the grid."""
         return int(self.endpoints.shape[0])
 
     @property
     def width(self) -> int:
+        """Columns of the grid."""
         return int(self.endpoints.shape[1])
 
     @property
     def num_colors(self) -> int:
+        """The number of colours (endpoint pairs)."""
         return len(self.labels)
 
 
@@ -104,11 +107,13 @@ def _label_row(puzzle: Puzzle, r: int) -> str:
 
 
 def puzzle_to_json(puzzle: Puzzle) -> dict:
+    """The puzzle as JSON: width, height and the rows in the text format."""
     return {"width": puzzle.width, "height": puzzle.height,
             "rows": [_label_row(puzzle, r) for r in range(puzzle.height)]}
 
 
 def puzzle_from_json(data) -> Puzzle:
+    """The puzzle from its JSON, or a UserError saying what is wrong."""
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise UserError("expected an object with 'width', 'height' and 'rows'")
     puzzle = _puzzle_from_rows(data["rows"])
@@ -135,11 +140,13 @@ def load_puzzle(path: str) -> Puzzle:
 
 # -- solutions --------------------------------------------------------------------------------
 def solution_to_json(solution: Solution) -> dict:
+    """The solution as JSON: each cell's colour, and its links as hex digits per row."""
     return {"colors": solution.colors.tolist(),
             "links": ["".join(f"{m:x}" for m in row) for row in solution.links.tolist()]}
 
 
 def solution_from_json(data) -> Solution:
+    """The solution from its JSON."""
     try:
         colors = np.array(data["colors"], dtype=np.int64)
         links = np.array([[int(ch, 16) for ch in row] for row in data["links"]], dtype=np.int64)

@@ -48,6 +48,7 @@ MOVE_DIRECTIONS = [0, 2, 3, 1]
 
 # -- configurations -------------------------------------------------------------------------
 def goal(rows: int, cols: int) -> tuple[int, ...]:
+    """The solved board: tiles in order, the blank (0) first."""
     return tuple(range(rows * cols))
 
 
@@ -306,6 +307,7 @@ class Trace:
 
     @property
     def length(self) -> int:
+        """The number of moves."""
         return len(self.moves)
 
     def truncation(self, k: int) -> tuple[tuple, str]:
