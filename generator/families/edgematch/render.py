@@ -26,8 +26,7 @@ def puzzle_to_json(puzzle: Puzzle) -> dict:
 def puzzle_from_json(data: dict) -> Puzzle:
     """The puzzle from its JSON, checked as a piece file is."""
     puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
-                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")),
-                       "puzzle")
+                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")))
     puzzle.turn_seed = data.get("turn_seed")
     return puzzle
 
