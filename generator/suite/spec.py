@@ -103,7 +103,7 @@ def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
     return parse_spec(text, str(path), force=force, base=Path(path).parent)
 
 
-def parse_spec(text: bytes, where: str, force: bool = False,
+def parse_spec(text: bytes, name: str, force: bool = False,
                base: str | os.PathLike | None = None) -> Spec:
     """Validate spec text and expand its groups into tasks (nothing is built or written).
 
@@ -111,29 +111,29 @@ def parse_spec(text: bytes, where: str, force: bool = False,
     made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
     tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
-    data = load_toml(text, where)
+    data = load_toml(text, name)
     unknown = [k for k in data if k not in ("suite", "group")]
     if unknown:
-        raise UserError(f"{where}: unknown top-level key {unknown[0]!r} (expected [suite] and "
+        raise UserError(f"{name}: unknown top-level key {unknown[0]!r} (expected [suite] and "
                         f"[[group]] tables)")
     if not isinstance(data.get("suite"), dict):
-        raise UserError(f"{where}: missing [suite] table")
-    with prefixed(f"{where} [suite]: "):
+        raise UserError(f"{name}: missing [suite] table")
+    with prefixed(f"{name} [suite]: "):
         suite = _suite_table(data["suite"])
     groups = data.get("group", [])
     if not isinstance(groups, list):
-        raise UserError(f"{where}: 'group' must be an array of tables ([[group]])")
-    inputs = _Inputs(Path(base) if base is not None else Path("."), where)
+        raise UserError(f"{name}: 'group' must be an array of tables ([[group]])")
+    inputs = _Inputs(Path(base) if base is not None else Path("."), name)
     tasks: list[Task] = []
     for number, group in enumerate(groups, start=1):
-        with prefixed(f"{where} [[group]] {number}: "):
+        with prefixed(f"{name} [[group]] {number}: "):
             count = _group_size(group)
             if len(tasks) + count > MAX_SUITE_INSTANCES and not force:
                 raise UserError(f"the suite would have up to {len(tasks) + count} instances "
                                 f"(more than {MAX_SUITE_INSTANCES}): pass --force to build it "
                                 f"anyway")
             tasks += _expand_group(group, number, suite, inputs)
-    with prefixed(f"{where}: "):
+    with prefixed(f"{name}: "):
         _check_unique_names(tasks)
     extra = {k: suite[k] for k in SUITE_KEYS if k in suite and k not in REQUIRED_SUITE_KEYS
              and k != "compression"}
@@ -146,8 +146,8 @@ class _Inputs:
     """Input files named by params, resolved against the spec's folder and renamed
     ``inputs/<file>`` for the published suite."""
 
-    def __init__(self, base: Path, where: str):
-        self.base, self.where = base, where
+    def __init__(self, base: Path, name: str):
+        self.base, self.name = base, name
         self.files: dict[str, bytes] = {}  # inputs/<file> -> bytes
         self.renamed: dict[str, str] = {}  # value written in the spec -> inputs/<file>
         self.sources: dict[str, str] = {}  # inputs/<file> -> the path it was read from
@@ -189,8 +189,8 @@ class _Inputs:
         for old, rel in self.renamed.items():
             for quote in ('"', "'"):
                 new = new.replace(f"{quote}{old}{quote}", f"{quote}{rel}{quote}")
-        if load_toml(new, self.where) != _renamed(data, self.renamed):
-            raise UserError(f"{self.where}: cannot rewrite the input paths "
+        if load_toml(new, self.name) != _renamed(data, self.renamed):
+            raise UserError(f"{self.name}: cannot rewrite the input paths "
                             f"({', '.join(self.renamed)}) to {INPUTS}/: write them as "
                             f"plain strings")
         return new.encode("utf-8")
