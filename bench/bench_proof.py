@@ -131,7 +131,7 @@ def main() -> None:
         print(f"{'proof':14} {'checker':15} {'wall s':>8} {'peak MB':>8} {'vs drat-trim':>13}  "
               f"verdict")
         for name, proof in proofs:
-            rows = []
+            rows: list[tuple[str, list[str], float | None]] = []
             if drat_trim:
                 rows.append(("drat-trim", [drat_trim, str(cnf), str(proof), "-t", "100000"],
                              None))

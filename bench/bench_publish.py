@@ -57,8 +57,8 @@ def _lzma_alone(out: Path) -> tuple[float, int]:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
         spec = tmp / "bench.toml"
         spec.write_text(SPEC)
         one = _publish(spec, tmp / "one", 1)

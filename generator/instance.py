@@ -14,7 +14,7 @@ from typing import Any
 import puzzlesat
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.dimacs import FORMAT_VERSION
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import (
     FORCE_BYTES,
@@ -46,9 +46,11 @@ class Instance:
 
     @property
     def witness(self):
+        """A known solution of the puzzle (the planted one), or None."""
         return self.family.witness(self.puzzle)
 
     def header(self) -> dict:
+        """The self-describing header written as the DIMACS file's comments."""
         return {
             "puzzlesat-format": FORMAT_VERSION,
             "generator": f"puzzlesat {puzzlesat.__version__}",
@@ -65,6 +67,7 @@ class Instance:
         }
 
     def witness_json(self) -> dict | None:
+        """The witness file's JSON, or None when no solution is known."""
         solution = self.witness
         if solution is None:
             return None
@@ -73,7 +76,7 @@ class Instance:
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
-          name: str | None = None, where: str = "", certify=None, force: bool = False,
+          name: str | None = None, certify=None, force: bool = False,
           files_root: str | os.PathLike | None = None) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
     ``certify`` (a :data:`~puzzlesat.generator.families.Certifier`) proves UNSAT answers for
@@ -82,24 +85,24 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
     are read (the header keeps the relative path)."""
     family = get_family(family_name)
-    params = normalize_params(family, params, where)
+    params = normalize_params(family, params)
     encoding = check_encoding(family, encoding)
     if name is not None and not SAFE_NAME.match(name):
-        raise UserError(f"{where}--name {name[:100]!r} must be letters, digits, '.', '_', '-' "
+        raise UserError(f"--name {name[:100]!r} must be letters, digits, '.', '_', '-' "
                         f"(at most 200; no slash, space or newline)")
     if not family.uses_seed(params):
         seed = None
     elif seed is None:
         seed = 0
     elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise UserError(f"{where}seed must be a non-negative integer, got {seed!r}")
+        raise UserError(f"seed must be a non-negative integer, got {seed!r}")
     made = params
     if files_root is not None:
         files = file_params(family)
         made = {k: (os.path.join(files_root, v) if k in files
                     and isinstance(v, str) and v.startswith("inputs/") else v)
                 for k, v in params.items()}
-    check_size(family, made, encoding, force, where, seed)
+    check_size(family, made, encoding, force, seed)
     puzzle = family.generate(made, Rng(seed if seed is not None else 0))
     formula = family.encode(puzzle, encoding)
     expected, source = family.expected(puzzle, made, certify)
@@ -109,30 +112,30 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,
-               where: str = "", seed: int | None = None) -> Estimate:
+               seed: int | None = None) -> Estimate:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
     above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``.
     ``family`` is a module or a name. A ``loose`` estimate that fails is asked again with the
     puzzle generated from ``seed`` (cheap next to its CNF), as :func:`build` will make it."""
     if isinstance(family, str):
         family = get_family(family)
-        params = normalize_params(family, params, where)
+        params = normalize_params(family, params)
     size = family.estimate(params, encoding)
     if size.loose and not _fits(size, force):
         puzzle = family.generate(params, Rng(seed if seed is not None else 0))
         size = family.estimate(params, encoding, puzzle)
-    refuse_size(size, force, where)
+    refuse_size(size, force)
     return size
 
 
-def refuse_size(size: Estimate, force: bool = False, where: str = "") -> None:
+def refuse_size(size: Estimate, force: bool = False) -> None:
     """A UserError stating ``size`` when it is beyond the DIMACS limits, or past
     :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes without ``force``."""
     if size.variables > MAX_VARIABLES or size.clauses > MAX_CLAUSES:
-        raise UserError(f"{where}{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
+        raise UserError(f"{size.text()}: beyond the DIMACS limit of 2^31-1 variables "
                         f"and clauses; choose smaller parameters")
     if (size.clauses > FORCE_CLAUSES or size.bytes > FORCE_BYTES) and not force:
-        raise UserError(f"{where}{size.text()} (more than 10^{len(str(FORCE_CLAUSES)) - 1} "
+        raise UserError(f"{size.text()} (more than 10^{len(str(FORCE_CLAUSES)) - 1} "
                         f"clauses or {FORCE_BYTES / 1e9:g} GB): pass --force to build it "
                         f"anyway")
 
@@ -149,6 +152,7 @@ def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str
 
 
 def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str) -> str:
+    """The ``puzzlesat generate`` command line that builds this instance again."""
     words = ["puzzlesat", "generate", family.NAME]
     by_name = {p.name: p for p in family.PARAMS}
     for key, value in params.items():
@@ -190,13 +194,14 @@ def puzzle_from_header(header: dict, variables: int, clauses: int):
     family = get_family(header["family"])
     encoding = check_encoding(family, header["encoding"])
     try:
-        puzzle = family.puzzle_from_json(header["puzzle"])
-        size = family.estimate({}, encoding, puzzle)
+        with prefixed("header puzzle: "):
+            puzzle = family.puzzle_from_json(header["puzzle"])
+            size = family.estimate({}, encoding, puzzle)
+            refuse_size(size, True)
     except UserError:
         raise
     except Exception as exc:  # a damaged header is the file's fault, not ours
         raise UserError(f"header puzzle does not parse: {exc}") from None
-    refuse_size(size, True, "header puzzle: ")
     if variables > size.variables:  # the estimate is an upper bound
         raise UserError(f"header puzzle: {size.text()}, fewer than the file's {variables:,} "
                         f"variables")

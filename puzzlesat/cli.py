@@ -24,9 +24,11 @@ class FamilyGroup(click.Group):
     imported only when asked for."""
 
     def list_commands(self, ctx):
+        """The family names, one ``generate`` subcommand each."""
         return family_names()
 
     def get_command(self, ctx, name):
+        """The ``generate`` command of family ``name``, or None."""
         if name not in family_names():
             return None
         return _generate_command(get_family(name))
@@ -88,7 +90,7 @@ def _generate_command(family) -> click.Command:
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
                    f"({inst.expected_from})", err=True)
 
-    params = [_click_option(p) for p in family.PARAMS] + [
+    params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
                      help="Random seed (recorded in the header) [default: 0]."),
         click.Option(["--encoding"], type=click.Choice(list(family.ENCODINGS)), default=None,
@@ -116,6 +118,7 @@ class Seconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
+        """Seconds as a positive finite float within the runner's limit, or a usage error."""
         import math
 
         from puzzlesat.validate.runner import MAX_TIME_LIMIT
@@ -138,6 +141,7 @@ class PuzzlesatGroup(click.Group):
     """The top-level group: a KeyboardInterrupt in a command becomes :class:`Interrupted`."""
 
     def invoke(self, ctx):
+        """Run the command; a Ctrl-C in it becomes :class:`Interrupted`."""
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

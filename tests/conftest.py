@@ -43,7 +43,7 @@ def puzzlesat(capsysbinary):
         with pytest.raises(SystemExit) as exc:
             main([str(a) for a in args])
         captured = capsysbinary.readouterr()
-        return CliResult(exc.value.code or 0, captured.out.decode(), captured.err.decode())
+        return CliResult(int(exc.value.code or 0), captured.out.decode(), captured.err.decode())
 
     return run
 

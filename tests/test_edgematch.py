@@ -59,7 +59,7 @@ def reference_encode(puzzle: em.Puzzle, encoding: str) -> list[list[int]]:
                 2: r * span + C - 1 + c if r < R - 1 else None,
                 3: r * span + c - 1 if c > 0 else None}[s]
 
-    open_ids = {}
+    open_ids: dict[tuple[int, int], int] = {}
     if not puzzle.bounded:
         internal = R * (C - 1) + (R - 1) * C
         for q in range(R * C):
@@ -107,7 +107,9 @@ def reference_encode(puzzle: em.Puzzle, encoding: str) -> list[list[int]]:
         if k < 2:
             turn = int(board.normal_turn[p])
             normal = [pieces[p][(i + turn) % 4] for i in range(4)]
-            turns = list(map(int, board.turns[k]))
+            frame_turns = board.turns[k]
+            assert frame_turns is not None  # corners and borders have fixed turns
+            turns = list(map(int, frame_turns))
             for q, t in zip(classes[k], turns):
                 for i in ([1, 2] if k == 0 else [1, 2, 3]):
                     out.append([-x[p, q], lit(q, (i + t) % 4, normal[i])])

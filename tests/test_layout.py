@@ -108,3 +108,45 @@ def test_every_bench_runs_from_python_m_bench():
         required = [p for p in inspect.signature(main).parameters.values()
                     if p.default is inspect.Parameter.empty]
         assert not required, f"{path.name}: main() requires {required}"
+
+
+def _public_functions_without_docstring(path: Path) -> list[str]:
+    """``name:line`` of each public function, method or property in ``path`` with no
+    docstring (a name with a leading underscore is private; so is everything inside a
+    private class or function)."""
+    missing = []
+
+    def walk(node: ast.AST, private: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                hidden = private or child.name.startswith("_")
+                if (not hidden and not isinstance(child, ast.ClassDef)
+                        and ast.get_docstring(child) is None):
+                    missing.append(f"{child.name}:{child.lineno}")
+                walk(child, hidden or not isinstance(child, ast.ClassDef))
+
+    walk(ast.parse(path.read_text()), False)
+    return missing
+
+
+def test_every_public_function_has_a_docstring():
+    """Every public function, method and property in the product (generator/, validate/,
+    puzzlesat/) says in one line what it returns or does."""
+    files = sorted(p for top in ("generator", "validate")
+                   for p in (REPO / top).rglob("*.py"))
+    files += sorted((REPO / "puzzlesat").glob("*.py"))
+    missing = {str(p.relative_to(REPO)): names for p in files
+               if (names := _public_functions_without_docstring(p))}
+    assert not missing, "public functions without a docstring:\n" + "\n".join(
+        f"{path}: {', '.join(names)}" for path, names in missing.items())
+
+
+def test_mypy_is_clean():
+    """``mypy`` (configured by [tool.mypy] in pyproject.toml) finds no error in the source
+    tree, the tests and the benchmarks."""
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]

@@ -36,7 +36,7 @@ def write_cnf(path, formula: Formula) -> None:
 
 def pysat_proof(formula: Formula) -> bytes:
     result = run_solver((formula.flat_literals(), formula.num_vars), proof=True)
-    assert result.status == "UNSAT"
+    assert result.status == "UNSAT" and isinstance(result.proof, list)
     return "".join(line + "\n" for line in result.proof).encode()
 
 

@@ -130,7 +130,8 @@ def test_a_file_size_limit_on_the_answer_fails_loudly(tmp_path):
 # -- signals and orphans -----------------------------------------------------------------------
 def descendants(pid: int) -> set[int]:
     """Every process below ``pid`` (children of children too), from /proc."""
-    found, todo = set(), [pid]
+    found: set[int] = set()
+    todo = [pid]
     while todo:
         for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
             try:

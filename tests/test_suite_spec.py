@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ seed = 11
 
 
 def _toy_module() -> types.ModuleType:
-    toy = types.ModuleType("puzzlesat.generator.families.toy")
+    toy: Any = types.ModuleType("puzzlesat.generator.families.toy")  # built attribute by attribute
     toy.NAME = "toy"
     toy.SUMMARY = "planted unit clauses"
     toy.STORY = "A toy: n variables, each fixed by a unit clause to a planted value."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ def dimacs_text(clauses, num_vars, header=None) -> bytes:
 def planted_3sat(rng: np.random.Generator, num_vars: int, num_clauses: int):
     """Random 3-CNF with a planted model: each clause keeps a literal the plant makes true."""
     plant = rng.integers(0, 2, num_vars + 1).astype(bool)
-    clauses = []
+    clauses: list[list[int]] = []
     while len(clauses) < num_clauses:
         vs = rng.choice(np.arange(1, num_vars + 1), 3, replace=False)
         lits = np.where(rng.integers(0, 2, 3) == 1, vs, -vs)
@@ -99,6 +100,7 @@ UNSAT_2 = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
 
 def verdict_of(clauses, num_vars, output: bytes, header=None, proof=None):
     dimacs = parse_dimacs(dimacs_text(clauses, num_vars, header))
+    parsed: SolverOutput | MalformedOutput
     try:
         parsed = parse_output(output)
     except MalformedOutput as exc:
@@ -138,7 +140,7 @@ def test_verified_model_overrules_a_wrong_header():
 def _toy_family() -> types.ModuleType:
     """Pick exactly one of n boxes. Encoding "alo" only says at least one (a deliberately weak
     encoding, so a CNF model can break the puzzle rule); "exactly" adds at-most-one pairs."""
-    toy = types.ModuleType("puzzlesat.generator.families.toy_for_tests")
+    toy: Any = types.ModuleType("puzzlesat.generator.families.toy_for_tests")
     toy.NAME = "toy"
     toy.ENCODINGS = {"exactly": "ALO + pairwise AMO", "alo": "ALO only"}
     toy.puzzle_from_json = lambda data: int(data["n"])

@@ -75,6 +75,7 @@ class Calibration:
     notes: list[str]
 
     def summary(self) -> str:
+        """One line per solver: how many it solved within its limit, and the verdicts."""
         lines = []
         for solver in dict.fromkeys(r["solver"] for r in self.rows):
             mine = [r for r in self.rows if r["solver"] == solver]
@@ -192,6 +193,7 @@ def _row(instance: dict, solver: str, time_limit: float, result: dict) -> dict:
 
 
 def calibration_csv(rows: list[dict]) -> bytes:
+    """calibration.csv's bytes: one row per (instance, solver) run, in :data:`COLUMNS`."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
     writer.writeheader()

@@ -85,6 +85,7 @@ class SolverCommand:
         return command
 
     def uses(self, placeholder: str) -> bool:
+        """Whether the template names ``{placeholder}``."""
         return any(m.group(1) == placeholder for w in self.words for m in _FIELD.finditer(w))
 
     @property
@@ -105,7 +106,8 @@ class SolverCommand:
 
     def argv(self, cnf: str, proof: str, timeout: str) -> list[str]:
         """The words with the placeholders filled in."""
-        values = {"cnf": cnf, "proof": proof, "timeout": timeout, None: None}
+        # lone braces were refused when the template was parsed: every field has a name
+        values = {"cnf": cnf, "proof": proof, "timeout": timeout}
 
         def fill(match: re.Match) -> str:
             text = match.group(0)

@@ -21,12 +21,8 @@ does not fill the memory. Only regular files are read (not ``/dev/zero``, a FIFO
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
-import stat
 import time
 from dataclasses import dataclass
 
@@ -34,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import input_pieces, open_input
 
 #: the largest literal (DIMACS literals are 32-bit signed integers)
 MAX_LITERAL = 2**31 - 1
@@ -41,8 +38,6 @@ MAX_LITERAL = 2**31 - 1
 MAX_EXPANSION = 64
 #: ... plus this many bytes (small archives of small proofs compress better)
 EXPANSION_SLACK = 64 << 20
-_CHUNK = 1 << 20
-_MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
 #: bytes that do not make drat-trim switch to binary: LF CR space - 0-9 c d
 _TEXT_START = frozenset(b"\n\r -0123456789cd")
 
@@ -197,56 +192,24 @@ def _parse_binary(data, state, literals, n_literals, deletions, n_steps):
     return n_literals, n_steps, _OK, 0
 
 
-def _open_regular(path: str | os.PathLike):
-    """The file opened for reading, or a UserError: missing, unreadable, not a regular file."""
-    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UserError(f"cannot read {path}: not a regular file")
-    return os.fdopen(fd, "rb")
-
-
-class _Bounded(io.RawIOBase):
-    """A decompressing reader that refuses to give more than ``limit`` bytes."""
-
-    def __init__(self, stream, limit: int, name: str, kind: str, size: int):
-        self.stream, self.limit, self.given = stream, limit, 0
-        self.name, self.kind, self.size = name, kind, size
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.stream.read(n)
-        self.given += len(data)
-        if self.given > self.limit:
-            raise ProofFormatError(
-                f"the {self.kind} archive ({self.size} bytes) expands beyond {self.limit} bytes "
-                f"({MAX_EXPANSION}x its size + {EXPANSION_SLACK >> 20} MB): not read (decompress "
-                f"it yourself if it is a genuine proof)")
-        return data
-
-
 def _chunks(handle, name: str, size: int, deadline: float | None):
-    """The decompressed bytes of ``handle`` in chunks of about a megabyte."""
-    head = handle.read(6)
-    kind = next((k for magic, k in _MAGIC if head.startswith(magic)), None)
-    handle.seek(0)
-    if kind is None:
-        reader = handle
-    else:
-        opener = {"xz": lzma.open, "gz": gzip.open, "bz2": bz2.open}[kind]
-        reader = _Bounded(opener(handle), MAX_EXPANSION * size + EXPANSION_SLACK, name, kind, size)
-    while True:
-        if deadline is not None and time.monotonic() > deadline:
-            raise TimeoutError
-        try:
-            chunk = reader.read(_CHUNK)
-        except (lzma.LZMAError, OSError, EOFError, ValueError) as exc:
-            raise ProofFormatError(f"damaged or truncated {kind} archive ({exc})") from None
-        if not chunk:
-            return
-        yield np.frombuffer(chunk, np.uint8)
+    """The decompressed bytes of ``handle`` (decompressed by the project's one streaming
+    reader) as uint8 arrays of at most a megabyte, refused past :data:`MAX_EXPANSION` times
+    the file's ``size`` (plus :data:`EXPANSION_SLACK`); a damaged archive is no proof."""
+    limit, given = MAX_EXPANSION * size + EXPANSION_SLACK, 0
+    try:
+        for piece in input_pieces(handle, name):
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError
+            given += len(piece)
+            if given > limit:
+                raise ProofFormatError(
+                    f"the proof ({size} bytes) expands beyond {limit} bytes ({MAX_EXPANSION}x "
+                    f"its size + {EXPANSION_SLACK >> 20} MB): not read (decompress it yourself "
+                    f"if it is a genuine proof)")
+            yield np.frombuffer(piece, np.uint8)
+    except UserError as exc:  # a damaged or truncated archive: the bytes are no proof
+        raise ProofFormatError(str(exc)) from None
 
 
 def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None) -> Proof:
@@ -254,12 +217,10 @@ def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None)
     bytes that are no proof are a :class:`ProofFormatError`; past ``deadline`` (a
     ``time.monotonic()`` value) a TimeoutError."""
     if isinstance(source, bytes | bytearray | memoryview):
-        handle, name, size = io.BytesIO(source), "proof", len(source)
-    else:
-        handle, name = _open_regular(source), str(source)
+        return _parse_chunks(_chunks(io.BytesIO(source), "proof", len(source), deadline))
+    with open_input(source, "proof") as handle:
         size = os.fstat(handle.fileno()).st_size
-    with handle:
-        return _parse_chunks(_chunks(handle, name, size, deadline))
+        return _parse_chunks(_chunks(handle, str(source), size, deadline))
 
 
 def _parse_chunks(chunks) -> Proof:

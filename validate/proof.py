@@ -122,7 +122,8 @@ def certify_unsat(formula: Formula, solver: str = "cadical195",
                         proof=True)
     if result.status != "UNSAT":
         return None
-    text = "".join(line + "\n" for line in result.proof or []).encode()
+    lines = result.proof if isinstance(result.proof, list) else []  # python-sat gives lines
+    text = "".join(line + "\n" for line in lines).encode()
     check = check_proof(formula.flat_literals(), formula.num_vars, text)
     if check.ok is None:
         raise UserError(f"cannot certify UNSAT: {check.reason}")

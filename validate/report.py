@@ -94,6 +94,7 @@ class PuzzleReport:
     picture: str
 
     def line(self) -> str:
+        """One line saying whether the decoded solution keeps the puzzle's rules."""
         head = f"puzzle ({self.family}, encoding {self.encoding}): "
         if not self.problems:
             return head + "solution passes the puzzle's rules"
@@ -124,6 +125,7 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
+        """The process exit code this verdict asks for."""
         if self.checker_failure:
             return CHECKER_FAILURE_EXIT
         if self.failed:
@@ -131,6 +133,7 @@ class Verdict:
         return 0 if self.verdict in VERIFIED else 1
 
     def text(self) -> str:
+        """The verdict for a person: the verdict line, then notes and puzzle check."""
         lines = [f"{self.verdict} {self.instance}: {self.reason}"]
         if self.checker_failure:
             lines.append(f"CHECKER FAILURE: {self.checker_failure}")
@@ -144,11 +147,13 @@ class Verdict:
         return "\n".join(lines) + "\n"
 
     def puzzle_cell(self) -> str:
+        """The puzzle check for a table cell (empty when not checked)."""
         if self.puzzle is None:
             return ""
         return "ok" if not self.puzzle.problems else "invalid: " + "; ".join(self.puzzle.problems)
 
     def to_json(self) -> dict:
+        """The verdict as JSON (None fields left out)."""
         out = {k: getattr(self, k) for k in ("verdict", "reason", "instance", "output", "name",
                                               "claimed", "expected", "expected_from",
                                               "falsified", "notes", "time",
@@ -173,7 +178,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
-    base = dict(name=str(header.get("instance", "")), expected=expected,
+    base: dict[str, Any] = dict(name=str(header.get("instance", "")), expected=expected,
                 expected_from=header.get("expected-from"))
     if isinstance(output, MalformedOutput):
         return Verdict("MALFORMED", str(output), **base)
@@ -181,6 +186,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
     base["time"] = output.time
     notes = list(output.warnings)
     if output.status == "SAT":
+        assert output.literals is not None  # every parser gives a SAT answer its model
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
         verdict = _judge_unsat(dimacs, proof, witness, proof_time_limit, **base)
@@ -198,8 +204,9 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     bad = falsified_clauses(dimacs.literals, dimacs.num_vars, literals)
     if bad.size:
         starts = clause_starts(dimacs.literals)
-        shown = [{"clause": int(i) + 1, "literals": clause_at(dimacs.literals, starts, int(i))}
-                 for i in bad[:SHOWN_FALSIFIED]]
+        shown: list[dict[str, Any]] = [
+            {"clause": int(i) + 1, "literals": clause_at(dimacs.literals, starts, int(i))}
+            for i in bad[:SHOWN_FALSIFIED]]
         first = ", ".join(f"clause {c['clause']} ({' '.join(map(str, c['literals']))} 0)"
                           for c in shown)
         return Verdict("WRONG-MODEL", f"{bad.size} of {dimacs.num_clauses} clauses falsified, "
@@ -478,6 +485,7 @@ TABLE_COLUMNS = ("instance", "name", "expected", "claimed", "verdict", "puzzle",
 
 
 def table_rows(verdicts: list[Verdict]) -> list[dict]:
+    """One CSV row per verdict."""
     return [{"instance": v.instance, "name": v.name, "expected": v.expected or "",
              "claimed": v.claimed or "", "verdict": v.verdict, "puzzle": v.puzzle_cell(),
              "time": "" if v.time is None else v.time, "reason": v.reason} for v in verdicts]

@@ -104,6 +104,7 @@ class SolveResult:
 
     @property
     def exit_code(self) -> int:
+        """The solver's status as a SAT-competition exit code."""
         return EXIT_CODES[self.status]
 
     def output(self, seconds: bool = False) -> bytes:
@@ -137,6 +138,7 @@ def v_lines(model: np.ndarray) -> list[str]:
 
 
 def clause_lists(flat: np.ndarray) -> list[list[int]]:
+    """The clauses of a flat 0-terminated literal array as lists."""
     ends = np.flatnonzero(flat == 0)
     return [c[:-1].tolist() for c in np.split(flat, ends + 1)[:-1]]
 
@@ -211,7 +213,7 @@ def detach_from_terminal_and_die_with(parent: int) -> None:
 def die_with(parent: int) -> None:
     """On Linux, SIGKILL this process when the thread that started it ends (its process
     dies); exit at once if ``parent`` is gone already. Elsewhere nothing."""
-    if sys.platform.startswith("linux"):
+    if _prctl is not None:  # Linux
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
@@ -309,6 +311,7 @@ def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
 
 
 def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".out") -> Path:
+    """Where the answer for ``instance`` is written in ``results_dir``."""
     return Path(results_dir) / (instance.name + suffix)
 
 
@@ -362,6 +365,7 @@ class SuiteRun:
     kept: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        """One line: answers by status and earlier answers kept."""
         text = ", ".join(f"{n} {status}" for status, n in self.counts.items())
         if self.kept:
             text += (f"; kept {len(self.kept)} earlier answers over UNKNOWN (--overwrite "

@@ -88,6 +88,7 @@ class InstanceCheck:
         return bool(self.hard) and self.solved
 
     def line(self) -> str:
+        """One line on the instance: solved, hard or easy, wrong answers."""
         hard = {True: "hard", False: "easy", None: "hard?"}[self.hard]
         ok = "solved" if self.solved else "NOT SOLVED"
         wrong = f" WRONG by {','.join(self.wrong)}" if self.wrong else ""
@@ -421,7 +422,7 @@ def tar_xz(top: str, files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         folders = sorted({top} | {f"{top}/{Path(rel).parent}" for rel in files if "/" in rel})
-        members = [(name, None) for name in folders]
+        members: list[tuple[str, bytes | None]] = [(name, None) for name in folders]
         members += [(f"{top}/{rel}", files[rel]) for rel in files]
         for name, data in sorted(members):
             info = tarfile.TarInfo(name)

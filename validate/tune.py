@@ -47,9 +47,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
@@ -80,6 +81,7 @@ class Limit:
         return f"{self.solver}:{self.seconds:g}"
 
     def text(self) -> str:
+        """``solver within N s``."""
         return f"{self.solver} within {self.seconds:g} s"
 
 
@@ -137,6 +139,7 @@ class Follow:
     offset: float
 
     def at(self, value: int) -> int:
+        """The followed parameter's value at ``value`` of the axis (at least 1)."""
         return max(1, math.floor(self.ratio * value + self.offset + 0.5))
 
 
@@ -179,7 +182,8 @@ def parse_params(family, texts: tuple[str, ...]) -> dict:
         elif not sep:
             raise UserError(f"--param {text}: write NAME=VALUE")
         else:
-            out[name] = coerce(param, value, "--param ")
+            with prefixed("--param "):
+                out[name] = coerce(param, value)
     return out
 
 
@@ -242,7 +246,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
                                                    for f in followers}}
     notes = []
-    if not family.uses_seed(normalize_params(family, base, "")) and samples > 1:
+    if not family.uses_seed(normalize_params(family, base)) and samples > 1:
         notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,
@@ -345,6 +349,7 @@ class RunCache:
         return None  # stopped below this limit: decides nothing here
 
     def store(self, task: Task, record: dict) -> None:
+        """Record a run of ``task``, merging its keys with an earlier record of the instance."""
         known = self.records.get((record["gbd_hash"], record["solver"]))
         keys = sorted({*record["keys"], *(known["keys"] if known else [])})
         record = {**record, "keys": keys}
@@ -402,13 +407,16 @@ class Tune:
 
     @property
     def in_band(self) -> list[int]:
+        """The axis values whose median instance is in the band."""
         return [v for v, m in self.medians.items() if m == "band"]
 
     @property
     def spent(self) -> float:
+        """Solver seconds spent over every sample."""
         return sum(r["seconds"] for s in self.all_samples() for r in s.runs)
 
     def all_samples(self) -> Iterator[Sample]:
+        """Every sample, axis value by axis value."""
         for samples in self.samples.values():
             yield from samples
 
@@ -419,9 +427,11 @@ class Tune:
 
     @property
     def exit_code(self) -> int:
+        """0 when some value is in the band, 1 otherwise."""
         return 0 if self.in_band else 1
 
     def summary(self) -> str:
+        """The table of axis values, their samples' classes, and the values in the band."""
         plan = self.plan
         lines = []
         for value, samples in self.samples.items():
@@ -474,7 +484,7 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
     walked: dict = {}
     medians: dict = {}
-    fresh = {"seconds": 0.0, "runs": 0}
+    fresh: dict[str, Any] = {"seconds": 0.0, "runs": 0}
     stopped_at, streak = None, 0
     total = sum(len(t) for t in plan.tasks.values())
     try:

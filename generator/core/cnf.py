@@ -50,10 +50,12 @@ class VariableBlock:
 
     @property
     def size(self) -> int:
+        """The number of variables in the block."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def ids(self) -> np.ndarray:
+        """The block's variable ids, shaped like the block."""
         return np.arange(self.first, self.first + self.size, dtype=LITERAL_DTYPE).reshape(self.shape)
 
     def index_of(self, var: int) -> tuple[int, ...] | None:
@@ -72,10 +74,12 @@ class ClauseBlock:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(clauses, literals per clause) of the block."""
         return self.literals.shape
 
     @property
     def num_clauses(self) -> int:
+        """The number of clauses in the block."""
         return int(self.literals.shape[0])
 
 
@@ -102,10 +106,12 @@ class DeferredBlock:
 
     @property
     def literals(self) -> np.ndarray:
+        """The block's clauses, made now (rows padded with 0)."""
         return np.ascontiguousarray(self.make(), dtype=LITERAL_DTYPE).reshape(self.shape)
 
     @property
     def num_clauses(self) -> int:
+        """The number of clauses the block will make."""
         return self.shape[0]
 
 
@@ -132,6 +138,8 @@ class Formula:
 
     # -- variables -------------------------------------------------------------------------
     def new_vars(self, name: str, *shape: int) -> np.ndarray:
+        """A new block of variables called ``name`` of ``shape``, numbered after the last; its
+        ids."""
         if name in self.variables:
             raise ValueError(f"variable block {name!r} already exists")
         block = VariableBlock(name, self.num_vars + 1, tuple(int(s) for s in shape))
@@ -140,10 +148,12 @@ class Formula:
         return block.ids
 
     def var(self, name: str) -> np.ndarray:
+        """The variable ids of block ``name``."""
         return self.variables[name].ids
 
     # -- clauses ---------------------------------------------------------------------------
     def add(self, name: str, clauses) -> None:
+        """Append the clauses (an array of rows or a :class:`Deferred`) as block ``name``."""
         if isinstance(clauses, Deferred):
             shape = clauses.shape
             unit = max(1, shape[1]) if len(shape) == 3 else 1
@@ -165,6 +175,7 @@ class Formula:
 
     @property
     def num_clauses(self) -> int:
+        """The number of clauses over all blocks."""
         return sum(b.num_clauses for b in self.blocks)
 
     def iter_clauses(self) -> Iterator[list[int]]:
@@ -175,6 +186,7 @@ class Formula:
                 yield row[:end]
 
     def clauses(self) -> list[list[int]]:
+        """Every clause as a list of literals (reference path)."""
         return list(self.iter_clauses())
 
     def flat_literals(self) -> np.ndarray:

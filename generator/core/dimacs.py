@@ -45,7 +45,7 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -84,6 +84,7 @@ def canonical_json(value) -> str:
 
 
 def header_lines(header: dict) -> list[str]:
+    """The ``c`` comment lines of ``header``: known keys in :data:`HEADER_ORDER` first."""
     keys = [k for k in HEADER_ORDER if k in header] + [k for k in header if k not in HEADER_ORDER]
     lines = []
     for key in keys:
@@ -208,7 +209,7 @@ class _Stage:
 
     def flush(self) -> None:
         if self.used:
-            self.write(memoryview(self.buffer[: self.used]))
+            self.write(self.buffer[: self.used].data)
             self.used = 0
 
 
@@ -285,17 +286,18 @@ class _RunWriter:
             else:
                 change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
             bounds = [0, *change.tolist(), m]
-        words = np.take(self.words, offsets, mode="clip",
+        # numpy's stubs match no take() overload for an out= reshaped to a 2-D shape type
+        words = np.take(self.words, offsets, mode="clip",  # type: ignore[call-overload]
                         out=self._array("words", m * n, np.uint64).reshape(m, n))
         if (len(bounds) - 1) * _RUN_LITERALS > m * n:
             self.packed(words, g, width)
             return
         for first, end in zip(bounds[:-1], bounds[1:]):
             signature = lens[first]
-            key = (g, width, signature.tobytes())
-            layout = self.layouts.get(key)
+            layout_key = (g, width, signature.tobytes())
+            layout = self.layouts.get(layout_key)
             if layout is None:
-                layout = self.layouts[key] = _layout(signature.reshape(g, width))
+                layout = self.layouts[layout_key] = _layout(signature.reshape(g, width))
             self.run(words[first:end], layout)
 
     def packed(self, words: np.ndarray, g: int, width: int) -> None:
@@ -318,7 +320,7 @@ class _RunWriter:
             text = out.view(np.uint64).reshape(m, nw)
         else:
             text = self._array("text", m * nw, np.uint64).reshape(m, nw)
-        if layout.ops is not None:
+        if layout.ops is not None and layout.marks is not None:  # a narrow unit
             part = self._array("part", m, np.uint64)
             for column, word, shift, amount, first in layout.ops:
                 source, target = words[:, column], text[:, word]
@@ -338,6 +340,7 @@ class _RunWriter:
                 else:
                     text[:, word] = value
         else:
+            assert layout.groups is not None  # a wide unit
             text[:] = preset
             for columns, at, up, spill, spill_at, down in layout.groups:
                 part = words[:, columns]
@@ -380,7 +383,8 @@ def _layout(lens: np.ndarray) -> _Layout:
         ops, written = [], set()
         for c in np.flatnonzero(length).tolist():
             word, r = divmod(int(at[c]), 8)
-            places = [(word, np.left_shift if r else None, _SHIFT[r])]
+            places: list[tuple[int, Any, Any]] = [(word, np.left_shift if r else None,
+                                                   _SHIFT[r])]
             if r + length[c] > 8:  # the text runs on into the next word
                 places.append((word + 1, np.right_shift, _SHIFT[8 - r]))
             for w, shift, amount in places:
@@ -559,6 +563,7 @@ class FileWriter:
         self.started = position  # where the disk has not yet been told to start
 
     def write(self, data) -> int:
+        """Write all of ``data`` to the file descriptor; the number of bytes written."""
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
@@ -601,6 +606,7 @@ def atomic_file(path: str | os.PathLike):
             os.fsync(fd)
         finally:
             os.close(fd)
+        assert tmp is not None  # the loop ends only once it has made tmp
         os.replace(tmp, path)
     except BaseException as exc:
         if tmp is not None:
@@ -812,11 +818,13 @@ class Dimacs:
 
     @property
     def clause_ends(self) -> np.ndarray:
+        """The index of each clause's terminating 0 in ``literals``."""
         return np.flatnonzero(self.literals == 0)
 
     def clauses(self) -> list[list[int]]:
         """Clauses as lists (reference path)."""
-        out, cur = [], []
+        out: list[list[int]] = []
+        cur: list[int] = []
         for lit in self.literals.tolist():
             if lit == 0:
                 out.append(cur)
@@ -840,6 +848,7 @@ class Dimacs:
 
     @property
     def gbd_hash(self) -> str:
+        """The GBD hash of the clauses (the header is not hashed)."""
         return gbd_hash_of_literals(self.literals)
 
 
@@ -867,7 +876,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     # tells whether the slower line-wise regular expressions are needed at all; without them
     # the clauses are read in place (a memoryview), never copied.
     body = p.end()
-    clauses = memoryview(text)[body:]
+    clauses: memoryview | bytes = memoryview(text)[body:]
     if text.find(b"c", body) >= 0:
         clauses = bytes(clauses)
         comments += [m.group(0).decode("utf-8", "replace").strip()

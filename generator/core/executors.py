@@ -36,7 +36,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -78,13 +78,16 @@ class DaskExecutor(Executor):
         self._slots, self._asked = 1, -1.0
 
     def submit(self, fn, /, *args, **kwargs):
+        """Run ``fn(*args, **kwargs)`` on the cluster."""
         return self._inner.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop handing out work (the cluster itself is its owner's to close)."""
         self._inner.shutdown(wait=wait)
 
     @property
     def slots(self) -> int:
+        """The cluster's worker threads now (asked at most once a second)."""
         if time.monotonic() - self._asked >= 1.0:
             self._slots = max(1, sum(self.client.nthreads().values()))
             self._asked = time.monotonic()
@@ -172,7 +175,9 @@ def _exit_with_parent() -> None:
     the process that owns the pool ends. Its sentinel pipe says so for every start method;
     the worker's parent process is not it under forkserver (Python 3.14's default on Linux),
     where the fork server lives as long as its workers do."""
-    multiprocessing.parent_process().join()
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # always, in a pool's worker
+        parent.join()
     os._exit(1)
 
 
@@ -203,10 +208,13 @@ class LocalPool(Executor):
             self._pool = ProcessPoolExecutor(max_workers=self.slots, initializer=_worker_init)
 
     def submit(self, fn, /, *args, **kwargs):
+        """Run ``fn(*args, **kwargs)`` in a worker (the pool starts at ``slots`` if no run
+        fitted it first)."""
         self.fit(self.slots)
         return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Shut the pool down, if it was started."""
         if self._pool is not None:
             self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
@@ -217,7 +225,7 @@ def local_executor(jobs: int) -> Executor | None:
     return LocalPool(jobs) if jobs > 1 else None
 
 
-def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
+def run_tasks(fn: Callable, calls: Iterable[tuple], executor: Executor | None,
               window: int = 0, slots: int | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, fn(*calls[index]))`` as results arrive.
 
@@ -232,8 +240,8 @@ def run_tasks(fn: Callable, calls: list[tuple], executor: Executor | None,
         for index, args in enumerate(calls):
             yield index, fn(*args)
         return
-    if isinstance(executor, LocalPool):
-        executor.fit(len(calls))
+    if isinstance(executor, LocalPool) and isinstance(calls, Sized):
+        executor.fit(len(calls))  # calls asked for lazily (tune) leave the pool at -j
     pending: dict = {}
     todo = iter(enumerate(calls))
     try:

@@ -22,8 +22,8 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, BinaryIO
 
 from puzzlesat.generator.core.errors import UserError
 
@@ -109,7 +109,7 @@ def read_stream(handle: BinaryIO, name: str, limit: int, what: str = "input",
     return b"".join(parts)
 
 
-def input_pieces(handle: BinaryIO, name: str) -> Iterator[bytes]:
+def input_pieces(handle: BinaryIO, name: str) -> Generator[bytes, None, None]:
     """The text of an open binary file in pieces of at most 1 MB, decompressed as it is read
     when its magic bytes say xz, gzip or bzip2 (for a reader that streams: it holds one
     piece at a time and stops where it likes)."""
@@ -146,6 +146,8 @@ class _Stream:
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
+        # three decompressors with no common type in the stubs (zlib's has unconsumed_tail)
+        self.decoder: Any
         if kind == "xz":
             self.decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
         elif kind == "bz2":
@@ -206,9 +208,10 @@ def _inflate_streams(chunks: Iterator[bytes], kind: str) -> Iterator[bytes]:
             stream, data = _Stream(kind), rest
             continue
         while kind == "xz" and not rest.strip(b"\0"):  # xz allows zero padding at the end
-            rest = next(chunks, None)
-            if rest is None:
+            more = next(chunks, None)
+            if more is None:
                 return
+            rest = more
         if rest:
             raise ValueError(f"trailing data after the {kind} stream")
         return
@@ -239,7 +242,7 @@ def check_distinct(*named: tuple[str, str | os.PathLike | None]) -> None:
     for label, path in named:
         if path is None or str(path) == "-":
             continue
-        keys = {("path", os.path.realpath(path))}
+        keys: set[tuple] = {("path", os.path.realpath(path))}
         with contextlib.suppress(OSError):
             status = os.stat(path)
             keys.add(("inode", status.st_dev, status.st_ino))

@@ -69,6 +69,7 @@ class Rng:
         return out
 
     def integer(self, bound: int) -> int:
+        """A uniform integer in ``[0, bound)``."""
         return int(self.integers(bound, 1)[0])
 
     def permutation(self, n: int) -> np.ndarray:
@@ -80,6 +81,7 @@ class Rng:
         return perm
 
     def choice(self, items: list):
+        """A uniformly chosen item of ``items``."""
         return items[self.integer(len(items))]
 
     def draws(self, block: int = 1024) -> Draws:
@@ -99,9 +101,11 @@ class Draws:
     """
 
     def __init__(self, rng: Rng, block: int = 1024):
-        self.rng, self.block, self.words, self.next = rng, block, [], 0
+        self.rng, self.block, self.next = rng, block, 0
+        self.words: list[int] = []
 
     def below(self, bound: int) -> int:
+        """A uniform integer in ``[0, bound)`` from the buffered words."""
         if self.next == len(self.words):
             self.words, self.next = self.rng.raw(self.block).tolist(), 0
         word = self.words[self.next]

@@ -32,6 +32,7 @@ class Stopped(BaseException):
 
     @property
     def exit_code(self) -> int:
+        """The shell's code for death by the signal: 128 + its number."""
         return 128 + self.signum
 
 

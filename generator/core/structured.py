@@ -24,43 +24,43 @@ from puzzlesat.generator.core.errors import UserError
 MAX_DEPTH = 32
 
 
-def load_json(text: str | bytes, where: str) -> Any:
-    """The value of JSON ``text``, or a UserError ``{where}: not valid JSON (why)``."""
+def load_json(text: str | bytes, name: str) -> Any:
+    """The value of JSON ``text``, or a UserError ``{name}: not valid JSON (why)``."""
     try:
         if isinstance(text, bytes):
-            text = utf8_text(text, where)
+            text = utf8_text(text, name)
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        raise UserError(f"{name}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
-        raise UserError(f"{where}: not valid JSON ({_too_deep()})") from None
+        raise UserError(f"{name}: not valid JSON ({_too_deep()})") from None
     except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
-        raise UserError(f"{where}: not valid JSON ({str(exc).split(';')[0]})") from None
-    return _shallow(value, where, "JSON")
+        raise UserError(f"{name}: not valid JSON ({str(exc).split(';')[0]})") from None
+    return _shallow(value, name, "JSON")
 
 
-def load_toml(text: str | bytes, where: str) -> dict:
-    """The table of TOML ``text``, or a UserError ``{where}: TOML syntax error: ...`` or
-    ``{where}: not valid TOML (why)``."""
+def load_toml(text: str | bytes, name: str) -> dict:
+    """The table of TOML ``text``, or a UserError ``{name}: TOML syntax error: ...`` or
+    ``{name}: not valid TOML (why)``."""
     try:
         if isinstance(text, bytes):
-            text = utf8_text(text, where)
+            text = utf8_text(text, name)
         value = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{where}: TOML syntax error: {exc}") from None
+        raise UserError(f"{name}: TOML syntax error: {exc}") from None
     except RecursionError:
-        raise UserError(f"{where}: not valid TOML ({_too_deep()})") from None
+        raise UserError(f"{name}: not valid TOML ({_too_deep()})") from None
     except ValueError as exc:
-        raise UserError(f"{where}: not valid TOML ({str(exc).split(';')[0]})") from None
-    return _shallow(value, where, "TOML")
+        raise UserError(f"{name}: not valid TOML ({str(exc).split(';')[0]})") from None
+    return _shallow(value, name, "TOML")
 
 
-def utf8_text(data: bytes, where: str) -> str:
+def utf8_text(data: bytes, name: str) -> str:
     """``data`` decoded as UTF-8, or a UserError naming the first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UserError(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+        raise UserError(f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
                         f"{exc.start})") from None
 
 
@@ -68,7 +68,7 @@ def _too_deep() -> str:
     return f"nested deeper than {MAX_DEPTH} levels"
 
 
-def _shallow(value: Any, where: str, kind: str) -> Any:
+def _shallow(value: Any, name: str, kind: str) -> Any:
     """``value`` if no list or dict in it is nested deeper than :data:`MAX_DEPTH` (walked
     without recursion)."""
     stack = [(value, 0)]
@@ -79,6 +79,6 @@ def _shallow(value: Any, where: str, kind: str) -> Any:
         elif not isinstance(item, list):
             continue
         if depth >= MAX_DEPTH:
-            raise UserError(f"{where}: not valid {kind} ({_too_deep()})")
+            raise UserError(f"{name}: not valid {kind} ({_too_deep()})")
         stack.extend((child, depth + 1) for child in item if isinstance(child, (list, dict)))
     return value

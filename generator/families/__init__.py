@@ -100,6 +100,7 @@ class Estimate:
     loose: bool = False  # a bound the generated puzzle tightens (estimate(..., puzzle))
 
     def text(self) -> str:
+        """The estimate in words, for an error line."""
         return (f"estimated {self.variables:,} variables, {self.clauses:,} clauses, "
                 f"{self.bytes / 1e9:.3g} GB of DIMACS")
 
@@ -122,6 +123,7 @@ class Param:
 
     @property
     def option(self) -> str:
+        """The command-line option, ``--`` and the name with dashes."""
         return "--" + self.name.replace("_", "-")
 
 
@@ -148,26 +150,59 @@ class Family(Protocol[PuzzleT, SolutionT]):
     PARAMS: tuple[Param, ...]
     ENCODINGS: dict[str, str]
 
-    def generate(self, params: dict, rng: Any) -> PuzzleT: ...
-    def uses_seed(self, params: dict) -> bool: ...
-    def instance_name(self, params: dict, draw: str | None, encoding: str) -> str: ...
+    def generate(self, params: dict, rng: Any) -> PuzzleT:
+        """The puzzle drawn from ``params`` (normalised) and ``rng``."""
+
+    def uses_seed(self, params: dict) -> bool:
+        """Whether ``params`` leave anything to the seed."""
+
+    def instance_name(self, params: dict, draw: str | None, encoding: str) -> str:
+        """The instance's file stem from its params, draw (e.g. ``r1``) and encoding."""
+
     def expected(self, puzzle: PuzzleT, params: dict,
-                 certify: Certifier | None = None) -> tuple[str, str]: ...
-    def check_certificate(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None: ...
-    def encode(self, puzzle: PuzzleT, encoding: str) -> Formula: ...
-    def decode(self, puzzle: PuzzleT, encoding: str, model: np.ndarray) -> SolutionT: ...
-    def check(self, puzzle: PuzzleT, solution: SolutionT) -> list[str]: ...
-    def witness(self, puzzle: PuzzleT) -> SolutionT | None: ...
-    def assignment(self, puzzle: PuzzleT, encoding: str, solution: SolutionT) -> np.ndarray: ...
-    def puzzle_to_json(self, puzzle: PuzzleT) -> dict: ...
-    def puzzle_from_json(self, data: dict) -> PuzzleT: ...
-    def solution_to_json(self, solution: SolutionT) -> dict: ...
-    def solution_from_json(self, data: dict) -> SolutionT: ...
-    def render(self, puzzle: PuzzleT, solution: SolutionT | None = None) -> str: ...
+                 certify: Certifier | None = None) -> tuple[str, str]:
+        """The known answer (``SAT``, ``UNSAT`` or ``UNKNOWN``) and where it comes from."""
+
+    def check_certificate(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None:
+        """(holds, why) for the certificate ``source`` names, or None if it names none."""
+
+    def encode(self, puzzle: PuzzleT, encoding: str) -> Formula:
+        """The CNF of ``puzzle`` in ``encoding``."""
+
+    def decode(self, puzzle: PuzzleT, encoding: str, model: np.ndarray) -> SolutionT:
+        """The puzzle solution a model of the CNF stands for."""
+
+    def check(self, puzzle: PuzzleT, solution: SolutionT) -> list[str]:
+        """The puzzle rules ``solution`` breaks (empty: it solves the puzzle)."""
+
+    def witness(self, puzzle: PuzzleT) -> SolutionT | None:
+        """A known solution of ``puzzle`` (the planted one), or None."""
+
+    def assignment(self, puzzle: PuzzleT, encoding: str, solution: SolutionT) -> np.ndarray:
+        """The model of the CNF that ``solution`` stands for."""
+
+    def puzzle_to_json(self, puzzle: PuzzleT) -> dict:
+        """The puzzle as JSON (the header's ``puzzle`` field)."""
+
+    def puzzle_from_json(self, data: dict) -> PuzzleT:
+        """The puzzle from its JSON, or a UserError saying what is wrong."""
+
+    def solution_to_json(self, solution: SolutionT) -> dict:
+        """The solution as JSON (a witness file's ``solution``)."""
+
+    def solution_from_json(self, data: dict) -> SolutionT:
+        """The solution from its JSON."""
+
+    def render(self, puzzle: PuzzleT, solution: SolutionT | None = None) -> str:
+        """A text picture of the puzzle, solved when ``solution`` is given."""
+
     def estimate(self, params: dict, encoding: str,
-                 puzzle: PuzzleT | None = None) -> Estimate: ...
+                 puzzle: PuzzleT | None = None) -> Estimate:
+        """Upper bounds on the CNF's size, from ``params`` or the ``puzzle``."""
+
     def render_tikz(self, puzzle: PuzzleT, solution: SolutionT | None = None,
-                    width: float = 4.0) -> str: ...
+                    width: float = 4.0) -> str:
+        """A TikZ picture of the puzzle ``width`` cm wide, solved when ``solution`` is given."""
 
 
 def family_names() -> list[str]:
@@ -185,9 +220,9 @@ def get_family(name: str) -> Family[Any, Any]:
     return importlib.import_module(f"{__name__}.{module}")
 
 
-def coerce(param: Param, value: Any, where: str = "") -> Any:
+def coerce(param: Param, value: Any) -> Any:
     """``value`` converted to ``param.kind``, or a UserError naming the parameter."""
-    label = f"{where}{param.option}"
+    label = param.option
     if value is None:
         return None
     try:
@@ -231,24 +266,26 @@ def _strict_int(value: Any) -> int:
     return int(value)
 
 
-def normalize_params(family: Family, raw: dict, where: str = "") -> dict:
+def normalize_params(family: Family, raw: dict) -> dict:
     """Defaults filled, types checked, unknown keys rejected; key order = ``PARAMS`` order.
     Parameters left at None are dropped, so they do not clutter headers and names."""
     known = {p.name: p for p in family.PARAMS}
     unknown = [k for k in raw if k.replace("-", "_") not in known]
     if unknown:
-        raise UserError(f"{where}unknown parameter {unknown[0]!r} for family {family.NAME} "
+        raise UserError(f"unknown parameter {unknown[0]!r} for family {family.NAME} "
                         f"(known: {', '.join(known)})")
     given = {k.replace("-", "_"): v for k, v in raw.items()}
     out = {}
     for name, param in known.items():
-        value = coerce(param, given.get(name, param.default), where)
+        value = coerce(param, given.get(name, param.default))
         if value is not None:
             out[name] = value
     return out
 
 
 def check_encoding(family: Family, encoding: str | None) -> str:
+    """``encoding``, or the family's first when None; a UserError naming the known ones
+    otherwise."""
     if encoding is None:
         return next(iter(family.ENCODINGS))
     if encoding not in family.ENCODINGS:

@@ -294,7 +294,8 @@ def _figure(spec, rows, plots: tuple[str, ...]) -> list[str]:
     plots = tuple(sorted(plots, key=lambda plot: (order.get(plot, len(order)), plot)))
     cell = f"{min(0.32, 0.98 / max(len(families), len(plots), 1)):.2f}\\textwidth"
     tasks = {task.name: task for task in spec.tasks}
-    pictures, names = [], []
+    pictures: list[str] = []
+    names: list[str] = []
     for name in families:
         mine = [r for r in rows if r["family"] == name and r["name"] in tasks]
         if not mine:  # a manifest that does not match the spec: verify reports it

@@ -63,7 +63,8 @@ class Published:
     reused: int
 
     def summary(self) -> str:
-        counts = {}
+        """One line: the suite, its instances by expected result, what was built and kept."""
+        counts: dict[str, int] = {}
         for row in self.rows:
             counts[row["result"]] = counts.get(row["result"], 0) + 1
         results = ", ".join(f"{n} {r}" for r, n in sorted(counts.items()))
@@ -506,6 +507,7 @@ def manifest_csv(rows: list[dict]) -> bytes:
 
 
 def manifest_json(spec: Spec, rows: list[dict]) -> dict:
+    """manifest.json's content: the suite's identity and one row per instance."""
     return {
         "suite": {"name": spec.name, "author": spec.author, "version": spec.version,
                   "seed": spec.seed, "compression": spec.compression, **spec.extra,

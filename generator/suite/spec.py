@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlesat.generator.core.dimacs import canonical_json
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.seeds import derive_seed
 from puzzlesat.generator.core.structured import load_toml
@@ -63,10 +63,12 @@ class Task:
 
     @property
     def file(self) -> str:
+        """The instance's path in the published suite."""
         return f"instances/{self.name}.cnf{COMPRESSION_SUFFIX[self.compression]}"
 
     @property
     def witness_file(self) -> str:
+        """The witness file's path in the published suite."""
         return f"witnesses/{self.name}.json"
 
 
@@ -101,7 +103,7 @@ def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
     return parse_spec(text, str(path), force=force, base=Path(path).parent)
 
 
-def parse_spec(text: bytes, where: str, force: bool = False,
+def parse_spec(text: bytes, name: str, force: bool = False,
                base: str | os.PathLike | None = None) -> Spec:
     """Validate spec text and expand its groups into tasks (nothing is built or written).
 
@@ -109,26 +111,30 @@ def parse_spec(text: bytes, where: str, force: bool = False,
     made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
     tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
-    data = load_toml(text, where)
+    data = load_toml(text, name)
     unknown = [k for k in data if k not in ("suite", "group")]
     if unknown:
-        raise UserError(f"{where}: unknown top-level key {unknown[0]!r} (expected [suite] and "
+        raise UserError(f"{name}: unknown top-level key {unknown[0]!r} (expected [suite] and "
                         f"[[group]] tables)")
-    suite = _suite_table(data.get("suite"), where)
+    if not isinstance(data.get("suite"), dict):
+        raise UserError(f"{name}: missing [suite] table")
+    with prefixed(f"{name} [suite]: "):
+        suite = _suite_table(data["suite"])
     groups = data.get("group", [])
     if not isinstance(groups, list):
-        raise UserError(f"{where}: 'group' must be an array of tables ([[group]])")
-    inputs = _Inputs(Path(base) if base is not None else Path("."), where)
+        raise UserError(f"{name}: 'group' must be an array of tables ([[group]])")
+    inputs = _Inputs(Path(base) if base is not None else Path("."), name)
     tasks: list[Task] = []
     for number, group in enumerate(groups, start=1):
-        label = f"{where} [[group]] {number}: "
-        count = _group_size(group, label)
-        if len(tasks) + count > MAX_SUITE_INSTANCES and not force:
-            raise UserError(f"{label}the suite would have up to {len(tasks) + count} "
-                            f"instances (more than {MAX_SUITE_INSTANCES}): pass --force to "
-                            f"build it anyway")
-        tasks += _expand_group(group, number, suite, label, inputs)
-    _check_unique_names(tasks, where)
+        with prefixed(f"{name} [[group]] {number}: "):
+            count = _group_size(group)
+            if len(tasks) + count > MAX_SUITE_INSTANCES and not force:
+                raise UserError(f"the suite would have up to {len(tasks) + count} instances "
+                                f"(more than {MAX_SUITE_INSTANCES}): pass --force to build it "
+                                f"anyway")
+            tasks += _expand_group(group, number, suite, inputs)
+    with prefixed(f"{name}: "):
+        _check_unique_names(tasks)
     extra = {k: suite[k] for k in SUITE_KEYS if k in suite and k not in REQUIRED_SUITE_KEYS
              and k != "compression"}
     return Spec(suite["name"], suite["author"], suite["version"], suite["seed"],
@@ -140,13 +146,13 @@ class _Inputs:
     """Input files named by params, resolved against the spec's folder and renamed
     ``inputs/<file>`` for the published suite."""
 
-    def __init__(self, base: Path, where: str):
-        self.base, self.where = base, where
+    def __init__(self, base: Path, name: str):
+        self.base, self.name = base, name
         self.files: dict[str, bytes] = {}  # inputs/<file> -> bytes
         self.renamed: dict[str, str] = {}  # value written in the spec -> inputs/<file>
         self.sources: dict[str, str] = {}  # inputs/<file> -> the path it was read from
 
-    def resolve(self, family, params: dict, label: str) -> dict:
+    def resolve(self, family, params: dict) -> dict:
         out = dict(params)
         for key, builtins in file_params(family).items():
             value = params.get(key)
@@ -156,16 +162,16 @@ class _Inputs:
             looks_like_path = "/" in value or "\\" in value or "." in value
             if not path.is_file():
                 if looks_like_path:
-                    raise UserError(f"{label}params.{key}: no such file {path} (a relative "
+                    raise UserError(f"params.{key}: no such file {path} (a relative "
                                     f"path is read from the spec's folder)")
                 continue  # a built-in name
             rel = f"{INPUTS}/{path.name}"
-            data = read_input(path, SMALL_INPUT, f"{label}params.{key}")
+            data = read_input(path, SMALL_INPUT, f"params.{key}")
             if not _SAFE_NAME.match(path.name):
-                raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
+                raise UserError(f"params.{key}: file name {path.name!r} must be "
                                 f"letters, digits, '.', '_', '-' (at most 200)")
             if self.files.get(rel, data) != data:
-                raise UserError(f"{label}params.{key}: two different input files are named "
+                raise UserError(f"params.{key}: two different input files are named "
                                 f"{path.name}; rename one")
             self.files[rel] = data
             self.sources[rel] = str(path)
@@ -183,8 +189,8 @@ class _Inputs:
         for old, rel in self.renamed.items():
             for quote in ('"', "'"):
                 new = new.replace(f"{quote}{old}{quote}", f"{quote}{rel}{quote}")
-        if load_toml(new, self.where) != _renamed(data, self.renamed):
-            raise UserError(f"{self.where}: cannot rewrite the input paths "
+        if load_toml(new, self.name) != _renamed(data, self.renamed):
+            raise UserError(f"{self.name}: cannot rewrite the input paths "
                             f"({', '.join(self.renamed)}) to {INPUTS}/: write them as "
                             f"plain strings")
         return new.encode("utf-8")
@@ -198,16 +204,15 @@ def _renamed(value: Any, renamed: dict) -> Any:
     return renamed.get(value, value) if isinstance(value, str) else value
 
 
-def _group_size(group: Any, where: str) -> int:
+def _group_size(group: Any) -> int:
     """How many tasks a [[group]] expands to, counted without expanding it (0 when the group
     is malformed: :func:`_expand_group` then says why)."""
     if not isinstance(group, dict):
         return 0
     try:
-        families = _axis(group.get("family"), str, "family", where, required=True)
-        encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings",
-                          where)
-        replicates = _replicates(group.get("replicates", 1), where)
+        families = _axis(group.get("family"), str, "family", required=True)
+        encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings")
+        replicates = _replicates(group.get("replicates", 1))
     except UserError:
         return 0
     size = len(families) * max(1, len(encodings)) * len(replicates)
@@ -230,117 +235,108 @@ def _axis_length(value: Any) -> int:
     return len(value) if isinstance(value, list) and value else 1
 
 
-def _suite_table(table: Any, where: str) -> dict:
-    if not isinstance(table, dict):
-        raise UserError(f"{where}: missing [suite] table")
-    here = f"{where} [suite]"
+def _suite_table(table: dict) -> dict:
     for key, value in table.items():
         if key not in SUITE_KEYS:
-            raise UserError(f"{here}: unknown key {key!r} (known: {', '.join(SUITE_KEYS)})")
+            raise UserError(f"unknown key {key!r} (known: {', '.join(SUITE_KEYS)})")
         kind = SUITE_KEYS[key]
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise UserError(f"{here}: {key} must be {kind.__name__}, got {value!r}")
+            raise UserError(f"{key} must be {kind.__name__}, got {value!r}")
     missing = [k for k in REQUIRED_SUITE_KEYS if k not in table]
     if missing:
-        raise UserError(f"{here}: missing key {missing[0]!r}")
+        raise UserError(f"missing key {missing[0]!r}")
     if not _SAFE_NAME.match(table["name"]):
-        raise UserError(f"{here}: name {table['name'][:100]!r} must be letters, digits, "
+        raise UserError(f"name {table['name'][:100]!r} must be letters, digits, "
                         f"'.', '_', '-' (at most 200)")
     if table["seed"] < 0:
-        raise UserError(f"{here}: seed must be a non-negative integer, got {table['seed']}")
+        raise UserError(f"seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)
     out.setdefault("compression", "xz")
     if out["compression"] not in COMPRESSION_SUFFIX:
-        raise UserError(f"{here}: compression {out['compression']!r} is not one of "
+        raise UserError(f"compression {out['compression']!r} is not one of "
                         f"{', '.join(COMPRESSION_SUFFIX)}")
     return out
 
 
-def _expand_group(group: Any, number: int, suite: dict, where: str,
+def _expand_group(group: Any, number: int, suite: dict,
                   inputs: _Inputs | None = None) -> list[Task]:
     """The grid of one [[group]]: families × params × replicates × encodings, in that order."""
     if not isinstance(group, dict):
-        raise UserError(f"{where}must be a table")
+        raise UserError("must be a table")
     unknown = [k for k in group if k not in GROUP_KEYS]
     if unknown:
-        raise UserError(f"{where}unknown key {unknown[0]!r} (known: {', '.join(GROUP_KEYS)})")
+        raise UserError(f"unknown key {unknown[0]!r} (known: {', '.join(GROUP_KEYS)})")
     if "encoding" in group and "encodings" in group:
-        raise UserError(f"{where}give 'encoding' or 'encodings', not both")
-    families = _axis(group.get("family"), str, "family", where, required=True)
-    encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings", where)
-    replicates = _replicates(group.get("replicates", 1), where)
+        raise UserError("give 'encoding' or 'encodings', not both")
+    families = _axis(group.get("family"), str, "family", required=True)
+    encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings")
+    replicates = _replicates(group.get("replicates", 1))
     raw_params, zipped = group.get("params", {}), group.get("zip", {})
     for key, table in (("params", raw_params), ("zip", zipped)):
         if not isinstance(table, dict):
-            raise UserError(f"{where}{key} must be a table, got {table!r}")
+            raise UserError(f"{key} must be a table, got {table!r}")
     both = [k for k in zipped if k in raw_params]
     if both:
-        raise UserError(f"{where}{both[0]!r} is in both params and zip")
+        raise UserError(f"{both[0]!r} is in both params and zip")
     tasks = []
     for family_name in families:
-        try:
-            family = get_family(family_name)
-        except UserError as exc:
-            raise UserError(f"{where}{exc}") from None
-        for raw in _param_grid(family, raw_params, zipped, where):
-            params = normalize_params(family, raw, where)
+        family = get_family(family_name)
+        for raw in _param_grid(family, raw_params, zipped):
+            params = normalize_params(family, raw)
             if inputs is not None:
-                params = inputs.resolve(family, params, where)
+                params = inputs.resolve(family, params)
             seeded = family.uses_seed(params)
             if not seeded and len(replicates) > 1:
-                raise UserError(f"{where}these params fix the puzzle (no seed is used), so "
+                raise UserError(f"these params fix the puzzle (no seed is used), so "
                                 f"replicates must be 1, got {len(replicates)}")
             for replicate in replicates:
                 key = f"{family.NAME}/{canonical_json(params)}/r{replicate}"
                 seed = derive_seed(suite["seed"], key) if seeded else None
                 for encoding in encodings or [None]:
-                    try:
-                        encoding = check_encoding(family, encoding)
-                    except UserError as exc:
-                        raise UserError(f"{where}{exc}") from None
+                    encoding = check_encoding(family, encoding)
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
                                                 encoding)
                     if not _SAFE_NAME.match(name):
-                        raise UserError(f"{where}family {family.NAME} gave an unsafe instance "
+                        raise UserError(f"family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
                     tasks.append(Task(family.NAME, params, encoding, seed, name,
                                       suite["compression"], number, replicate))
     return tasks
 
 
-def _axis(value: Any, kind: type, key: str, where: str, required: bool = False) -> list:
+def _axis(value: Any, kind: type, key: str, required: bool = False) -> list:
     """A scalar or a non-empty list of ``kind`` as a list (None → [] unless required)."""
     if value is None:
         if required:
-            raise UserError(f"{where}missing key {key!r}")
+            raise UserError(f"missing key {key!r}")
         return []
     values = value if isinstance(value, list) else [value]
     if not values:
-        raise UserError(f"{where}{key} is an empty list: the grid would be empty")
+        raise UserError(f"{key} is an empty list: the grid would be empty")
     bad = [v for v in values if not isinstance(v, kind)]
     if bad:
-        raise UserError(f"{where}{key} must be {kind.__name__} or a list of them, got {bad[0]!r}")
+        raise UserError(f"{key} must be {kind.__name__} or a list of them, got {bad[0]!r}")
     return values
 
 
-def _replicates(value: Any, where: str) -> list[int]:
+def _replicates(value: Any) -> list[int]:
     """``replicates = N`` means replicates 1..N; a list names replicate numbers explicitly
     (so replicates can be added later without renumbering the others)."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise UserError(f"{where}replicates must be at least 1, got {value}")
+            raise UserError(f"replicates must be at least 1, got {value}")
         return range(1, value + 1)  # type: ignore[return-value]  # counted before expanded
     if isinstance(value, list) and value and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
         if len(set(value)) != len(value):
-            raise UserError(f"{where}replicates lists a number twice: {value}")
+            raise UserError(f"replicates lists a number twice: {value}")
         return value
-    raise UserError(f"{where}replicates must be a positive integer or a non-empty list of "
+    raise UserError(f"replicates must be a positive integer or a non-empty list of "
                     f"positive integers, got {value!r}")
 
 
-def _param_grid(family, raw: dict, zipped: dict, where: str) -> Iterator[dict]:
+def _param_grid(family, raw: dict, zipped: dict) -> Iterator[dict]:
     """Every combination of the group's param axes, in the order the keys are written, then
     the ``zip`` axis.
 
@@ -349,14 +345,14 @@ def _param_grid(family, raw: dict, zipped: dict, where: str) -> Iterator[dict]:
     keys of ``zip`` vary together (their lists must be equally long): one axis, not a product.
     """
     kinds = {p.name: p.kind for p in family.PARAMS}
-    axes = [[(key, v) for v in _values(kinds, key, value, f"{where}params.{key}")]
+    axes: list[list[Any]] = [[(key, v) for v in _values(kinds, key, value, f"params.{key}")]
             for key, value in raw.items()]
     if zipped:
-        columns = {key: _values(kinds, key, value, f"{where}zip.{key}")
+        columns = {key: _values(kinds, key, value, f"zip.{key}")
                    for key, value in zipped.items()}
         lengths = {key: len(values) for key, values in columns.items()}
         if len(set(lengths.values())) > 1:
-            raise UserError(f"{where}zip lists must be equally long, got "
+            raise UserError("zip lists must be equally long, got "
                             + ", ".join(f"{k}: {n}" for k, n in lengths.items()))
         axes.append([tuple(zip(columns, row)) for row in zip(*columns.values())])
     for combination in itertools.product(*axes):
@@ -394,18 +390,18 @@ def _int_range(table: dict, label: str) -> list[int]:
     return values
 
 
-def _check_unique_names(tasks: list[Task], where: str) -> None:
+def _check_unique_names(tasks: list[Task]) -> None:
     first: dict[str, Task] = {}
     for task in tasks:
         if task.name in first:
             other = first[task.name]
             if other.params == task.params:
-                raise UserError(f"{where}: instance {task.name} appears twice ([[group]] "
+                raise UserError(f"instance {task.name} appears twice ([[group]] "
                                 f"{other.group} and {task.group}); remove the duplicate grid "
                                 f"point")
             differ = sorted(k for k in {**other.params, **task.params}
                             if other.params.get(k) != task.params.get(k))
-            raise UserError(f"{where}: two instances would be named {task.name} ([[group]] "
+            raise UserError(f"two instances would be named {task.name} ([[group]] "
                             f"{other.group} and {task.group}): the {task.family} name does not "
                             f"show {', '.join(differ)}; vary it in separate suites")
         first[task.name] = task

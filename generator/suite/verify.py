@@ -35,6 +35,7 @@ class Verified:
     differences: list[str]
 
     def summary(self) -> str:
+        """One line: identical to the regeneration, or how many differences."""
         if self.differences:
             return (f"{self.out}: {len(self.differences)} difference(s) from the regenerated "
                     f"suite {self.spec.name} {self.spec.version}")
@@ -127,7 +128,7 @@ def compare_instance(out: Path, rel: str, result: Built) -> list[str]:
         if gbd != result.gbd_hash:
             lines.append(f"{rel}: GBD hash {gbd} differs from regenerated {result.gbd_hash} "
                          f"(the clauses differ)")
-    head, regenerated = _head_lines(text), _head_lines(result.text)
+    head, regenerated = _head_lines(text), _head_lines(result.text or b"")
     lines += [f"{rel}: header line {a!r} differs from regenerated {b!r}"
               for a, b in itertools.zip_longest(head, regenerated, fillvalue="") if a != b]
     return lines or [f"{rel}: bytes differ from the regeneration"]

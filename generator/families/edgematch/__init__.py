@@ -212,6 +212,7 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 
 def uses_seed(params: dict) -> bool:
+    """Whether the pieces are drawn (a piece file leaves nothing to the seed)."""
     return "pieces" not in params
 
 
@@ -233,7 +234,8 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
                                       ("scramble", "scrambled")) if params.get(key)]
     words += [params["unsat"]] if "unsat" in params else []
     words += [f"t{params['turn_seed']}"] if "turn_seed" in params else []
-    return "-".join(words + [draw, encoding])
+    words += [draw] if draw is not None else []
+    return "-".join(words + [encoding])
 
 
 

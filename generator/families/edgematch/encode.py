@@ -337,6 +337,7 @@ def frame_piece_clauses(board: Board, cls: int) -> np.ndarray:
     normalised piece (E S for corners, E S W for border pieces), per square; one
     (squares × sides, 3) block per piece."""
     members, squares, turns = board.members[cls], board.squares[cls], board.turns[cls]
+    assert turns is not None  # a frame square fixes its piece's turn (centres have none)
     sides = np.array([E, S] if cls == 0 else [E, S, W])
     x = board.x(cls)
     g = board.gid[members[:, None], (sides[None, :] + board.normal_turn[members][:, None]) % 4]

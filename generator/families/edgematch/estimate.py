@@ -22,6 +22,7 @@ from puzzlesat.generator.families.edgematch.encode import duplicate_pairs
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
     if puzzle is None and "pieces" in params:
         from puzzlesat.generator.families.edgematch.pieces import load_pieces
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError, shown
+from puzzlesat.generator.core.errors import UserError, prefixed, shown
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.edgematch.encode import Board
@@ -48,6 +48,7 @@ class Puzzle:
 
     @cached_property
     def board(self) -> Board:
+        """The board's squares, classes and palette for encoding this puzzle."""
         return Board(self)
 
 
@@ -59,45 +60,46 @@ def shown_sides(pieces: np.ndarray, solution: Solution) -> np.ndarray:
 
 
 # -- reading pieces -----------------------------------------------------------------------------
-def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
+def parse_pieces(text: str) -> tuple[np.ndarray, dict]:
     """Pieces (n, 4) N E S W from a Heule piece file, a META 2010 file or JSON, and the
     JSON's extra keys (rows, cols, bounded, signed). Heule: line 1 = hint count (must be 0),
     then ``N E S W`` per line; META 2010: ``top right bottom left`` per line."""
     if text.lstrip().startswith("{"):
-        data = load_json(text, where)
+        data = load_json(text, "piece file")
         try:
             pieces = np.array(data["pieces"], dtype=np.int64)
         except OverflowError:
-            raise UserError(f"{where}: a colour does not fit in 32 bits") from None
+            raise UserError("a colour does not fit in 32 bits") from None
         except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{where}: not a JSON piece file ({exc})") from None
+            raise UserError(f"not a JSON piece file ({exc})") from None
         if pieces.ndim != 2 or pieces.shape[1] != 4:
-            raise UserError(f"{where}: 'pieces' must be a list of [N, E, S, W] lists")
-        _check_colour_range(pieces.reshape(-1).tolist(), where)
+            raise UserError("'pieces' must be a list of [N, E, S, W] lists")
+        _check_colour_range(pieces.reshape(-1).tolist())
         extra = {k: data[k] for k in ("rows", "cols", "bounded", "signed") if k in data}
         return pieces, extra
     lines = [(i + 1, line.split()) for i, line in enumerate(text.splitlines()) if line.strip()]
     if not lines:
-        raise UserError(f"{where}: empty piece file")
+        raise UserError("empty piece file")
     rows = []
     for number, words in lines:
         try:
             rows.append((number, [int(w) for w in words]))
         except ValueError:
-            raise UserError(f"{where}:{number}: expected integers, got "
+            raise UserError(f"line {number}: expected integers, got "
                             f"{shown(' '.join(words))}") from None
     if len(rows[0][1]) == 1:  # Heule format: hint count first
         hints = rows[0][1][0]
         if hints != 0:
-            raise UserError(f"{where}:1: hints are not supported (found {hints})")
+            raise UserError(f"line 1: hints are not supported (found {hints})")
         rows = rows[1:]
     for number, values in rows:
         if len(values) != 4:
-            raise UserError(f"{where}:{number}: a piece needs 4 sides, got {len(values)}")
+            raise UserError(f"line {number}: a piece needs 4 sides, got {len(values)}")
     if not rows:
-        raise UserError(f"{where}: no pieces")
+        raise UserError("no pieces")
     for number, values in rows:
-        _check_colour_range(values, f"{where}:{number}")
+        with prefixed(f"line {number}: "):
+            _check_colour_range(values)
     return np.array([v for _, v in rows], dtype=np.int64), {}
 
 
@@ -105,14 +107,14 @@ def parse_pieces(text: str, where: str) -> tuple[np.ndarray, dict]:
 MAX_COLOUR = 2**31 - 1
 
 
-def _check_colour_range(values, where: str) -> None:
+def _check_colour_range(values) -> None:
     bad = [v for v in values if not -MAX_COLOUR <= v <= MAX_COLOUR]
     if bad:
-        raise UserError(f"{where}: colour {bad[0]} does not fit in 32 bits (|colour| <= "
+        raise UserError(f"colour {bad[0]} does not fit in 32 bits (|colour| <= "
                         f"{MAX_COLOUR})")
 
 
-def infer_shape(pieces: np.ndarray, where: str) -> tuple[int, int]:
+def infer_shape(pieces: np.ndarray) -> tuple[int, int]:
     """Rows and columns of a bounded puzzle from its piece counts: the smallest R >= 3 with
     C = #border/2 - R + 4 and R*C = #pieces (so rows <= cols)."""
     n = len(pieces)
@@ -123,7 +125,7 @@ def infer_shape(pieces: np.ndarray, where: str) -> tuple[int, int]:
             break
         if r * c == n and border % 2 == 0:
             return r, c
-    raise UserError(f"{where}: {n} pieces with {border} border pieces fit no rectangular board")
+    raise UserError(f"{n} pieces with {border} border pieces fit no rectangular board")
 
 
 def load_pieces(spec: str) -> Puzzle:
@@ -141,45 +143,46 @@ def load_pieces(spec: str) -> Puzzle:
         data = read_input(path, SMALL_INPUT, "piece file")
         text = utf8_text(data, f"--pieces {spec!r}")
         where, source = spec, re.sub(r"[^A-Za-z0-9_.-]+", "-", path.name.split(".")[0])
-    pieces, extra = parse_pieces(text, where)
-    bounded = bool(extra.get("bounded", True))
-    signed = bool(extra.get("signed", False))
-    if "rows" in extra or "cols" in extra:
-        rows, cols = int(extra.get("rows", 0)), int(extra.get("cols", 0))
-    elif bounded:
-        rows, cols = infer_shape(pieces, where)
-    else:
-        raise UserError(f"{where}: an unbounded JSON puzzle must give rows and cols")
-    return make_puzzle(rows, cols, pieces, bounded, signed, source, where)
+    with prefixed(f"{where}: "):
+        pieces, extra = parse_pieces(text)
+        bounded = bool(extra.get("bounded", True))
+        signed = bool(extra.get("signed", False))
+        if "rows" in extra or "cols" in extra:
+            rows, cols = int(extra.get("rows", 0)), int(extra.get("cols", 0))
+        elif bounded:
+            rows, cols = infer_shape(pieces)
+        else:
+            raise UserError("an unbounded JSON puzzle must give rows and cols")
+        return make_puzzle(rows, cols, pieces, bounded, signed, source)
 
 
-def make_puzzle(rows, cols, pieces, bounded, signed, source, where) -> Puzzle:
+def make_puzzle(rows, cols, pieces, bounded, signed, source) -> Puzzle:
     """A checked Puzzle: shape, piece counts per class, frame colour and signs."""
     pieces = np.asarray(pieces, dtype=np.int64)
     if rows > cols:
-        raise UserError(f"{where}: rows ({rows}) must not exceed cols ({cols})")
+        raise UserError(f"rows ({rows}) must not exceed cols ({cols})")
     if rows < (3 if bounded else 2):
-        raise UserError(f"{where}: a {'bounded' if bounded else 'unbounded'} board needs at "
+        raise UserError(f"a {'bounded' if bounded else 'unbounded'} board needs at "
                         f"least {3 if bounded else 2} rows, got {rows}")
     if pieces.shape != (rows * cols, 4):
-        raise UserError(f"{where}: a {rows}x{cols} board needs {rows * cols} pieces, "
+        raise UserError(f"a {rows}x{cols} board needs {rows * cols} pieces, "
                         f"got {len(pieces)}")
     if not signed and (pieces < 0).any():
-        raise UserError(f"{where}: negative colour in an unsigned puzzle")
+        raise UserError("negative colour in an unsigned puzzle")
     zeros = (pieces == FRAME).sum(axis=1)
     if bounded:
         want = {2: 4, 1: 2 * rows + 2 * cols - 8, 0: (rows - 2) * (cols - 2)}
         got = {k: int((zeros == k).sum()) for k in want}
         if got != want or (zeros > 2).any():
-            raise UserError(f"{where}: a {rows}x{cols} board needs 4 corner, {want[1]} border "
+            raise UserError(f"a {rows}x{cols} board needs 4 corner, {want[1]} border "
                             f"and {want[0]} center pieces, got {got[2]}, {got[1]}, {got[0]}"
                             + (" and pieces with more than two frame sides" if (zeros > 2).any() else ""))
         corners = pieces[zeros == 2]
         adjacent = (corners == FRAME) & (np.roll(corners, -1, axis=1) == FRAME)
         if not adjacent.any(axis=1).all():
-            raise UserError(f"{where}: a corner piece has its frame sides opposite each other")
+            raise UserError("a corner piece has its frame sides opposite each other")
     elif signed and (pieces == 0).any():
-        raise UserError(f"{where}: colour 0 cannot be signed")
+        raise UserError("colour 0 cannot be signed")
     return Puzzle(rows, cols, pieces, bounded, signed, source)
 
 
@@ -213,17 +216,17 @@ def planted(params: dict, rng) -> Puzzle:
         raise UserError("give --rows (and colours) for a planted puzzle, or --pieces")
     rows, cols = params["rows"], params.get("cols", params["rows"])
     bounded, signed = not params.get("unbounded", False), bool(params.get("signed", False))
-    where = "edge-matching"
     if rows > cols:
-        raise UserError(f"{where}: rows ({rows}) must not exceed cols ({cols}); turn the board")
+        raise UserError(f"edge-matching: rows ({rows}) must not exceed cols ({cols}); turn the board")
     if bounded and rows < 3:
-        raise UserError(f"{where}: a bounded board needs at least 3 rows, got {rows}")
+        raise UserError(f"edge-matching: a bounded board needs at least 3 rows, got {rows}")
     geometry = Grid(rows, cols, bounded)
-    nc = _colour_count(params, "center_colors", int((~geometry.diamond_is_border).sum()), where)
-    if bounded:
-        nb = _colour_count(params, "border_colors", int(geometry.diamond_is_border.sum()), where)
-    elif "border_colors" in params:
-        raise UserError(f"{where}: --border-colors: an unbounded puzzle has no border colours")
+    with prefixed("edge-matching: "):
+        nc = _colour_count(params, "center_colors", int((~geometry.diamond_is_border).sum()))
+        if bounded:
+            nb = _colour_count(params, "border_colors", int(geometry.diamond_is_border.sum()))
+    if not bounded and "border_colors" in params:
+        raise UserError("edge-matching: --border-colors: an unbounded puzzle has no border colours")
     colour = np.zeros(geometry.num_diamonds, dtype=np.int64)
     border = geometry.diamond_is_border
     if bounded:
@@ -250,12 +253,12 @@ def planted(params: dict, rng) -> Puzzle:
     return puzzle
 
 
-def _colour_count(params, key, edges, where) -> int:
+def _colour_count(params, key, edges) -> int:
     option = "--" + key.replace("_", "-")
     if key not in params:
-        raise UserError(f"{where}: {option} is required for a planted puzzle")
+        raise UserError(f"{option} is required for a planted puzzle")
     value = params[key]
     if not 1 <= value <= max(1, edges):
-        raise UserError(f"{where}: {option} must be between 1 and {max(1, edges)} (the number "
+        raise UserError(f"{option} must be between 1 and {max(1, edges)} (the number "
                         f"of such edges on this board), got {value}")
     return value

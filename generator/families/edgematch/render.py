@@ -15,6 +15,7 @@ from puzzlesat.generator.families.edgematch.pieces import (
 
 
 def puzzle_to_json(puzzle: Puzzle) -> dict:
+    """The puzzle as JSON: shape, frame and signs, source, pieces (and the turn seed)."""
     data = {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
             "signed": puzzle.signed, "source": puzzle.source, "pieces": puzzle.pieces.tolist()}
     if puzzle.turn_seed is not None:
@@ -23,19 +24,21 @@ def puzzle_to_json(puzzle: Puzzle) -> dict:
 
 
 def puzzle_from_json(data: dict) -> Puzzle:
+    """The puzzle from its JSON, checked as a piece file is."""
     puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
-                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")),
-                       "puzzle")
+                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")))
     puzzle.turn_seed = data.get("turn_seed")
     return puzzle
 
 
 def solution_to_json(solution: Solution) -> dict:
+    """The solution as JSON: the piece and the rotation on each square."""
     return {"piece": np.asarray(solution.piece).tolist(),
             "rotation": np.asarray(solution.rotation).tolist()}
 
 
 def solution_from_json(data: dict) -> Solution:
+    """The solution from its JSON."""
     return Solution(np.array(data["piece"], np.int64), np.array(data["rotation"], np.int64))
 
 

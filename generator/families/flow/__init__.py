@@ -188,10 +188,12 @@ PARAMS: tuple[Param, ...] = (
 
 # -- the contract: params, generation, expected results ----------------------------------------
 def uses_seed(params: dict) -> bool:
+    """Whether the grid is drawn (a level file leaves nothing to the seed)."""
     return "puzzle" not in params
 
 
 def instance_name(params: dict, draw: str | None, encoding: str) -> str:
+    """``flow-<size>-<colours>...-<encoding>``; a level file is named by its stem."""
     if "puzzle" in params:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(params["puzzle"]).name.split(".")[0])
         return f"flow-{stem}-{encoding}"
@@ -292,8 +294,8 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
     them too. ``unsat`` grids are UNSAT by the checkerboard count (:mod:`.parity`)."""
     if params.get("unsat") == "parity":
-        holds, why = check_certificate(puzzle, CERTIFICATE)
-        assert holds, why  # move_endpoint always unbalances the count
+        checked = check_certificate(puzzle, CERTIFICATE)
+        assert checked is not None and checked[0], checked  # move_endpoint unbalances it
         return "UNSAT", CERTIFICATE
     if puzzle.planted is not None:
         if puzzle.attempts:
@@ -313,4 +315,5 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
 
 
 def witness(puzzle: Puzzle) -> Solution | None:
+    """The planted solution, or None for a grid read from a file."""
     return puzzle.planted

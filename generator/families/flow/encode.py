@@ -205,6 +205,7 @@ def direction_pass(lay: Numbering, width: int) -> tuple[list, np.ndarray, np.nda
 
 
 def zucker(puzzle: Puzzle) -> tuple[Formula, Numbering]:
+    """Zucker's encoding of ``puzzle`` and the variable numbering it uses."""
     lay = numbering(puzzle)
     _add_pass(lay.formula, "colour", *colour_pass(lay))
     if lay.free.size:
@@ -213,6 +214,7 @@ def zucker(puzzle: Puzzle) -> tuple[Formula, Numbering]:
 
 
 def rank_bits(free_cells: int) -> int:
+    """Bits of a free cell's rank along its path (at least 1)."""
     return max(1, math.ceil(math.log2(free_cells))) if free_cells > 1 else 1
 
 

@@ -21,6 +21,7 @@ MAX_COLOURS = 62
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     # params bound the size closely: a puzzle is given only when read back from a header
+    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
     if puzzle is None and "puzzle" in params:
         from puzzlesat.generator.families.flow.puzzle import load_puzzle
 

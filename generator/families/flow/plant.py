@@ -256,6 +256,7 @@ def is_unique(puzzle: Puzzle) -> bool:
     from pysat.solvers import Solver
 
     formula = encode(puzzle, "zucker")
+    assert puzzle.planted is not None, "only a planted grid has a solution to keep unique"
     layout = numbering(puzzle)
     x, ytab = layout.x, layout.ytab
     free = layout.free

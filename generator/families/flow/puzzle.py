@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.grid import OPPOSITE, neighbour_table
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.structured import load_json, utf8_text
@@ -41,19 +41,22 @@ class Puzzle:
 
     @property
     def height(self) -> int:
+        """Rows of the grid."""
         return int(self.endpoints.shape[0])
 
     @property
     def width(self) -> int:
+        """Columns of the grid."""
         return int(self.endpoints.shape[1])
 
     @property
     def num_colors(self) -> int:
+        """The number of colours (endpoint pairs)."""
         return len(self.labels)
 
 
 # -- reading and writing puzzles ------------------------------------------------------------
-def parse_text(text: str, where: str = "puzzle") -> Puzzle:
+def parse_text(text: str) -> Puzzle:
     """A puzzle from the article's text format (rectangles accepted: all rows equally long).
 
     >>> parse_text("R.G\\n.B.\\nRBG").labels
@@ -62,31 +65,31 @@ def parse_text(text: str, where: str = "puzzle") -> Puzzle:
     rows = [line.rstrip("\r\n \t") for line in text.splitlines()]
     while rows and not rows[-1]:
         rows.pop()
-    return _puzzle_from_rows(rows, where)
+    return _puzzle_from_rows(rows)
 
 
-def _puzzle_from_rows(rows: list, where: str, name: str = "") -> Puzzle:
+def _puzzle_from_rows(rows: list, name: str = "") -> Puzzle:
     if not rows:
-        raise UserError(f"{where}: no rows")
+        raise UserError("no rows")
     width = len(rows[0])
     for r, row in enumerate(rows):
         if not isinstance(row, str):
-            raise UserError(f"{where}: row {r + 1} is not a string")
+            raise UserError(f"row {r + 1} is not a string")
         if len(row) != width:
-            raise UserError(f"{where}: ragged rows: row {r + 1} has {len(row)} cells, "
+            raise UserError(f"ragged rows: row {r + 1} has {len(row)} cells, "
                             f"row 1 has {width}")
         for c, ch in enumerate(row):
             if ch != "." and not (ch.isascii() and ch.isalnum()):
-                raise UserError(f"{where}: row {r + 1}, column {c + 1}: unknown character "
+                raise UserError(f"row {r + 1}, column {c + 1}: unknown character "
                                 f"{ch!r} (endpoints are letters or digits, '.' is empty)")
     labels = "".join(dict.fromkeys(ch for row in rows for ch in row if ch != "."))
     if not labels:
-        raise UserError(f"{where}: no endpoints")
+        raise UserError("no endpoints")
     flat = "".join(rows)
     for ch in labels:
         if flat.count(ch) != 2:
             r, c = divmod(flat.index(ch), width)
-            raise UserError(f"{where}: endpoint {ch!r} (first at row {r + 1}, column {c + 1}) "
+            raise UserError(f"endpoint {ch!r} (first at row {r + 1}, column {c + 1}) "
                             f"appears {flat.count(ch)} times; each endpoint appears exactly "
                             "twice")
     index = {ch: u for u, ch in enumerate(labels)}
@@ -104,17 +107,19 @@ def _label_row(puzzle: Puzzle, r: int) -> str:
 
 
 def puzzle_to_json(puzzle: Puzzle) -> dict:
+    """The puzzle as JSON: width, height and the rows in the text format."""
     return {"width": puzzle.width, "height": puzzle.height,
             "rows": [_label_row(puzzle, r) for r in range(puzzle.height)]}
 
 
-def puzzle_from_json(data, where: str = "puzzle") -> Puzzle:
+def puzzle_from_json(data) -> Puzzle:
+    """The puzzle from its JSON, or a UserError saying what is wrong."""
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        raise UserError(f"{where}: expected an object with 'width', 'height' and 'rows'")
-    puzzle = _puzzle_from_rows(data["rows"], where)
+        raise UserError("expected an object with 'width', 'height' and 'rows'")
+    puzzle = _puzzle_from_rows(data["rows"])
     for key, got in (("width", puzzle.width), ("height", puzzle.height)):
         if key in data and data[key] != got:
-            raise UserError(f"{where}: {key} says {data[key]!r} but the rows give {got}")
+            raise UserError(f"{key} says {data[key]!r} but the rows give {got}")
     return puzzle
 
 
@@ -122,21 +127,26 @@ def load_puzzle(path: str) -> Puzzle:
     """A level file: JSON when it ends in ``.json``, the article's text format otherwise."""
     data = read_input(path, SMALL_INPUT, "--puzzle")
     if path.lower().endswith(".json"):
-        puzzle = puzzle_from_json(load_json(data, path), path)
+        value = load_json(data, path)
+        with prefixed(f"{path}: "):
+            puzzle = puzzle_from_json(value)
     else:
         text = utf8_text(data, f"--puzzle {path}")
-        puzzle = parse_text(text, path)
+        with prefixed(f"{path}: "):
+            puzzle = parse_text(text)
     puzzle.name = Path(path).name.split(".")[0]
     return puzzle
 
 
 # -- solutions --------------------------------------------------------------------------------
 def solution_to_json(solution: Solution) -> dict:
+    """The solution as JSON: each cell's colour, and its links as hex digits per row."""
     return {"colors": solution.colors.tolist(),
             "links": ["".join(f"{m:x}" for m in row) for row in solution.links.tolist()]}
 
 
 def solution_from_json(data) -> Solution:
+    """The solution from its JSON."""
     try:
         colors = np.array(data["colors"], dtype=np.int64)
         links = np.array([[int(ch, 16) for ch in row] for row in data["links"]], dtype=np.int64)

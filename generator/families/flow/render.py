@@ -66,7 +66,7 @@ def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float =
     as dots and, with a solution, each path as a thick line in its colour.
 
     >>> from puzzlesat.generator.families.flow.puzzle import parse_text
-    >>> print(render_tikz(parse_text("A.A\\n...\\n", "x"), width=3))
+    >>> print(render_tikz(parse_text("A.A\\n...\\n"), width=3))
     \\begin{tikzpicture}[x=1.000cm,y=-1.000cm]
     \\draw[black!25,line width=0.3pt] (0,0) grid (3,2);
     \\fill[fill={rgb,255:red,230;green,25;blue,75}] (0.5,0.5) circle[radius=0.35];

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.families import Param
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.encode import (  # noqa: F401  (contract)
@@ -103,6 +103,7 @@ ENCODINGS = {
 
 # -- generation -------------------------------------------------------------------------------
 def uses_seed(params: dict) -> bool:
+    """Whether the start is drawn (only a random walk uses the seed)."""
     return "walk" in params
 
 
@@ -116,6 +117,7 @@ def _source_of(params: dict) -> str:
 
 
 def instance_name(params: dict, draw: str | None, encoding: str) -> str:
+    """``sliding-<source>-b<budget>[-nu]-<encoding>``; a given start is named by its hash."""
     source = _source_of(params)
     budget = f"b{params['budget']}" if "budget" in params else "bd"
     if source in ("korf", "random_trace"):
@@ -134,6 +136,7 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
 
 
 def generate(params: dict, rng) -> Puzzle:
+    """The puzzle from a Korf or random-trace instance, a given start or a random walk."""
     source = _source_of(params)
     if source in ("korf", "random_trace"):
         return _from_trace(params, source)
@@ -141,7 +144,8 @@ def generate(params: dict, rng) -> Puzzle:
         raise UserError("--k applies to --korf and --random-trace only")
     if source == "start":
         rows, cols = _board_of_start(params)
-        start = npuzzle.check_config(params["start"], rows, cols, "--start")
+        with prefixed("--start: "):
+            start = npuzzle.check_config(params["start"], rows, cols)
         origin = "start"
     else:
         rows, cols = params.get("rows", 5), params.get("cols", 5)
@@ -191,6 +195,8 @@ _NO_UNDO_LOOPS = ("RDLU" * 3, "DRUL" * 3)
 
 
 def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
+    """The known answer: UNSAT by parity or below the lower bound, SAT when the witness pads a
+    known path to the budget, else UNKNOWN."""
     parity = npuzzle.distance_parity(puzzle.start, puzzle.cols)
     if (puzzle.budget - parity) % 2:
         return "UNSAT", "parity"

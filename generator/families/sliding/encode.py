@@ -58,6 +58,7 @@ _CODE_BITS = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.int64)
 
 # -- rotated-frame encoding -------------------------------------------------------------------
 def tile_bits(rows: int, cols: int, onehot: bool) -> int:
+    """Bits per tile: one-hot (n - 1) or binary."""
     n = rows * cols
     return n - 1 if onehot else max(1, math.ceil(math.log2(n)))
 
@@ -115,10 +116,12 @@ def _not_move(moves: np.ndarray) -> np.ndarray:
 
 
 def state_units(state: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Unit clauses fixing ``state``'s variables to ``values``."""
     return np.where(values, state, -state)[:, None]
 
 
 def encode(puzzle: Puzzle, encoding: str) -> Formula:
+    """The CNF of ``puzzle`` in ``encoding`` (direct or rotated, binary or one-hot)."""
     if encoding == "direct":
         return _encode_direct(puzzle)
     return _encode_rotated(puzzle, onehot=encoding == "rotated-onehot")

@@ -25,6 +25,7 @@ MAX_TRACE = 250
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     # params bound the size closely: a puzzle is given only when read back from a header
+    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
     if puzzle is not None:
         params = {"rows": puzzle.rows, "cols": puzzle.cols, "budget": puzzle.budget,
                   "no_undo": puzzle.no_undo}

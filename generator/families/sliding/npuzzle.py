@@ -48,6 +48,7 @@ MOVE_DIRECTIONS = [0, 2, 3, 1]
 
 # -- configurations -------------------------------------------------------------------------
 def goal(rows: int, cols: int) -> tuple[int, ...]:
+    """The solved board: tiles in order, the blank (0) first."""
     return tuple(range(rows * cols))
 
 
@@ -76,19 +77,19 @@ def distance_parity(config: Sequence[int], cols: int) -> int:
     return (r + c) % 2
 
 
-def check_config(config: Sequence[int], rows: int, cols: int, where: str = "start") -> tuple:
+def check_config(config: Sequence[int], rows: int, cols: int) -> tuple:
     """``config`` as a tuple, or a UserError saying what is wrong with it."""
     n = rows * cols
     config = tuple(int(t) for t in config)
     if len(config) != n:
-        raise UserError(f"{where}: {rows}x{cols} board needs {n} tiles, got {len(config)}")
+        raise UserError(f"{rows}x{cols} board needs {n} tiles, got {len(config)}")
     if sorted(config) != list(range(n)):
         missing = sorted(set(range(n)) - set(config))
-        raise UserError(f"{where}: not a permutation of 0..{n - 1} (missing "
+        raise UserError(f"not a permutation of 0..{n - 1} (missing "
                         f"{', '.join(map(str, missing))})")
     if not solvable(config, rows, cols):
-        raise UserError(f"{where}: unsolvable configuration (its permutation parity does not "
-                        f"match the blank's square colour)")
+        raise UserError("unsolvable configuration (its permutation parity does not "
+                        "match the blank's square colour)")
     return config
 
 
@@ -306,6 +307,7 @@ class Trace:
 
     @property
     def length(self) -> int:
+        """The number of moves."""
         return len(self.moves)
 
     def truncation(self, k: int) -> tuple[tuple, str]:
@@ -323,7 +325,7 @@ def _data(name: str) -> str:
 
 def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
     """Lines ``configuration length nodes path``; each path is replayed and checked."""
-    out = []
+    out: list[Trace] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -347,7 +349,7 @@ def korf_traces() -> tuple[Trace, ...]:
     """Korf & Felner's 50 instances in Korf's numbering, each with a validated optimal path."""
     by_start = {t.start: t for t in _parse_paths(_data("korf-optimal-paths.txt"),
                                                  "korf-optimal-paths.txt", "")}
-    out = []
+    out: list[Trace] = []
     for line in _data("korf.txt").splitlines():
         words = line.split()
         if len(words) != 4 or not words[0].isdigit():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from puzzlesat.generator.core.errors import prefixed
 from puzzlesat.generator.families.sliding import npuzzle
 
 
@@ -28,24 +29,30 @@ class Solution:
 
 
 def puzzle_to_json(p: Puzzle) -> dict:
+    """The puzzle as JSON (every field, so a header describes it fully)."""
     return {"rows": p.rows, "cols": p.cols, "start": list(p.start), "budget": p.budget,
             "no_undo": p.no_undo, "distance": p.distance, "lower_bound": p.lower_bound,
             "path": p.path, "source": p.source, "origin": p.origin}
 
 
 def puzzle_from_json(d: dict) -> Puzzle:
+    """The puzzle from its JSON; a UserError when its start is not a solvable board."""
     rows, cols = int(d["rows"]), int(d["cols"])
-    return Puzzle(rows, cols, npuzzle.check_config(d["start"], rows, cols, "puzzle start"),
+    with prefixed("puzzle start: "):
+        start = npuzzle.check_config(d["start"], rows, cols)
+    return Puzzle(rows, cols, start,
                   int(d["budget"]), bool(d["no_undo"]),
                   None if d["distance"] is None else int(d["distance"]), int(d["lower_bound"]),
                   d["path"], str(d["source"]), str(d["origin"]))
 
 
 def solution_to_json(s: Solution) -> dict:
+    """The solution as JSON: its moves as letters."""
     return {"moves": s.moves}
 
 
 def solution_from_json(d: dict) -> Solution:
+    """The solution from its JSON."""
     return Solution(str(d["moves"]))
 
 
