@@ -5,6 +5,7 @@ times come from a stub put in place of the runner, except in one real run."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from conftest import assert_one_line_error
@@ -184,6 +185,53 @@ def test_cached_runs_serve_every_limit_they_decide(stub, tmp_path):
 def test_run_cache_skips_damaged_files(tmp_path):
     (tmp_path / "x.minisat22.json").write_text("{not json")
     assert RunCache(tmp_path).records == {}
+
+
+TAMPERED = {
+    "wrong type": lambda r, p: p.write_text(json.dumps({**r, "seconds": "0.1"})),
+    "deep nesting": lambda r, p: p.write_text("[" * 100000 + "]" * 100000),
+    "not an object": lambda r, p: p.write_text("[1, 2]"),
+    "keys a string": lambda r, p: p.write_text(json.dumps({**r, "keys": "abc"})),
+    "nan seconds": lambda r, p: p.write_text(json.dumps({**r, "seconds": float("nan")})),
+    "negative seconds": lambda r, p: p.write_text(json.dumps({**r, "seconds": -1})),
+    "another hash": lambda r, p: p.write_text(json.dumps({**r, "gbd_hash": "0" * 32})),
+    "another solver": lambda r, p: p.write_text(json.dumps({**r, "solver": "glucose4"})),
+    "answer against expected": lambda r, p: p.write_text(json.dumps({**r, "expected": "UNSAT"})),
+}
+
+
+@pytest.mark.parametrize("how", sorted(TAMPERED))
+def test_a_tampered_run_cache_is_run_again_never_trusted(stub, tmp_path, how):
+    first = tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    made = list(stub)
+    for path in sorted((tmp_path / "runs").glob("*.json")):
+        record = json.loads(path.read_text())
+        if record["status"] == "SAT":
+            TAMPERED[how](record, path)
+    del stub[:]
+    again = tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    assert again.medians == first.medians
+    assert sorted(stub) == sorted(c for c in made if TIMES[c[0]][c[1]][c[2] != "minisat22"] is not None
+                                  and TIMES[c[0]][c[1]][c[2] != "minisat22"] <= c[3])
+
+
+@pytest.mark.parametrize("kind", ["folder", "symlink"])
+def test_a_non_file_in_place_of_a_run_record_is_one_line_and_kept(stub, tmp_path, kind):
+    tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    outside = tmp_path / "outside"
+    outside.write_text('{"mine": 1}')
+    paths = sorted((tmp_path / "runs").glob("*.json"))
+    for path in paths:
+        path.unlink()
+        if kind == "folder":
+            (path / "mine").mkdir(parents=True)
+        else:
+            path.symlink_to(outside)
+    with pytest.raises(UserError, match="cannot write|symlink|not a regular file"):
+        tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    assert all((path / "mine").is_dir() if kind == "folder" else path.is_symlink()
+               for path in paths)
+    assert outside.read_text() == '{"mine": 1}'
 
 
 def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):

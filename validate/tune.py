@@ -51,6 +51,7 @@ from pathlib import Path
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
+from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task, parse_spec
@@ -310,6 +311,32 @@ def solve_task(task: Task, limit: Limit) -> dict:
             "expected": inst.expected, "keys": [_task_key(task)]}
 
 
+#: a run record is a few hundred bytes; anything far larger was not written by tune
+MAX_RECORD = 1 << 16
+_STATUSES = ("SAT", "UNSAT", "UNKNOWN")
+
+
+def _sound_record(record, name: str) -> bool:
+    """Whether ``record`` has the shape :func:`solve_task` gives, is stored under its own
+    name and does not contradict its instance's expected answer; anything else in the cache
+    (tampered, truncated, from another version) is ignored and the run made again."""
+    def number(value) -> bool:
+        return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    return (isinstance(record, dict)
+            and isinstance(record.get("gbd_hash"), str)
+            and re.fullmatch(r"[0-9a-f]{32}", record["gbd_hash"]) is not None
+            and isinstance(record.get("solver"), str)
+            and name == f"{record['gbd_hash']}.{record['solver']}.json"
+            and record.get("status") in _STATUSES
+            and number(record.get("seconds")) and number(record.get("limit"))
+            and record["seconds"] <= record["limit"]
+            and record.get("expected") in (*_STATUSES, None)
+            and not (record["status"] != "UNKNOWN" and record["expected"] in ("SAT", "UNSAT")
+                     and record["status"] != record["expected"])
+            and isinstance(record.get("keys"), list) and record["keys"] != []
+            and all(isinstance(key, str) for key in record["keys"]))
+
+
 class RunCache:
     """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic."""
 
@@ -318,11 +345,14 @@ class RunCache:
         self.records: dict[tuple[str, str], dict] = {}
         self.hashes: dict[str, str] = {}  # task key -> gbd hash
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_RECORD:
+                continue  # not a file tune wrote: never read through it
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-                self._index(record)
-            except (ValueError, KeyError, TypeError, OSError):
+                record = load_json(path.read_bytes(), str(path))
+            except (UserError, OSError):
                 continue  # damaged: that run is simply made again (and the file replaced)
+            if _sound_record(record, path.name):
+                self._index(record)
 
     def _index(self, record: dict) -> None:
         self.records[(record["gbd_hash"], record["solver"])] = record
