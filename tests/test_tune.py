@@ -299,6 +299,22 @@ def test_axis_and_follow_syntax():
     assert parse_follow("c=0.1*rows", rows).at(2) == 1  # at least one colour
 
 
+@pytest.mark.parametrize("text", ["rows=1..1000000000", "rows=0..10000000:3",
+                                  "rows=" + ",".join(map(str, range(2000))),
+                                  "rows=\u0663..\u0665", "rows=3..\uff15", "rows=1..1e9",
+                                  "rows=99999999999999999999..99999999999999999999"])
+def test_huge_or_non_ascii_axes_are_one_line_at_once(text):
+    with pytest.raises(UserError, match="--axis"):
+        parse_axis(text)
+
+
+@pytest.mark.parametrize("text", ["c=\u0660.5*rows", "c=99999999999999999999*rows",
+                                  "c=rows+\u0663", "c=inf*rows", "c=nan*rows"])
+def test_huge_or_non_ascii_follows_are_one_line(text):
+    with pytest.raises(UserError, match="--follow"):
+        parse_follow(text, Axis("rows", (5,)))
+
+
 def test_limits():
     assert tune_module.parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
 

@@ -108,19 +108,33 @@ class Axis:
     values: tuple[int, ...]
 
 
+#: more axis values than this is a typo, not a walk: each value is samples x encodings builds
+MAX_AXIS_VALUES = 1000
+
+
+def _few(text: str, values) -> tuple[int, ...]:
+    """``values`` as a tuple, refused (before any is made) when there are too many."""
+    if len(values) > MAX_AXIS_VALUES:
+        raise UserError(f"--axis {text}: {len(values)} values, at most {MAX_AXIS_VALUES} "
+                        f"(use a step, A..B:STEP)")
+    return tuple(values)
+
+
 def parse_axis(text: str) -> Axis:
     """``NAME=A..B`` (inclusive), ``NAME=A..B:STEP`` or ``NAME=V1,V2,...`` (increasing)."""
     name, sep, spec = text.partition("=")
     name = name.strip().replace("-", "_")
-    shape = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?::\s*(\d+)\s*)?", spec)
+    # ASCII digits only: int() would also read other scripts' digits, a value nobody typed
+    shape = re.fullmatch(r"\s*(-?\d{1,9})\s*\.\.\s*(-?\d{1,9})\s*(?::\s*(\d{1,9})\s*)?",
+                         spec, re.ASCII)
     if sep and name and shape:
         start, stop, step = int(shape[1]), int(shape[2]), int(shape[3] or 1)
         if step < 1 or stop < start:
             raise UserError(f"--axis {text}: the range is empty or reversed (write A..B with "
                             f"A <= B, step >= 1)")
-        return Axis(name, tuple(range(start, stop + 1, step)))
-    if sep and name and re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)*\s*", spec):
-        values = tuple(int(v) for v in spec.split(","))
+        return Axis(name, _few(text, range(start, stop + 1, step)))
+    if sep and name and re.fullmatch(r"\s*-?\d{1,9}(\s*,\s*-?\d{1,9})*\s*", spec, re.ASCII):
+        values = _few(text, [int(v) for v in spec.split(",")])
         if any(b <= a for a, b in zip(values, values[1:])):
             raise UserError(f"--axis {text}: values must increase (the axis is walked in "
                             f"order, easy to hard)")
@@ -144,9 +158,9 @@ class Follow:
 def parse_follow(text: str, axis: Axis) -> Follow:
     """``NAME=R*AXIS``, ``NAME=R*AXIS+C``, ``NAME=AXIS-C`` ... (R, C decimal numbers)."""
     name, sep, expr = text.partition("=")
-    number = r"\d+(?:\.\d*)?|\.\d+"
+    number = r"\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}"  # ASCII (re.ASCII), no 10**20 ratios
     shape = re.fullmatch(rf"\s*(?:({number})\s*\*\s*)?([A-Za-z_-]+)\s*(?:([+-])\s*({number})\s*)?",
-                         expr)
+                         expr, re.ASCII)
     if not sep or not name.strip() or not shape:
         raise UserError(f"--follow must be NAME=R*{axis.name} (optionally +C or -C), got "
                         f"{text!r}")
