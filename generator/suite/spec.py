@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,7 @@ from typing import Any
 
 from puzzlesat.generator.core.dimacs import canonical_json
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.seeds import derive_seed
-from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.families import (
     SAFE_NAME,
     check_encoding,
@@ -39,6 +38,10 @@ COMPRESSION_SUFFIX = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
+#: the longest text a suite key may hold: description.tex must stay within the 2 pages the
+#: competition allows, beside the family sections, the figure and the table (measured:
+#: a 10 KB description made 3 pages)
+MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
 SPEC_FILE = "suite.toml"
 INPUTS = "inputs"
@@ -97,7 +100,10 @@ class Spec:
 def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
     """Read and validate a suite spec file (every mistake is a UserError naming the place).
     Relative input files in its params (a piece file) are read from the spec's folder."""
-    text = read_input(path, SMALL_INPUT, "suite spec")
+    try:
+        text = Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read suite spec {path}: {exc.strerror or exc}") from None
     return parse_spec(text, str(path), force=force, base=Path(path).parent)
 
 
@@ -109,7 +115,12 @@ def parse_spec(text: bytes, where: str, force: bool = False,
     made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
     tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
-    data = load_toml(text, where)
+    try:
+        data = tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{where}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{where}: TOML syntax error: {exc}") from None
     unknown = [k for k in data if k not in ("suite", "group")]
     if unknown:
         raise UserError(f"{where}: unknown top-level key {unknown[0]!r} (expected [suite] and "
@@ -160,10 +171,14 @@ class _Inputs:
                                     f"path is read from the spec's folder)")
                 continue  # a built-in name
             rel = f"{INPUTS}/{path.name}"
-            data = read_input(path, SMALL_INPUT, f"{label}params.{key}")
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise UserError(f"{label}params.{key}: cannot read {path}: "
+                                f"{exc.strerror or exc}") from None
             if not _SAFE_NAME.match(path.name):
                 raise UserError(f"{label}params.{key}: file name {path.name!r} must be "
-                                f"letters, digits, '.', '_', '-' (at most 200)")
+                                f"letters, digits, '.', '_', '-'")
             if self.files.get(rel, data) != data:
                 raise UserError(f"{label}params.{key}: two different input files are named "
                                 f"{path.name}; rename one")
@@ -183,7 +198,7 @@ class _Inputs:
         for old, rel in self.renamed.items():
             for quote in ('"', "'"):
                 new = new.replace(f"{quote}{old}{quote}", f"{quote}{rel}{quote}")
-        if load_toml(new, self.where) != _renamed(data, self.renamed):
+        if tomllib.loads(new) != _renamed(data, self.renamed):
             raise UserError(f"{self.where}: cannot rewrite the input paths "
                             f"({', '.join(self.renamed)}) to {INPUTS}/: write them as "
                             f"plain strings")
@@ -240,12 +255,15 @@ def _suite_table(table: Any, where: str) -> dict:
         kind = SUITE_KEYS[key]
         if not isinstance(value, kind) or isinstance(value, bool):
             raise UserError(f"{here}: {key} must be {kind.__name__}, got {value!r}")
+    for key, most in MAX_TEXT.items():
+        if len(table.get(key, "")) > most:
+            raise UserError(f"{here}: {key} has {len(table[key])} characters, at most {most} "
+                            f"(the description document must fit in 2 pages)")
     missing = [k for k in REQUIRED_SUITE_KEYS if k not in table]
     if missing:
         raise UserError(f"{here}: missing key {missing[0]!r}")
     if not _SAFE_NAME.match(table["name"]):
-        raise UserError(f"{here}: name {table['name'][:100]!r} must be letters, digits, "
-                        f"'.', '_', '-' (at most 200)")
+        raise UserError(f"{here}: name {table['name']!r} must be letters, digits, '.', '_', '-'")
     if table["seed"] < 0:
         raise UserError(f"{here}: seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)
