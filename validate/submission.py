@@ -32,6 +32,7 @@ import hashlib
 import io
 import json
 import lzma
+import math
 import os
 import re
 import stat
@@ -45,7 +46,8 @@ from pathlib import Path
 from puzzlesat.generator.core.dimacs import atomic_write, compress, decompress
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.calibrate import _read_suite, read_calibration
-from puzzlesat.validate.report import FAILED
+from puzzlesat.validate.output import STATUSES
+from puzzlesat.validate.report import FAILED, VERDICTS
 from puzzlesat.validate.runner import solver_name
 
 METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
@@ -294,7 +296,28 @@ def calibration_runs(src: Path) -> list[dict]:
             if run.get(column) is None:
                 raise UserError(f"{src / 'calibration.csv'}: line {index} lacks the column "
                                 f"{column!r}")
+        why = _unsound_run(run)
+        if why:
+            raise UserError(f"{src / 'calibration.csv'}: line {index}: {why}")
     return runs
+
+
+def _unsound_run(run: dict) -> str | None:
+    """Why a calibration row cannot be a run calibrate recorded (a status, verdict or time
+    no run gives), or None: every rule below trusts these values."""
+    if run["status"] not in STATUSES:
+        return f"status {run['status'][:40]!r} is not one of {', '.join(STATUSES)}"
+    if run["verdict"] not in VERDICTS:
+        return f"verdict {run['verdict'][:40]!r} is not a validator verdict"
+    seconds, limit = run["seconds"], run["time-limit"]
+    # a stopped run's seconds may pass its limit a little (the kill takes time); a solved
+    # run's may not
+    most = limit if run["status"] != "UNKNOWN" else math.inf
+    if not (math.isfinite(limit) and 0 < limit and math.isfinite(seconds)
+            and 0 <= seconds <= most):
+        return (f"{run['status']} in {seconds:g} s with a time-limit of {limit:g} s is not a "
+                f"run (finite, 0 <= seconds, a solved run's within its limit)")
+    return None
 
 
 #: the module computing IsoHash2 (a name, so tests can name a missing one)
