@@ -374,3 +374,21 @@ def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, m
                                         r"without an answer: solver process died"):
         tune(plan(), tmp_path, progress=False)
     assert list((tmp_path / "runs").glob("*")) == []
+
+
+def test_a_group_toml_tune_did_not_write_is_never_deleted(stub, tmp_path):
+    """No value in the band removes an earlier tune's group.toml, never the user's own one
+    (a hand-written spec part, or a symlink to one) in the output folder."""
+    tune(plan(axis="rows=4..4"), tmp_path / "ours", progress=False)
+    tune(plan(axis="rows=6..6"), tmp_path / "ours", progress=False)
+    assert not (tmp_path / "ours" / "group.toml").exists()
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[[group]]\nfamily = \"flow\"\n")
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "group.toml").write_text(mine.read_text())
+    (tmp_path / "link").mkdir()
+    (tmp_path / "link" / "group.toml").symlink_to(mine)
+    for name in ("user", "link"):
+        tune(plan(axis="rows=6..6"), tmp_path / name, progress=False)
+        assert (tmp_path / name / "group.toml").read_text() == mine.read_text()
+    assert (tmp_path / "link" / "group.toml").is_symlink()

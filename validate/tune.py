@@ -617,6 +617,19 @@ def group_file(result: Tune) -> str | None:
     return "\n".join(head) + "\n\n" + "".join(groups).rstrip("\n") + "\n"
 
 
+#: how every group.toml tune writes begins (see group_file)
+_GROUP_HEAD = b"# puzzlesat tune "
+
+
+def _written_by_tune(path: Path) -> bool:
+    """Whether ``path`` is a regular file (not a symlink) that tune wrote: only such a file
+    may be removed; a user's own group.toml in the folder is left alone."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(len(_GROUP_HEAD)) == _GROUP_HEAD
+
+
 def _write(out: Path, result: Tune, plot: bool) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
@@ -628,7 +641,7 @@ def _write(out: Path, result: Tune, plot: bool) -> None:
     if group is not None:
         atomic_write(out / GROUP_TOML, group.encode())
         result.written.append(str(out / GROUP_TOML))
-    elif (out / GROUP_TOML).is_file():  # an earlier tune's, which this landscape contradicts
+    elif _written_by_tune(out / GROUP_TOML):  # an earlier tune's, which this contradicts
         (out / GROUP_TOML).unlink()
     if plot:
         note = plot_landscape(out / LANDSCAPE_PNG, result)
