@@ -5,16 +5,19 @@ compiling tests skip where pdflatex or IEEEtran is absent (.ci/run installs them
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 
 import pytest
-from conftest import publish_tiny
+from conftest import TINY, publish_tiny
 from hypothesis import given
 from hypothesis import strategies as st
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite.describe import tex
+from puzzlesat.generator.suite.publish import publish_suite
 from puzzlesat.validate.calibrate import calibrate_suite
 
 
@@ -88,3 +91,34 @@ def test_tex_is_ascii_with_balanced_braces_and_no_bare_special(text):
             assert depth >= 0, out
         assert ch not in "&%$#_" or escaped, out
     assert depth == 0, out
+
+
+def hostile_spec(folder, description_length: int):
+    """TINY with a title, author and description made of TeX commands that would read
+    /etc/passwd or run a shell, ^^ escapes, control and RTL characters, long words."""
+    attack = ("\\input{/etc/passwd} \\write18{touch PWNED} \\immediate\\write18{touch PWNED} "
+              "^^5cinput{/etc/passwd} ^^5c^^5c \\catcode`\\^^M=13 \u202e\u200f\x07\x1b ")
+    description = (attack + "W" * 900 + " " + "lorem ipsum dolor sit amet " * 1000)
+    fields = {"title": (attack + "T" * 200)[:200], "author": (attack + "A" * 300)[:300],
+              "description": description[:description_length]}
+    spec = TINY.decode().replace('author = "T. Tester"\n', "".join(
+        f"{key} = {json.dumps(value)}\n" for key, value in fields.items()))
+    (folder / "hostile.toml").write_text(spec)
+    return folder / "hostile.toml"
+
+
+def test_a_description_too_long_for_two_pages_is_one_line(tmp_path):
+    with pytest.raises(UserError, match="description has 10000 characters, at most 2000"):
+        publish_suite(hostile_spec(tmp_path, 10000), tmp_path / "suite")
+    assert not (tmp_path / "suite").exists()
+
+
+@needs_tex
+def test_hostile_spec_text_compiles_in_two_pages_and_runs_nothing(tmp_path):
+    suite = tmp_path / "suite"
+    publish_suite(hostile_spec(tmp_path, 2000), suite)
+    pages, log = compile_tex(suite)
+    assert 1 <= pages <= 2, log[-2000:]
+    assert [line for line in log.splitlines() if line.startswith("!")] == []
+    assert "(/etc/passwd" not in log and "root:" not in log  # never opened
+    assert not list(tmp_path.rglob("PWNED"))

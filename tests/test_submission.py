@@ -398,3 +398,26 @@ def test_an_output_under_a_file_is_one_line(suite, puzzlesat, tmp_path):
     (tmp_path / "plain").write_text("a file")
     assert_one_line_error(puzzlesat("submission", suite, "-o", tmp_path / "plain" / "b",
                                     *SCALED), "cannot create")
+
+
+@pytest.mark.parametrize("column, value", [
+    ("seconds", "-5"), ("seconds", "nan"), ("seconds", "inf"), ("seconds", "1e9"),
+    ("time-limit", "nan"), ("time-limit", "-1"), ("status", "sat"), ("status", "SOLVED"),
+    ("verdict", "VERIFIED"), ("verdict", "")])
+def test_a_forged_calibration_run_is_one_line_never_rules_hold(copy, puzzlesat, tmp_path,
+                                                                column, value):
+    """Every solved run of the reference solver forged: a time no run gives, or a status or
+    verdict calibrate never writes; each once counted towards the rules."""
+    path = copy / "calibration.csv"
+    rows = list(csv.DictReader(open(path, newline="")))
+    for row in rows:
+        if row["status"] != "UNKNOWN":
+            row[column] = value
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = puzzlesat("submission", copy, "-o", tmp_path / "b", *SCALED)
+    assert "rules hold" not in result.out + result.err
+    assert_one_line_error(result, "calibration.csv", "line ")
+    assert not (tmp_path / "b").exists()

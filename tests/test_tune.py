@@ -5,6 +5,7 @@ times come from a stub put in place of the runner, except in one real run."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from conftest import assert_one_line_error
@@ -186,6 +187,53 @@ def test_run_cache_skips_damaged_files(tmp_path):
     assert RunCache(tmp_path).records == {}
 
 
+TAMPERED = {
+    "wrong type": lambda r, p: p.write_text(json.dumps({**r, "seconds": "0.1"})),
+    "deep nesting": lambda r, p: p.write_text("[" * 100000 + "]" * 100000),
+    "not an object": lambda r, p: p.write_text("[1, 2]"),
+    "keys a string": lambda r, p: p.write_text(json.dumps({**r, "keys": "abc"})),
+    "nan seconds": lambda r, p: p.write_text(json.dumps({**r, "seconds": float("nan")})),
+    "negative seconds": lambda r, p: p.write_text(json.dumps({**r, "seconds": -1})),
+    "another hash": lambda r, p: p.write_text(json.dumps({**r, "gbd_hash": "0" * 32})),
+    "another solver": lambda r, p: p.write_text(json.dumps({**r, "solver": "glucose4"})),
+    "answer against expected": lambda r, p: p.write_text(json.dumps({**r, "expected": "UNSAT"})),
+}
+
+
+@pytest.mark.parametrize("how", sorted(TAMPERED))
+def test_a_tampered_run_cache_is_run_again_never_trusted(stub, tmp_path, how):
+    first = tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    made = list(stub)
+    for path in sorted((tmp_path / "runs").glob("*.json")):
+        record = json.loads(path.read_text())
+        if record["status"] == "SAT":
+            TAMPERED[how](record, path)
+    del stub[:]
+    again = tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    assert again.medians == first.medians
+    assert sorted(stub) == sorted(c for c in made if TIMES[c[0]][c[1]][c[2] != "minisat22"] is not None
+                                  and TIMES[c[0]][c[1]][c[2] != "minisat22"] <= c[3])
+
+
+@pytest.mark.parametrize("kind", ["folder", "symlink"])
+def test_a_non_file_in_place_of_a_run_record_is_one_line_and_kept(stub, tmp_path, kind):
+    tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    outside = tmp_path / "outside"
+    outside.write_text('{"mine": 1}')
+    paths = sorted((tmp_path / "runs").glob("*.json"))
+    for path in paths:
+        path.unlink()
+        if kind == "folder":
+            (path / "mine").mkdir(parents=True)
+        else:
+            path.symlink_to(outside)
+    with pytest.raises(UserError, match="cannot write|symlink|not a regular file"):
+        tune(plan(axis="rows=4..4"), tmp_path, progress=False)
+    assert all((path / "mine").is_dir() if kind == "folder" else path.is_symlink()
+               for path in paths)
+    assert outside.read_text() == '{"mine": 1}'
+
+
 def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
     result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
                        "scramble", "--follow", "center_colors=0.5*rows", "--axis", "rows=3..3",
@@ -251,6 +299,22 @@ def test_axis_and_follow_syntax():
     assert parse_follow("c=0.1*rows", rows).at(2) == 1  # at least one colour
 
 
+@pytest.mark.parametrize("text", ["rows=1..1000000000", "rows=0..10000000:3",
+                                  "rows=" + ",".join(map(str, range(2000))),
+                                  "rows=\u0663..\u0665", "rows=3..\uff15", "rows=1..1e9",
+                                  "rows=99999999999999999999..99999999999999999999"])
+def test_huge_or_non_ascii_axes_are_one_line_at_once(text):
+    with pytest.raises(UserError, match="--axis"):
+        parse_axis(text)
+
+
+@pytest.mark.parametrize("text", ["c=\u0660.5*rows", "c=99999999999999999999*rows",
+                                  "c=rows+\u0663", "c=inf*rows", "c=nan*rows"])
+def test_huge_or_non_ascii_follows_are_one_line(text):
+    with pytest.raises(UserError, match="--follow"):
+        parse_follow(text, Axis("rows", (5,)))
+
+
 def test_limits():
     assert tune_module.parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
 
@@ -310,3 +374,21 @@ def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, m
                                         r"without an answer: solver process died"):
         tune(plan(), tmp_path, progress=False)
     assert list((tmp_path / "runs").glob("*")) == []
+
+
+def test_a_group_toml_tune_did_not_write_is_never_deleted(stub, tmp_path):
+    """No value in the band removes an earlier tune's group.toml, never the user's own one
+    (a hand-written spec part, or a symlink to one) in the output folder."""
+    tune(plan(axis="rows=4..4"), tmp_path / "ours", progress=False)
+    tune(plan(axis="rows=6..6"), tmp_path / "ours", progress=False)
+    assert not (tmp_path / "ours" / "group.toml").exists()
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[[group]]\nfamily = \"flow\"\n")
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "group.toml").write_text(mine.read_text())
+    (tmp_path / "link").mkdir()
+    (tmp_path / "link" / "group.toml").symlink_to(mine)
+    for name in ("user", "link"):
+        tune(plan(axis="rows=6..6"), tmp_path / name, progress=False)
+        assert (tmp_path / name / "group.toml").read_text() == mine.read_text()
+    assert (tmp_path / "link" / "group.toml").is_symlink()

@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import fnmatch
 import io
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -55,8 +56,8 @@ from puzzlesat.generator.suite.publish import (
     publish_lock,
     suite_files,
 )
-from puzzlesat.validate.output import MalformedOutput, parse_output
-from puzzlesat.validate.report import judge
+from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
+from puzzlesat.validate.report import VERDICTS, judge
 from puzzlesat.validate.runner import _solve, check_solver, kill_running_solvers, run_solver
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
@@ -212,7 +213,29 @@ def read_calibration(directory: str | os.PathLike) -> list[dict]:
             row["seconds"], row["time-limit"] = float(row["seconds"]), float(row["time-limit"])
     except (KeyError, TypeError, ValueError):
         raise UserError(f"{path}: damaged (columns must be {', '.join(COLUMNS)})") from None
+    for line, row in enumerate(rows, start=2):
+        why = _unsound_run(row)
+        if why:
+            raise UserError(f"{path}: line {line}: {why}")
     return rows
+
+
+def _unsound_run(run: dict) -> str | None:
+    """Why a calibration row cannot be a run calibrate recorded (a status, verdict or time
+    no run gives), or None: every reader of the table (submission's rules) trusts these."""
+    if run["status"] not in STATUSES:
+        return f"status {run['status'][:40]!r} is not one of {', '.join(STATUSES)}"
+    if run["verdict"] not in VERDICTS:
+        return f"verdict {run['verdict'][:40]!r} is not a validator verdict"
+    seconds, limit = run["seconds"], run["time-limit"]
+    # a stopped run's seconds may pass its limit a little (the kill takes time); a solved
+    # run's may not
+    most = limit if run["status"] != "UNKNOWN" else math.inf
+    if not (math.isfinite(limit) and 0 < limit and math.isfinite(seconds)
+            and 0 <= seconds <= most):
+        return (f"{run['status']} in {seconds:g} s with a time-limit of {limit:g} s is not a "
+                f"run (finite, 0 <= seconds, a solved run's within its limit)")
+    return None
 
 
 def _record(out: Path, spec, instances: list[dict], rows: list[dict],

@@ -52,6 +52,8 @@ from typing import Any
 from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
+from puzzlesat.generator.core.inputs import read_input
+from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task, parse_spec
@@ -109,19 +111,33 @@ class Axis:
     values: tuple[int, ...]
 
 
+#: more axis values than this is a typo, not a walk: each value is samples x encodings builds
+MAX_AXIS_VALUES = 1000
+
+
+def _few(text: str, values) -> tuple[int, ...]:
+    """``values`` as a tuple, refused (before any is made) when there are too many."""
+    if len(values) > MAX_AXIS_VALUES:
+        raise UserError(f"--axis {text}: {len(values)} values, at most {MAX_AXIS_VALUES} "
+                        f"(use a step, A..B:STEP)")
+    return tuple(values)
+
+
 def parse_axis(text: str) -> Axis:
     """``NAME=A..B`` (inclusive), ``NAME=A..B:STEP`` or ``NAME=V1,V2,...`` (increasing)."""
     name, sep, spec = text.partition("=")
     name = name.strip().replace("-", "_")
-    shape = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?::\s*(\d+)\s*)?", spec)
+    # ASCII digits only: int() would also read other scripts' digits, a value nobody typed
+    shape = re.fullmatch(r"\s*(-?\d{1,9})\s*\.\.\s*(-?\d{1,9})\s*(?::\s*(\d{1,9})\s*)?",
+                         spec, re.ASCII)
     if sep and name and shape:
         start, stop, step = int(shape[1]), int(shape[2]), int(shape[3] or 1)
         if step < 1 or stop < start:
             raise UserError(f"--axis {text}: the range is empty or reversed (write A..B with "
                             f"A <= B, step >= 1)")
-        return Axis(name, tuple(range(start, stop + 1, step)))
-    if sep and name and re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)*\s*", spec):
-        values = tuple(int(v) for v in spec.split(","))
+        return Axis(name, _few(text, range(start, stop + 1, step)))
+    if sep and name and re.fullmatch(r"\s*-?\d{1,9}(\s*,\s*-?\d{1,9})*\s*", spec, re.ASCII):
+        values = _few(text, [int(v) for v in spec.split(",")])
         if any(b <= a for a, b in zip(values, values[1:])):
             raise UserError(f"--axis {text}: values must increase (the axis is walked in "
                             f"order, easy to hard)")
@@ -146,9 +162,9 @@ class Follow:
 def parse_follow(text: str, axis: Axis) -> Follow:
     """``NAME=R*AXIS``, ``NAME=R*AXIS+C``, ``NAME=AXIS-C`` ... (R, C decimal numbers)."""
     name, sep, expr = text.partition("=")
-    number = r"\d+(?:\.\d*)?|\.\d+"
+    number = r"\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}"  # ASCII (re.ASCII), no 10**20 ratios
     shape = re.fullmatch(rf"\s*(?:({number})\s*\*\s*)?([A-Za-z_-]+)\s*(?:([+-])\s*({number})\s*)?",
-                         expr)
+                         expr, re.ASCII)
     if not sep or not name.strip() or not shape:
         raise UserError(f"--follow must be NAME=R*{axis.name} (optionally +C or -C), got "
                         f"{text!r}")
@@ -314,6 +330,32 @@ def solve_task(task: Task, limit: Limit) -> dict:
             "expected": inst.expected, "keys": [_task_key(task)]}
 
 
+#: a run record is a few hundred bytes; anything far larger was not written by tune
+MAX_RECORD = 1 << 16
+_STATUSES = ("SAT", "UNSAT", "UNKNOWN")
+
+
+def _sound_record(record, name: str) -> bool:
+    """Whether ``record`` has the shape :func:`solve_task` gives, is stored under its own
+    name and does not contradict its instance's expected answer; anything else in the cache
+    (tampered, truncated, from another version) is ignored and the run made again."""
+    def number(value) -> bool:
+        return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    return (isinstance(record, dict)
+            and isinstance(record.get("gbd_hash"), str)
+            and re.fullmatch(r"[0-9a-f]{32}", record["gbd_hash"]) is not None
+            and isinstance(record.get("solver"), str)
+            and name == f"{record['gbd_hash']}.{record['solver']}.json"
+            and record.get("status") in _STATUSES
+            and number(record.get("seconds")) and number(record.get("limit"))
+            and record["seconds"] <= record["limit"]
+            and record.get("expected") in (*_STATUSES, None)
+            and not (record["status"] != "UNKNOWN" and record["expected"] in ("SAT", "UNSAT")
+                     and record["status"] != record["expected"])
+            and isinstance(record.get("keys"), list) and record["keys"] != []
+            and all(isinstance(key, str) for key in record["keys"]))
+
+
 class RunCache:
     """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic."""
 
@@ -322,11 +364,14 @@ class RunCache:
         self.records: dict[tuple[str, str], dict] = {}
         self.hashes: dict[str, str] = {}  # task key -> gbd hash
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+            if path.is_symlink():
+                continue  # not a file tune wrote: never read through it
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-                self._index(record)
-            except (ValueError, KeyError, TypeError, OSError):
+                record = load_json(read_input(path, MAX_RECORD, "tune run"), str(path))
+            except (UserError, OSError):
                 continue  # damaged: that run is simply made again (and the file replaced)
+            if _sound_record(record, path.name):
+                self._index(record)
 
     def _index(self, record: dict) -> None:
         self.records[(record["gbd_hash"], record["solver"])] = record
@@ -583,6 +628,19 @@ def group_file(result: Tune) -> str | None:
     return "\n".join(head) + "\n\n" + "".join(groups).rstrip("\n") + "\n"
 
 
+#: how every group.toml tune writes begins (see group_file)
+_GROUP_HEAD = b"# puzzlesat tune "
+
+
+def _written_by_tune(path: Path) -> bool:
+    """Whether ``path`` is a regular file (not a symlink) that tune wrote: only such a file
+    may be removed; a user's own group.toml in the folder is left alone."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(len(_GROUP_HEAD)) == _GROUP_HEAD
+
+
 def _write(out: Path, result: Tune, plot: bool) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
@@ -594,7 +652,7 @@ def _write(out: Path, result: Tune, plot: bool) -> None:
     if group is not None:
         atomic_write(out / GROUP_TOML, group.encode())
         result.written.append(str(out / GROUP_TOML))
-    elif (out / GROUP_TOML).is_file():  # an earlier tune's, which this landscape contradicts
+    elif _written_by_tune(out / GROUP_TOML):  # an earlier tune's, which this contradicts
         (out / GROUP_TOML).unlink()
     if plot:
         note = plot_landscape(out / LANDSCAPE_PNG, result)

@@ -39,6 +39,10 @@ COMPRESSION_SUFFIX = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
+#: the longest text a suite key may hold: description.tex must stay within the 2 pages the
+#: competition allows, beside the family sections, the figure and the table (measured:
+#: a 10 KB description made 3 pages)
+MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
 SPEC_FILE = "suite.toml"
 INPUTS = "inputs"
@@ -242,6 +246,10 @@ def _suite_table(table: dict) -> dict:
         kind = SUITE_KEYS[key]
         if not isinstance(value, kind) or isinstance(value, bool):
             raise UserError(f"{key} must be {kind.__name__}, got {value!r}")
+    for key, most in MAX_TEXT.items():
+        if len(table.get(key, "")) > most:
+            raise UserError(f"{key} has {len(table[key])} characters, at most {most} "
+                            f"(the description document must fit in 2 pages)")
     missing = [k for k in REQUIRED_SUITE_KEYS if k not in table]
     if missing:
         raise UserError(f"missing key {missing[0]!r}")
