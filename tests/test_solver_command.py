@@ -21,6 +21,7 @@ from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, alive, suite
 
 from puzzlesat.generator.core.dimacs import compress, write_instance
 from puzzlesat.generator.instance import build
+from puzzlesat.validate import command as command_module
 
 FAKE = r'''
 import os, sys, time
@@ -46,6 +47,22 @@ if mode == "crash":
 if mode == "garbage":
     sys.stdout.buffer.write(b"\xff\xfe hello\n")
     sys.exit(0)
+if mode == "daemon":  # a grandchild in its own session, then exit
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            open(sys.argv[3] + ".part", "w").write(str(os.getpid()))
+            os.rename(sys.argv[3] + ".part", sys.argv[3])
+            time.sleep(1000)
+        os._exit(0)
+    while not os.path.exists(sys.argv[3]):
+        time.sleep(0.01)
+    print("s UNKNOWN")
+    sys.exit(0)
+if mode in ("flood", "flood-stderr"):  # without end
+    out = sys.stdout if mode == "flood" else sys.stderr
+    while True:
+        out.buffer.write(b"c " + b"x" * 65536 + b"\n")
 if mode == "sleep":  # and a grandchild in the same process group
     pid = os.fork()
     if pid == 0:
@@ -107,6 +124,34 @@ def test_the_time_limit_kills_the_whole_process_group(tmp_path, puzzlesat, fake)
         result.out.splitlines()[-1] == "s UNKNOWN"
     assert "c time limit of 1 s reached: the solver was killed" in result.out
     assert alive({int(pid_file.read_text())}) == set()
+
+
+def test_a_daemon_the_solver_leaves_behind_is_killed(tmp_path, puzzlesat, fake):
+    """A descendant in a session of its own escapes the process group, not the run's mark."""
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    pid_file = tmp_path / "daemon.pid"
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
+                       fake("daemon", str(pid_file)))
+    assert result.code == 0 and result.out.splitlines()[-1] == "s UNKNOWN"
+    assert alive({int(pid_file.read_text())}) == set()
+
+
+@pytest.mark.parametrize("mode", ["flood", "flood-stderr"])
+def test_a_solver_flooding_stdout_or_stderr_is_killed(tmp_path, puzzlesat, fake, monkeypatch,
+                                                      mode):
+    """Output without end fills the disk long before a time limit (here one only to bound a
+    regression): past MAX_OUTPUT bytes the solver is killed and nothing of it is kept."""
+    monkeypatch.setattr(command_module, "MAX_OUTPUT", 1 << 20)
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    start = time.monotonic()
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "5",
+                       "--solver-command", fake(mode))
+    assert time.monotonic() - start < 30
+    assert result.code == 0
+    assert result.out.splitlines()[-3:-1] == [
+        f"c the solver wrote more than {1 << 20} bytes to stdout or stderr: killed, its "
+        "output not kept", result.out.splitlines()[-2]]
+    assert result.out.splitlines()[-1] == "s UNKNOWN" and len(result.out) < 1000
 
 
 @pytest.mark.parametrize("mode, note", [
