@@ -39,6 +39,12 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+def deep_tree(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder``, with a file's bytes (None for a folder)."""
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
 # -- usage before results -------------------------------------------------------------------
 @pytest.mark.parametrize("args, fragment", [
     (("--solver", "kissat404", "--proof"), "kissat404 cannot write proofs"),
@@ -61,6 +67,33 @@ def test_solve_suite_refuses_usage_before_touching_results(tmp_path, puzzlesat, 
     assert not (tmp_path / "fresh").exists()
     puzzlesat("solve-suite", tmp_path / "suite", tmp_path / "fresh", *args)
     assert not (tmp_path / "fresh").exists()
+
+
+@pytest.mark.parametrize("where, fragment", [
+    (lambda s: s, "must not be the suite folder"),
+    (lambda s: s / "instances", "must not be the suite folder or inside its instances/"),
+    (lambda s: s / "instances" / "r", "inside its instances/"),
+    (lambda s: s / ".." / "suite" / "instances" / "..", "must not be the suite folder"),
+])
+def test_solve_suite_refuses_results_in_the_suite(tmp_path, puzzlesat, where, fragment):
+    """Results among the instances were read as instances the next time (i0.cnf.xz.out)."""
+    suite_dir = suite(tmp_path, SAT_CNF)
+    before = deep_tree(suite_dir)
+    assert_one_line_error(puzzlesat("solve-suite", suite_dir, where(suite_dir)), fragment)
+    assert deep_tree(suite_dir) == before
+
+
+@pytest.mark.parametrize("proof", [False, True])
+def test_solve_suite_refuses_a_folder_in_place_of_a_result_before_any_work(tmp_path, puzzlesat,
+                                                                           proof):
+    """A folder named i1.cnf.xz.out stopped the run after i0 had been overwritten."""
+    suite_dir, results = suite(tmp_path, SAT_CNF, UNSAT_CNF), tmp_path / "r"
+    (results / ("i1.cnf.xz.drat" if proof else "i1.cnf.xz.out")).mkdir(parents=True)
+    (results / "i0.cnf.xz.out").write_text("s UNKNOWN\n")
+    before = deep_tree(results)
+    assert_one_line_error(puzzlesat("solve-suite", suite_dir, results,
+                                    *(["--proof"] if proof else [])), "in the way of a result")
+    assert deep_tree(results) == before
 
 
 @pytest.mark.parametrize("solver", sorted(k for k in vars(SolverNames) if not k.startswith("_")))

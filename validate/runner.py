@@ -417,6 +417,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     solver = check_client(solver, command, proof, time_limit)
     if jobs < 1:
         raise UserError(f"-j must be at least 1, got {jobs}")
+    check_results_folder(suite_dir, results_dir, instances, proof)
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
@@ -444,6 +445,21 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
             kill_running_solvers()  # the threads waiting on them return now, not at the limit
             raise
     return run
+
+
+def check_results_folder(suite_dir, results_dir, instances: list[Path], proof: bool) -> None:
+    """A UserError, before any solver runs, when the results would land in the suite folder
+    itself or among its instances (where an ``.out`` is read as one more instance the next
+    time), or when a result's place holds something other than a file (a folder)."""
+    suite, results = Path(suite_dir).resolve(), Path(results_dir).resolve()
+    if results == suite or results.is_relative_to(suite / "instances"):
+        raise UserError(f"{results_dir}: the results folder must not be the suite folder or "
+                        "inside its instances/")
+    for instance in instances:
+        for suffix in (".out", ".drat") if proof else (".out",):
+            path = output_path(results_dir, instance, suffix)
+            if os.path.lexists(path) and not (path.is_symlink() or path.is_file()):
+                raise UserError(f"{path}: in the way of a result (not a file)")
 
 
 #: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
