@@ -272,3 +272,26 @@ def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
              if not line.startswith("solving:")]  # tqdm's progress line
     assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
+
+
+@linux_only
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("command", ["solve", "solve-suite", "solve-command"])
+def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, command, stop):
+    """Their default action ended puzzlesat at once: the temporary plain CNF of a
+    --solver-command was left behind (and a spawned child, until PR_SET_PDEATHSIG)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD)
+    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    below = descendants(process.pid)
+    assert below, "no solver child started"
+    process.send_signal(stop)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130
+    lines = [line for line in err.decode().replace("\r", "\n").splitlines()
+             if not line.startswith("solving:")]
+    assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
+    assert wait_gone(below) == set()
+    assert list((tmp_path / "tmp").iterdir()) == []
