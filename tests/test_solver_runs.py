@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -243,13 +244,53 @@ COMMANDS = {
 }
 
 
+def stderr_lines(err: bytes) -> list[str]:
+    """stderr's lines but tqdm's progress lines ("solving:  50%|...", "tuning: ...")."""
+    return [line for line in err.decode().replace("\r", "\n").splitlines()
+            if not re.match(r"\w+: +\d+%\|", line)]
+
+
+#: two edge-matching grids MiniSat does not solve within 8 s
+HARD_SPEC = b"""
+[suite]
+name = "hard"
+author = "T. Tester"
+version = "1"
+seed = 3
+
+[[group]]
+family = "edge-matching"
+params = { rows = 7, cols = 7, border_colors = 3, center_colors = 4 }
+replicates = 2
+"""
+TUNE = ["tune", "edge-matching", "--axis", "rows=7..8", "--param", "cols=7", "--param",
+        "border_colors=3", "--param", "center_colors=4", "--samples", "2", "--no-plot"]
+PARALLEL = {
+    "solve-suite -j 2": lambda t: [*COMMANDS["solve-suite"](t), "-j", "2"],
+    "calibrate -j 2": lambda t: ["calibrate", str(t / "published"), "--solvers",
+                                 "minisat22,cadical195", "--time-limit", "6", "--no-plot",
+                                 "-j", "2"],
+    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:6", "--reference", "cadical195:6",
+                            "-o", str(t / "tune"), "-j", "2"],
+}
+
+
+def prepare(tmp_path: Path) -> None:
+    """The inputs of every command above: hard.cnf, suite/ (two of them), published/."""
+    from puzzlesat.generator.suite import publish_suite
+
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD, HARD)
+    (tmp_path / "hard.toml").write_bytes(HARD_SPEC)
+    publish_suite(tmp_path / "hard.toml", tmp_path / "published")
+
+
 @linux_only
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(COMMANDS) + sorted(PARALLEL))
 def test_kill_9_leaves_no_process(tmp_path, command):
     """kill -9 left the fork server, the resource tracker and the solver running 12 s later."""
-    (tmp_path / "hard.cnf").write_bytes(HARD)
-    suite(tmp_path, HARD)
-    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    prepare(tmp_path)
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
     below = descendants(process.pid)
     assert below, "no solver child started"
     process.kill()
@@ -258,18 +299,16 @@ def test_kill_9_leaves_no_process(tmp_path, command):
 
 
 @linux_only
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(COMMANDS) + sorted(PARALLEL))
 def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
     """Ctrl-C printed python-sat's 'Caught keyboard interrupt' or a child's traceback."""
-    (tmp_path / "hard.cnf").write_bytes(HARD)
-    suite(tmp_path, HARD)
-    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    prepare(tmp_path)
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
     below = descendants(process.pid)
     os.killpg(process.pid, signal.SIGINT)  # what the terminal does
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130
-    lines = [line for line in err.decode().replace("\r", "\n").splitlines()
-             if not line.startswith("solving:")]  # tqdm's progress line
+    lines = stderr_lines(err)
     assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
 
@@ -284,14 +323,13 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, comm
     (tmp_path / "tmp").mkdir()
     (tmp_path / "hard.cnf").write_bytes(HARD)
     suite(tmp_path, HARD)
-    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
     below = descendants(process.pid)
     assert below, "no solver child started"
     process.send_signal(stop)
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130
-    lines = [line for line in err.decode().replace("\r", "\n").splitlines()
-             if not line.startswith("solving:")]
+    lines = stderr_lines(err)
     assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
     assert list((tmp_path / "tmp").iterdir()) == []
