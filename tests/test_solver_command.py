@@ -135,6 +135,34 @@ def test_the_time_limit_kills_the_whole_process_group(tmp_path, puzzlesat, fake)
     assert alive({int(pid_file.read_text())}) == set()
 
 
+def test_a_daemon_the_solver_leaves_behind_is_killed(tmp_path, puzzlesat, fake):
+    """A descendant in a session of its own escapes the process group, not the run's mark."""
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    pid_file = tmp_path / "daemon.pid"
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
+                       fake("daemon", str(pid_file)))
+    assert result.code == 0 and result.out.splitlines()[-1] == "s UNKNOWN"
+    assert alive({int(pid_file.read_text())}) == set()
+
+
+@pytest.mark.parametrize("mode", ["flood", "flood-stderr"])
+def test_a_solver_flooding_stdout_or_stderr_is_killed(tmp_path, puzzlesat, fake, monkeypatch,
+                                                      mode):
+    """Output without end fills the disk long before a time limit (here one only to bound a
+    regression): past MAX_OUTPUT bytes the solver is killed and nothing of it is kept."""
+    monkeypatch.setattr(command_module, "MAX_OUTPUT", 1 << 20)
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    start = time.monotonic()
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "5",
+                       "--solver-command", fake(mode))
+    assert time.monotonic() - start < 30
+    assert result.code == 0
+    assert result.out.splitlines()[-3:-1] == [
+        f"c the solver wrote more than {1 << 20} bytes to stdout or stderr: killed, its "
+        "output not kept", result.out.splitlines()[-2]]
+    assert result.out.splitlines()[-1] == "s UNKNOWN" and len(result.out) < 1000
+
+
 @pytest.mark.parametrize("mode, note", [
     ("crash", "c solver killed by SIGABRT (stderr: s UNSATISFIABLE: this is stderr)"),
     ("garbage", "c the output does not parse: not ASCII text (byte 0xff at offset "),
@@ -186,10 +214,46 @@ def test_a_proof_placeholder_without_proof_is_discarded(tmp_path, puzzlesat, fak
     (("--solver-command", "sh --time={timeout} {cnf}"), "uses {timeout}: give --time-limit"),
     (("--solver-command", "sh {cnf}", "--solver", "minisat22"), "not both"),
     (("--solver-command", "./nowhere/kissat {cnf}"), "not an executable program"),
+    (("--solver-command", "./{cnf} {cnf}"), "the program './{cnf}' cannot hold a placeholder"),
+    (("--solver-command", "{proof} {cnf}"), "cannot hold a placeholder"),
 ])
 def test_solver_command_usage_errors(tmp_path, puzzlesat, args, fragment):
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)
     assert_one_line_error(puzzlesat("solve", tmp_path / "s.cnf", *args), fragment)
+
+
+@pytest.mark.parametrize("body", [b"echo no shebang\n", b"\x7fELF not a program"])
+def test_a_program_that_cannot_start_stops_a_suite_run(tmp_path, puzzlesat, body):
+    """An exec format error was an UNKNOWN .out for every instance, and exit 0."""
+    program = tmp_path / "solver"
+    program.write_bytes(body)
+    program.chmod(0o755)
+    suite_dir, results = suite(tmp_path, SAT_CNF, UNSAT_CNF), tmp_path / "r"
+    results.mkdir()
+    (results / "i0.cnf.xz.out").write_text("s UNKNOWN\n")
+    result = puzzlesat("solve-suite", suite_dir, results, "-j", "2", "--solver-command",
+                       shlex.join([str(program), "{cnf}"]))
+    lines = [line for line in result.err.replace("\r", "\n").splitlines()
+             if line.strip() and not line.startswith("solving:")]
+    assert result.code == 2 and lines == [f"puzzlesat: error: cannot run {program}: Exec "
+                                          "format error"], result.err
+    assert sorted(p.name for p in results.iterdir()) == ["i0.cnf.xz.out"]
+    assert (results / "i0.cnf.xz.out").read_text() == "s UNKNOWN\n"
+
+
+def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
+    """The program was looked up as written ('{{'), run with '{': never found."""
+    folder = tmp_path / "bin{x}"
+    folder.mkdir()
+    program = folder / "solver"
+    program.write_text(f"#!{sys.executable}\nprint('s UNKNOWN')\n")
+    program.chmod(0o755)
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    escaped = str(program).replace("{", "{{").replace("}", "}}")
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", f"{escaped} {{cnf}}")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0] == "c solver: solver"
+    assert result.out.splitlines()[-1] == "s UNKNOWN"
 
 
 def test_literal_braces_and_no_shell(tmp_path, puzzlesat):

@@ -64,6 +64,11 @@ _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 _STATUS_EXIT = {"SAT": 10, "UNSAT": 20}
 
 
+class SolverNotRunnable(UserError):
+    """The program could not be started (not executable, a bad format): the same for every
+    instance, so a suite run stops instead of writing an UNKNOWN for each."""
+
+
 @dataclass(frozen=True)
 class SolverCommand:
     """A parsed ``--solver-command``: its words, with placeholders still in them."""
@@ -91,6 +96,9 @@ class SolverCommand:
                 if name is not None and name not in PLACEHOLDERS:
                     raise UserError(f"--solver-command: unknown placeholder {{{name}}} (known: "
                                     + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS) + ")")
+        if any(m.group(1) is not None for m in _FIELD.finditer(words[0])):
+            raise UserError(f"--solver-command: the program {words[0]!r} cannot hold a "
+                            "placeholder (it would run the instance or the proof)")
         if not command.uses("cnf"):
             raise UserError("--solver-command must name the instance file: {cnf}")
         return command
@@ -99,15 +107,20 @@ class SolverCommand:
         return any(m.group(1) == placeholder for w in self.words for m in _FIELD.finditer(w))
 
     @property
+    def program(self) -> str:
+        """The program run: the first word, ``{{`` and ``}}`` read as braces."""
+        return self.words[0].replace("{{", "{").replace("}}", "}")
+
+    @property
     def name(self) -> str:
         """The program's name, for the ``c solver:`` line."""
-        return os.path.basename(self.words[0])
+        return os.path.basename(self.program)
 
     def check(self, time_limit: float | None) -> None:
         """A UserError when the program cannot be found or ``{timeout}`` has no limit."""
         if self.uses("timeout") and time_limit is None:
             raise UserError("--solver-command uses {timeout}: give --time-limit")
-        program = self.words[0]
+        program = self.program
         found = shutil.which(program) if os.sep not in program else (
             program if os.access(program, os.X_OK) and os.path.isfile(program) else None)
         if found is None:
@@ -142,7 +155,8 @@ class CommandRun:
 def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit: float,
                 proof: bool) -> CommandRun:
     """Run ``command`` on ``instance`` (plain or compressed) for at most ``time_limit``
-    seconds; see the module docstring. A program that cannot be started is a UserError."""
+    seconds; see the module docstring. A program that cannot be started is a
+    SolverNotRunnable (a UserError)."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
         cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
@@ -193,7 +207,7 @@ def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
                                        env={**os.environ, RUN_MARK: mark},
                                        preexec_fn=lambda: _in_child(parent, die_with))
     except OSError as exc:
-        raise UserError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        raise SolverNotRunnable(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     try:
         with running(process):  # an interrupted suite run kills it
             return _wait_unreaped(process.pid, time_limit, (out.fileno(), err.fileno()))

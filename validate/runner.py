@@ -45,7 +45,7 @@ import numpy as np
 
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.command import SolverCommand
+from puzzlesat.validate.command import SolverCommand, SolverNotRunnable
 from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
 
 #: solvers whose python-sat bindings can log a DRAT proof (``with_proof=True``)
@@ -333,11 +333,13 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool
               solve=_solve, command: SolverCommand | None = None) -> SolveResult:
     """One instance of a suite run, always in a killable child (a python-sat solver, or
     ``command``); a damaged instance gives UNKNOWN with the error as a note, so the run goes
-    on."""
+    on, but a command that cannot be started stops it (SolverNotRunnable)."""
     try:
         if command is not None:
             return run_command_result(command, instance, time_limit or _NO_LIMIT, proof)
         return run_solver(instance, solver, time_limit or _NO_LIMIT, proof, solve)
+    except SolverNotRunnable:
+        raise
     except UserError as exc:
         return SolveResult("UNKNOWN", command.name if command else solver, 0.0,
                            notes=[f"error: {exc}"])
