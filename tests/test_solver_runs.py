@@ -270,6 +270,8 @@ PARALLEL = {
     "calibrate -j 2": lambda t: ["calibrate", str(t / "published"), "--solvers",
                                  "minisat22,cadical195", "--time-limit", "6", "--no-plot",
                                  "-j", "2"],
+    "solve-suite --solver-command -j 2": lambda t: [
+        *COMMANDS["solve-suite"](t), "-j", "2", *COMMANDS["solve-command"](t)[-2:]],
     "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:6", "--reference", "cadical195:6",
                             "-o", str(t / "tune"), "-j", "2"],
 }
