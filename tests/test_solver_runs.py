@@ -70,6 +70,18 @@ def test_solve_suite_refuses_usage_before_touching_results(tmp_path, puzzlesat, 
     assert not (tmp_path / "fresh").exists()
 
 
+@pytest.mark.parametrize("spelled", [lambda p: p, lambda p: p.parent / ".." / p.parent.name / p.name,
+                                     lambda p: p.with_name("hard-link")])
+def test_solve_refuses_a_proof_path_that_is_the_instance(tmp_path, puzzlesat, spelled):
+    """solve u.cnf --proof u.cnf replaced the instance by its own proof."""
+    instance = tmp_path / "u.cnf"
+    instance.write_bytes(UNSAT_CNF)
+    os.link(instance, tmp_path / "hard-link")
+    assert_one_line_error(puzzlesat("solve", instance, "--proof", spelled(instance)),
+                          "that is the instance")
+    assert instance.read_bytes() == UNSAT_CNF
+
+
 @pytest.mark.parametrize("where, fragment", [
     (lambda s: s, "must not be the suite folder"),
     (lambda s: s / "instances", "must not be the suite folder or inside its instances/"),
