@@ -256,6 +256,24 @@ def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
     assert result.out.splitlines()[-1] == "s UNKNOWN"
 
 
+def test_a_program_name_cannot_add_lines_to_the_answer(tmp_path, puzzlesat):
+    """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that printed nothing was
+    VERIFIED-SAT: its name became the answer's s and v lines."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    program = folder / "a\ns SATISFIABLE\nv 1 2 3 0"
+    program.write_text(f"#!{sys.executable}\n")
+    program.chmod(0o755)
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
+                       shlex.join([str(program), "{cnf}"]))
+    assert result.code == 0
+    assert result.out.splitlines()[0] == "c solver: a s SATISFIABLE v 1 2 3 0"
+    assert all(line.startswith("c ") for line in result.out.splitlines())
+    (tmp_path / "s.out").write_text(result.out)
+    assert puzzlesat("validate", tmp_path / "s.cnf", tmp_path / "s.out").out.startswith("UNKNOWN")
+
+
 def test_literal_braces_and_no_shell(tmp_path, puzzlesat):
     """Words reach the program as they are: no globbing, no $(...), {{ }} are braces."""
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)

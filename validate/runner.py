@@ -110,8 +110,9 @@ class SolveResult:
     def output(self, seconds: bool = False) -> bytes:
         """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
         solver's stdout follows our ``c`` lines byte for byte."""
-        lines = [f"c solver: {self.solver}"] + [f"c {' '.join(note.split())}"
-                                                for note in self.notes]
+        # each on one line: a program or a note with a line break would add lines of its own
+        lines = [f"c {' '.join(text.split())}" for text in [f"solver: {self.solver}",
+                                                             *self.notes]]
         if seconds:
             lines.append(f"c time: {self.seconds:.3f}")
         if self.stdout is not None:
