@@ -347,3 +347,28 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, comm
     assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
+    """A thread still preparing its instance at a Ctrl-C started its solver afterwards, and
+    the pool's shutdown waited for it until the time limit (tune -j 2 took > 20 s to stop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from puzzlesat.validate.runner import running, stop_solvers
+
+    started = []
+
+    def prepare_then_solve():
+        time.sleep(0.5)  # building or decompressing the instance
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        started.append(child.pid)
+        with running(child):
+            return child.wait()
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    futures = [pool.submit(prepare_then_solve) for _ in range(2)]
+    time.sleep(0.1)
+    begin = time.monotonic()
+    stop_solvers(pool)
+    assert time.monotonic() - begin < 10
+    assert len(started) == 2 and all(f.result() == -signal.SIGKILL for f in futures)

@@ -46,7 +46,7 @@ from puzzlesat.generator.suite.publish import CALIBRATION_FILE, calibration_file
 from puzzlesat.generator.suite.spec import SPEC_FILE, parse_spec
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
-from puzzlesat.validate.runner import _solve, check_solver, kill_running_solvers, run_solver
+from puzzlesat.validate.runner import _solve, check_solver, run_solver, stop_solvers
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")
@@ -125,7 +125,7 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
                                        slots=jobs if own else None):
             results[index] = result
     except BaseException:
-        kill_running_solvers()  # a Ctrl-C: the threads waiting on them return now
+        stop_solvers(executor if own else None)  # a Ctrl-C: the threads return now
         raise
     finally:
         if own and executor is not None:

@@ -261,6 +261,22 @@ def kill_running_solvers() -> None:
                 child.kill()
 
 
+def stop_solvers(threads: ThreadPoolExecutor | None = None) -> None:
+    """After an interrupt: kill every solver child, and with ``threads`` (a pool of threads
+    that wait on solvers) shut it down, queued calls cancelled, killing meanwhile the children
+    its threads still start (one preparing its instance starts one after the interrupt): the
+    threads return at once instead of at the time limit."""
+    kill_running_solvers()
+    if threads is None:
+        return
+    stopping = threading.Thread(target=threads.shutdown, daemon=True,
+                                kwargs={"wait": True, "cancel_futures": True})
+    stopping.start()
+    while stopping.is_alive():
+        kill_running_solvers()
+        stopping.join(0.02)
+
+
 def _solve_in_child(solve, source, solver, proof, time_limit):
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
@@ -445,7 +461,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
                     write_proof(output_path(results_dir, instance, ".drat"), result.proof)
                 run.counts[result.status] += 1
         except BaseException:
-            kill_running_solvers()  # the threads waiting on them return now, not at the limit
+            stop_solvers(executor if own else None)  # the threads return now, not at the limit
             raise
     return run
 
