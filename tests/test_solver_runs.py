@@ -372,3 +372,28 @@ def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
     stop_solvers(pool)
     assert time.monotonic() - begin < 10
     assert len(started) == 2 and all(f.result() == -signal.SIGKILL for f in futures)
+
+
+@linux_only
+@pytest.mark.parametrize("attempt", range(3))
+def test_ctrl_c_as_the_first_solver_child_starts(tmp_path, attempt):
+    """Starting the resource tracker unblocked SIGINT: a Ctrl-C right as the first child
+    started killed it before it left the process group, and puzzlesat hung for ever. (A
+    child's 'EOFError: Ran out of input' may still be printed: see the report.)"""
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    process = subprocess.Popen([*PUZZLESAT, "solve", str(tmp_path / "hard.cnf"), "--time-limit",
+                                "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while len(descendants(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    below = descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+        wait_gone(below | descendants(process.pid), 0)
+    assert process.returncode == 130 and "puzzlesat: interrupted" in stderr_lines(err)
+    assert wait_gone(below) == set()

@@ -39,6 +39,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import numpy as np
@@ -282,10 +283,14 @@ def _solve_in_child(solve, source, solver, proof, time_limit):
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source, solver, proof),
                         daemon=True)
-    with sigint_blocked():
-        child.start()
-    send.close()
-    try:
+    # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
+    # could kill the child before it leaves the terminal's process group, and start() then
+    # waits for ever to hand it its data
+    resource_tracker.ensure_running()
+    try:  # a Ctrl-C held back across start() arrives as the mask is restored: kill the child
+        with sigint_blocked():
+            child.start()
+        send.close()
         with running(child):
             if receive.poll(time_limit):
                 try:
@@ -298,7 +303,9 @@ def _solve_in_child(solve, source, solver, proof, time_limit):
     finally:
         if child.is_alive():
             child.kill()
-        child.join()
+        if child.pid is not None:
+            child.join()
+        send.close()
         receive.close()
 
 
