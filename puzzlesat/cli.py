@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import signal
 import sys
 
 import click
@@ -484,8 +485,32 @@ def submission(directory, output, reference, time_limit, minisat, minisat_limit,
     click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI; user errors become one line and exit code 2."""
+    """Entry point: run the CLI; user errors become one line and exit code 2. SIGTERM and
+    SIGHUP end a run as a Ctrl-C does (solvers killed, temporary files removed: their default
+    left both behind), unless they are ignored."""
+    replaced = {stop: signal.signal(stop, _stop) for stop in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(stop) == signal.SIG_DFL}
+    try:
+        code = _run(argv)
+    finally:
+        for stop, handler in replaced.items():
+            signal.signal(stop, handler)
+    try:  # what is still buffered: a full disk or a file size limit shows only here
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except OSError as exc:
+        code = _stdout_failed(exc)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _run(argv: list[str] | None) -> int | None:
+    """The CLI's exit code, every error turned into one line."""
     try:
         code = cli.main(args=argv, prog_name="puzzlesat", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -512,13 +537,7 @@ def main(argv: list[str] | None = None) -> None:
         if not _is_stdout_error(exc):
             raise
         code = _stdout_failed(exc)
-    try:  # what is still buffered: a full disk or a file size limit shows only here
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    except OSError as exc:
-        code = _stdout_failed(exc)
-    sys.exit(code if isinstance(code, int) else 0)
+    return code
 
 
 def write_stdout(data: bytes) -> None:

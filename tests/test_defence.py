@@ -144,3 +144,55 @@ def test_validate_suite_takes_a_flow_witness_from_witnesses(tmp_path, puzzlesat,
     (suite / "witnesses" / "f.json").write_text(json.dumps(inst.witness_json()))
     result = puzzlesat("validate-suite", suite, results)
     assert result.code == 4 and result.out.splitlines()[1].startswith("CHECKER FAILURE f.cnf.xz")
+
+
+@pytest.mark.parametrize("expected", ["UNSAT", "UNKNOWN", None])
+@pytest.mark.parametrize("checker", [True, False, None])
+def test_a_witness_is_evidence_whatever_the_header_expects(tmp_path, monkeypatch, expected,
+                                                           checker):
+    """A header tampered to expect UNSAT (or nothing) skipped the witness: with a proof the
+    checker passed, an UNSAT claim on a planted SAT instance was VERIFIED-UNSAT; without a
+    proof it was UNSAT-UNCHECKED, 'consistent with the expected UNSAT'."""
+    if checker is not None:
+        stub_checker(monkeypatch, checker)
+    inst = build("edge-matching", EDGE, seed=2)
+    header = inst.header()
+    if expected is None:
+        del header["expected"], header["expected-from"]
+    else:
+        header["expected"], header["expected-from"] = expected, "tampered"
+    write_instance(str(tmp_path / "f.cnf"), inst.formula, header)
+    (tmp_path / "f.out").write_text("s UNSATISFIABLE\n")
+    (tmp_path / "f.drat").write_text("0\n")
+    verdict = validate_files(tmp_path / "f.cnf", tmp_path / "f.out",
+                             tmp_path / "f.drat" if checker is not None else None)
+    assert verdict.verdict == "WRONG-ANSWER"
+    assert verdict.reason.startswith("claims UNSAT, but the planted witness satisfies all ")
+    assert verdict.exit_code == (4 if checker else 3)
+    said = f"the header expects {expected} (tampered)" if expected else \
+        "the header expects no result"
+    assert verdict.notes[0] == f"{said}, yet {verdict.reason[len('claims UNSAT, but '):]}: " \
+                               "the header is wrong"
+
+
+def test_a_witness_of_another_instance_or_damaged_is_no_evidence(tmp_path, puzzlesat,
+                                                                 monkeypatch):
+    """--witness of another edge-matching grid, of the wrong types, huge or deeply nested:
+    never evidence, never a traceback; the header's own planted witness still decides."""
+    stub_checker(monkeypatch, True)
+    inst = build("edge-matching", EDGE, seed=2)
+    header = inst.header()
+    header["expected"], header["expected-from"] = "UNSAT", "tampered"
+    del header["puzzle"]  # no witness from the header: only --witness could be evidence
+    write_instance(str(tmp_path / "f.cnf"), inst.formula, header)
+    (tmp_path / "f.out").write_text("s UNSATISFIABLE\n")
+    (tmp_path / "f.drat").write_text("0\n")
+    args = (tmp_path / "f.cnf", tmp_path / "f.out", "--proof", tmp_path / "f.drat")
+    other = build("edge-matching", EDGE, seed=3).witness_json()
+    for text in (json.dumps(other), json.dumps({"family": "edge-matching", "solution": 7}),
+                 json.dumps({"family": "edge-matching", "solution": {"piece": "x"}}),
+                 json.dumps({"family": ["edge-matching"], "solution": None}),
+                 "[" * 100000 + "]" * 100000, json.dumps({"family": "flow", "solution": [0] * 10**6})):
+        (tmp_path / "f.json").write_text(text)
+        result = puzzlesat("validate", *args, "--witness", tmp_path / "f.json")
+        assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT"), (text[:80], result)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -39,6 +40,12 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+def deep_tree(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder``, with a file's bytes (None for a folder)."""
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
 # -- usage before results -------------------------------------------------------------------
 @pytest.mark.parametrize("args, fragment", [
     (("--solver", "kissat404", "--proof"), "kissat404 cannot write proofs"),
@@ -61,6 +68,45 @@ def test_solve_suite_refuses_usage_before_touching_results(tmp_path, puzzlesat, 
     assert not (tmp_path / "fresh").exists()
     puzzlesat("solve-suite", tmp_path / "suite", tmp_path / "fresh", *args)
     assert not (tmp_path / "fresh").exists()
+
+
+@pytest.mark.parametrize("spelled", [lambda p: p, lambda p: p.parent / ".." / p.parent.name / p.name,
+                                     lambda p: p.with_name("hard-link")])
+def test_solve_refuses_a_proof_path_that_is_the_instance(tmp_path, puzzlesat, spelled):
+    """solve u.cnf --proof u.cnf replaced the instance by its own proof."""
+    instance = tmp_path / "u.cnf"
+    instance.write_bytes(UNSAT_CNF)
+    os.link(instance, tmp_path / "hard-link")
+    assert_one_line_error(puzzlesat("solve", instance, "--proof", spelled(instance)),
+                          "that is the instance")
+    assert instance.read_bytes() == UNSAT_CNF
+
+
+@pytest.mark.parametrize("where, fragment", [
+    (lambda s: s, "must not be the suite folder"),
+    (lambda s: s / "instances", "must not be the suite folder or inside its instances/"),
+    (lambda s: s / "instances" / "r", "inside its instances/"),
+    (lambda s: s / ".." / "suite" / "instances" / "..", "must not be the suite folder"),
+])
+def test_solve_suite_refuses_results_in_the_suite(tmp_path, puzzlesat, where, fragment):
+    """Results among the instances were read as instances the next time (i0.cnf.xz.out)."""
+    suite_dir = suite(tmp_path, SAT_CNF)
+    before = deep_tree(suite_dir)
+    assert_one_line_error(puzzlesat("solve-suite", suite_dir, where(suite_dir)), fragment)
+    assert deep_tree(suite_dir) == before
+
+
+@pytest.mark.parametrize("proof", [False, True])
+def test_solve_suite_refuses_a_folder_in_place_of_a_result_before_any_work(tmp_path, puzzlesat,
+                                                                           proof):
+    """A folder named i1.cnf.xz.out stopped the run after i0 had been overwritten."""
+    suite_dir, results = suite(tmp_path, SAT_CNF, UNSAT_CNF), tmp_path / "r"
+    (results / ("i1.cnf.xz.drat" if proof else "i1.cnf.xz.out")).mkdir(parents=True)
+    (results / "i0.cnf.xz.out").write_text("s UNKNOWN\n")
+    before = deep_tree(results)
+    assert_one_line_error(puzzlesat("solve-suite", suite_dir, results,
+                                    *(["--proof"] if proof else [])), "in the way of a result")
+    assert deep_tree(results) == before
 
 
 @pytest.mark.parametrize("solver", sorted(k for k in vars(SolverNames) if not k.startswith("_")))
@@ -90,20 +136,22 @@ def test_a_solver_python_sat_cannot_make_is_refused_before_work(tmp_path, puzzle
 
 
 def test_an_earlier_answer_is_not_replaced_by_unknown(tmp_path, puzzlesat):
-    """Keep the better one and say so; --overwrite replaces it."""
+    """Keep the better one and say so; --overwrite replaces it. The limit leaves room for a
+    spawned child's start on a loaded machine (0.5 s did not: i0 came out UNKNOWN); PHP(11)
+    takes minutes."""
     s = suite(tmp_path, SAT_CNF, HARD)
     results = tmp_path / "results"
     results.mkdir()
     answer = b"c earlier run\ns UNSATISFIABLE\n"
     (results / "i1.cnf.xz.out").write_bytes(answer)
     (results / "i1.cnf.xz.drat").write_bytes(b"0\n")
-    run = puzzlesat("solve-suite", s, results, "--time-limit", "0.5", "--proof")
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "3", "--proof")
     assert run.code == 0
     assert run.out.strip() == ("1 SAT, 0 UNSAT, 0 UNKNOWN; kept 1 earlier answers over UNKNOWN "
                                "(--overwrite replaces them): i1.cnf.xz")
     assert (results / "i1.cnf.xz.out").read_bytes() == answer
     assert (results / "i1.cnf.xz.drat").read_bytes() == b"0\n"
-    run = puzzlesat("solve-suite", s, results, "--time-limit", "0.5", "--overwrite")
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "3", "--overwrite")
     assert run.out.strip() == "1 SAT, 0 UNSAT, 1 UNKNOWN"
     assert (results / "i1.cnf.xz.out").read_text().splitlines()[-1] == "s UNKNOWN"
 
@@ -209,13 +257,55 @@ COMMANDS = {
 }
 
 
+def stderr_lines(err: bytes) -> list[str]:
+    """stderr's lines but tqdm's progress lines ("solving:  50%|...", "tuning: ...")."""
+    return [line for line in err.decode().replace("\r", "\n").splitlines()
+            if not re.match(r"\w+: +\d+%\|", line)]
+
+
+#: two edge-matching grids MiniSat does not solve within 8 s
+HARD_SPEC = b"""
+[suite]
+name = "hard"
+author = "T. Tester"
+version = "1"
+seed = 3
+
+[[group]]
+family = "edge-matching"
+params = { rows = 7, cols = 7, border_colors = 3, center_colors = 4 }
+replicates = 2
+"""
+TUNE = ["tune", "edge-matching", "--axis", "rows=7..8", "--param", "cols=7", "--param",
+        "border_colors=3", "--param", "center_colors=4", "--samples", "2", "--no-plot"]
+PARALLEL = {
+    "solve-suite -j 2": lambda t: [*COMMANDS["solve-suite"](t), "-j", "2"],
+    "calibrate -j 2": lambda t: ["calibrate", str(t / "published"), "--solvers",
+                                 "minisat22,cadical195", "--time-limit", "6", "--no-plot",
+                                 "-j", "2"],
+    "solve-suite --solver-command -j 2": lambda t: [
+        *COMMANDS["solve-suite"](t), "-j", "2", *COMMANDS["solve-command"](t)[-2:]],
+    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:6", "--reference", "cadical195:6",
+                            "-o", str(t / "tune"), "-j", "2"],
+}
+
+
+def prepare(tmp_path: Path) -> None:
+    """The inputs of every command above: hard.cnf, suite/ (two of them), published/."""
+    from puzzlesat.generator.suite import publish_suite
+
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD, HARD)
+    (tmp_path / "hard.toml").write_bytes(HARD_SPEC)
+    publish_suite(tmp_path / "hard.toml", tmp_path / "published")
+
+
 @linux_only
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(COMMANDS) + sorted(PARALLEL))
 def test_kill_9_leaves_no_process(tmp_path, command):
     """kill -9 left the fork server, the resource tracker and the solver running 12 s later."""
-    (tmp_path / "hard.cnf").write_bytes(HARD)
-    suite(tmp_path, HARD)
-    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    prepare(tmp_path)
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
     below = descendants(process.pid)
     assert below, "no solver child started"
     process.kill()
@@ -224,17 +314,87 @@ def test_kill_9_leaves_no_process(tmp_path, command):
 
 
 @linux_only
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(COMMANDS) + sorted(PARALLEL))
 def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
     """Ctrl-C printed python-sat's 'Caught keyboard interrupt' or a child's traceback."""
-    (tmp_path / "hard.cnf").write_bytes(HARD)
-    suite(tmp_path, HARD)
-    process = start(tmp_path, *COMMANDS[command](tmp_path))
+    prepare(tmp_path)
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
     below = descendants(process.pid)
     os.killpg(process.pid, signal.SIGINT)  # what the terminal does
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130
-    lines = [line for line in err.decode().replace("\r", "\n").splitlines()
-             if not line.startswith("solving:")]  # tqdm's progress line
+    lines = stderr_lines(err)
     assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
+    assert wait_gone(below) == set()
+
+
+@linux_only
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("command", ["solve", "solve-suite", "solve-command"])
+def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, command, stop):
+    """Their default action ended puzzlesat at once: the temporary plain CNF of a
+    --solver-command was left behind (and a spawned child, until PR_SET_PDEATHSIG)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    suite(tmp_path, HARD)
+    process = start(tmp_path, *{**COMMANDS, **PARALLEL}[command](tmp_path))
+    below = descendants(process.pid)
+    assert below, "no solver child started"
+    process.send_signal(stop)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130
+    lines = stderr_lines(err)
+    assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
+    assert wait_gone(below) == set()
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
+    """A thread still preparing its instance at a Ctrl-C started its solver afterwards, and
+    the pool's shutdown waited for it until the time limit (tune -j 2 took > 20 s to stop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from puzzlesat.validate.runner import running, stop_solvers
+
+    started = []
+
+    def prepare_then_solve():
+        time.sleep(0.5)  # building or decompressing the instance
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        started.append(child.pid)
+        with running(child):
+            return child.wait()
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    futures = [pool.submit(prepare_then_solve) for _ in range(2)]
+    time.sleep(0.1)
+    begin = time.monotonic()
+    stop_solvers(pool)
+    assert time.monotonic() - begin < 10
+    assert len(started) == 2 and all(f.result() == -signal.SIGKILL for f in futures)
+
+
+@linux_only
+@pytest.mark.parametrize("attempt", range(3))
+def test_ctrl_c_as_the_first_solver_child_starts(tmp_path, attempt):
+    """Starting the resource tracker unblocked SIGINT: a Ctrl-C right as the first child
+    started killed it before it left the process group, and puzzlesat hung for ever. (A
+    child's 'EOFError: Ran out of input' may still be printed: see the report.)"""
+    (tmp_path / "hard.cnf").write_bytes(HARD)
+    process = subprocess.Popen([*PUZZLESAT, "solve", str(tmp_path / "hard.cnf"), "--time-limit",
+                                "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while len(descendants(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    below = descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+        wait_gone(below | descendants(process.pid), 0)
+    assert process.returncode == 130 and "puzzlesat: interrupted" in stderr_lines(err)
     assert wait_gone(below) == set()

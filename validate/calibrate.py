@@ -58,7 +58,7 @@ from puzzlesat.generator.suite.publish import (
 )
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
-from puzzlesat.validate.runner import _solve, check_solver, kill_running_solvers, run_solver
+from puzzlesat.validate.runner import _solve, check_solver, run_solver, stop_solvers
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")
@@ -152,7 +152,7 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve
                                        slots=jobs if own else None):
             results[index] = result
     except BaseException:
-        kill_running_solvers()  # a Ctrl-C: the threads waiting on them return now
+        stop_solvers(executor if own else None)  # a Ctrl-C: the threads return now
         raise
     finally:
         if own and executor is not None:

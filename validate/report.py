@@ -29,7 +29,8 @@ puzzle (an encoding bug) is reported and makes the exit code 3. Evidence beats t
 verified model of an instance expected UNSAT (or a verified proof of one expected SAT) keeps
 its VERIFIED verdict and a note says the header is wrong — except that an UNSAT claim on
 an instance whose header puzzle yields a witness satisfying the CNF (the family's
-``witness`` encoded by its ``assignment``) is WRONG-ANSWER whatever the proof says. Without
+``witness`` encoded by its ``assignment``) is WRONG-ANSWER whatever the proof says, and
+whatever result the header expects (a header expecting UNSAT, or nothing, is then wrong). Without
 such a witness (no header puzzle, a family that knows no solution, a witness that fails)
 the expected SAT is a claim, not evidence, and a verified proof beats it. A verified model of an instance
 whose certificate holds contradicts the certificate: the note says the encoding is wrong
@@ -227,20 +228,25 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
 
 def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
                  proof_time_limit: float | None, **base) -> Verdict:
-    notes = []
-    witness = planted_witness_checks(dimacs, witness_json) if base["expected"] == "SAT" else ""
+    # a witness that satisfies every clause is evidence whatever the header expects (a header
+    # tampered to expect UNSAT, or expecting nothing, must not let a bad proof through)
+    witness = planted_witness_checks(dimacs, witness_json)
+    said = (f"the header expects {base['expected']} ({base['expected_from']})"
+            if base["expected"] else "the header expects no result")
+    notes = [f"{said}, yet {witness}: the header is wrong"] if (
+        witness and base["expected"] != "SAT") else []
     if proof is not None:
         from puzzlesat.validate.proof import check_proof_file  # only for UNSAT with a proof
 
         check = check_proof_file(dimacs.literals, dimacs.num_vars, proof,
                                  time_limit=proof_time_limit)
         if check.ok and witness:
-            return Verdict("WRONG-ANSWER", f"claims UNSAT, but {witness}", **base,
+            return Verdict("WRONG-ANSWER", f"claims UNSAT, but {witness}", notes=notes, **base,
                            checker_failure=f"{check.checker} verified the UNSAT proof ("
                            f"{check.reason}), yet {witness}: the proof checker is unsound")
         if check.ok:
             verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
-            if base["expected"] == "SAT":
+            if base["expected"] == "SAT":  # and no witness checks
                 verdict.notes.append(f"the header expects SAT ({base['expected_from']}) "
                                      "without a witness that checks: this proof shows the "
                                      "header is wrong")
@@ -250,7 +256,7 @@ def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
                            **base)
         notes.append(f"proof rejected by {check.checker}: {check.reason}" if check.ok is False
                      else f"proof not checked: {check.reason}")
-    if base["expected"] == "UNSAT":
+    if base["expected"] == "UNSAT" and not witness:
         certified, why = certified_unsat(dimacs)
         if certified:
             given = "no proof" if proof is None else "proof not checked"
@@ -258,7 +264,7 @@ def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
                            notes=notes, **base)
         if why:
             notes.append(why)
-    if base["expected"] == "SAT":
+    if witness or base["expected"] == "SAT":
         why = witness or f"the instance is SAT ({base['expected_from'] or 'expected'})"
         return Verdict("WRONG-ANSWER", f"claims UNSAT, but {why}", notes=notes, **base)
     why = "no proof" if proof is None else "proof not checked"

@@ -38,13 +38,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import numpy as np
 
 from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs, read_num_vars
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.command import SolverCommand
+from puzzlesat.validate.command import SolverCommand, SolverNotRunnable
 from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
 
 #: solvers whose python-sat bindings can log a DRAT proof (``with_proof=True``)
@@ -110,8 +111,9 @@ class SolveResult:
     def output(self, seconds: bool = False) -> bytes:
         """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
         solver's stdout follows our ``c`` lines byte for byte."""
-        lines = [f"c solver: {self.solver}"] + [f"c {' '.join(note.split())}"
-                                                for note in self.notes]
+        # each on one line: a program or a note with a line break would add lines of its own
+        lines = [f"c {' '.join(text.split())}" for text in [f"solver: {self.solver}",
+                                                             *self.notes]]
         if seconds:
             lines.append(f"c time: {self.seconds:.3f}")
         if self.stdout is not None:
@@ -261,15 +263,35 @@ def kill_running_solvers() -> None:
                 child.kill()
 
 
+def stop_solvers(threads: ThreadPoolExecutor | None = None) -> None:
+    """After an interrupt: kill every solver child, and with ``threads`` (a pool of threads
+    that wait on solvers) shut it down, queued calls cancelled, killing meanwhile the children
+    its threads still start (one preparing its instance starts one after the interrupt): the
+    threads return at once instead of at the time limit."""
+    kill_running_solvers()
+    if threads is None:
+        return
+    stopping = threading.Thread(target=threads.shutdown, daemon=True,
+                                kwargs={"wait": True, "cancel_futures": True})
+    stopping.start()
+    while stopping.is_alive():
+        kill_running_solvers()
+        stopping.join(0.02)
+
+
 def _solve_in_child(solve, source, solver, proof, time_limit):
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source, solver, proof),
                         daemon=True)
-    with sigint_blocked():
-        child.start()
-    send.close()
-    try:
+    # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
+    # could kill the child before it leaves the terminal's process group, and start() then
+    # waits for ever to hand it its data
+    resource_tracker.ensure_running()
+    try:  # a Ctrl-C held back across start() arrives as the mask is restored: kill the child
+        with sigint_blocked():
+            child.start()
+        send.close()
         with running(child):
             if receive.poll(time_limit):
                 try:
@@ -282,7 +304,9 @@ def _solve_in_child(solve, source, solver, proof, time_limit):
     finally:
         if child.is_alive():
             child.kill()
-        child.join()
+        if child.pid is not None:
+            child.join()
+        send.close()
         receive.close()
 
 
@@ -319,11 +343,13 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool
               solve=_solve, command: SolverCommand | None = None) -> SolveResult:
     """One instance of a suite run, always in a killable child (a python-sat solver, or
     ``command``); a damaged instance gives UNKNOWN with the error as a note, so the run goes
-    on."""
+    on, but a command that cannot be started stops it (SolverNotRunnable)."""
     try:
         if command is not None:
             return run_command_result(command, instance, time_limit or _NO_LIMIT, proof)
         return run_solver(instance, solver, time_limit or _NO_LIMIT, proof, solve)
+    except SolverNotRunnable:
+        raise
     except UserError as exc:
         return SolveResult("UNKNOWN", command.name if command else solver, 0.0,
                            notes=[f"error: {exc}"])
@@ -404,6 +430,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     solver = check_client(solver, command, proof, time_limit)
     if jobs < 1:
         raise UserError(f"-j must be at least 1, got {jobs}")
+    check_results_folder(suite_dir, results_dir, instances, proof)
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
@@ -428,9 +455,32 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
                     write_proof(output_path(results_dir, instance, ".drat"), result.proof)
                 run.counts[result.status] += 1
         except BaseException:
-            kill_running_solvers()  # the threads waiting on them return now, not at the limit
+            stop_solvers(executor if own else None)  # the threads return now, not at the limit
             raise
     return run
+
+
+def check_results_folder(suite_dir, results_dir, instances: list[Path], proof: bool) -> None:
+    """A UserError, before any solver runs, when the results would land in the suite folder
+    itself or among its instances (where an ``.out`` is read as one more instance the next
+    time), or when a result's place holds something other than a file (a folder)."""
+    suite, results = Path(suite_dir).resolve(), Path(results_dir).resolve()
+    if results == suite or results.is_relative_to(suite / "instances"):
+        raise UserError(f"{results_dir}: the results folder must not be the suite folder or "
+                        "inside its instances/")
+    for instance in instances:
+        for suffix in (".out", ".drat") if proof else (".out",):
+            path = output_path(results_dir, instance, suffix)
+            if os.path.lexists(path) and not (path.is_symlink() or path.is_file()):
+                raise UserError(f"{path}: in the way of a result (not a file)")
+
+
+def _same_file(a, b) -> bool:
+    """Whether two paths name one file (the same inode, or the same path once resolved)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return Path(a).resolve() == Path(b).resolve()
 
 
 #: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
@@ -444,6 +494,9 @@ def solve_instance(instance, solver: str = "cadical195", time_limit: float | Non
     """``puzzlesat solve``: one run in a killable child (a python-sat solver, or
     ``command``), writing the proof when asked."""
     check_client(solver, command, proof_path is not None, time_limit)
+    if proof_path is not None and _same_file(instance, proof_path):
+        raise UserError(f"--proof {proof_path}: that is the instance (the proof would replace "
+                        "it)")
     if command is not None:
         result = run_command_result(command, instance, time_limit or _NO_LIMIT,
                                     proof_path is not None)

@@ -57,7 +57,7 @@ from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task, parse_spec
-from puzzlesat.validate.runner import MAX_TIME_LIMIT, run_solver, solver_name
+from puzzlesat.validate.runner import MAX_TIME_LIMIT, run_solver, solver_name, stop_solvers
 
 DEFAULT_EASY = "minisat22:60"
 DEFAULT_REFERENCE = "kissat404:1000"
@@ -544,6 +544,9 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
                 if streak >= HARD_STREAK:
                     stopped_at = value
                     break
+    except BaseException:
+        stop_solvers(executor if own else None)  # a Ctrl-C: the threads return now
+        raise
     finally:
         if own and executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
