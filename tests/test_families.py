@@ -58,13 +58,48 @@ def test_round_trip_through_a_solver(name, encoding):
     assert isinstance(family.render(puzzle, solution), str)
 
 
+#: params of each family's certified UNSAT variant (a puzzle refuted by an argument the
+#: family's ``check_certificate`` checks, no solver needed); None where the family has none
+CERTIFIED_UNSAT = {
+    "edge-matching": {**SMALL["edge-matching"], "unsat": "parity"},
+    "sliding": None,
+    "flow": None,
+}
+
+
+@pytest.mark.parametrize("name,encoding", [(n, e) for n in family_names()
+                                           for e in get_family(n).ENCODINGS])
+def test_certified_unsat_variant(name, encoding):
+    """expected UNSAT from a certificate that holds for the puzzle and not for its planted
+    twin; the CNF is clean and a solver refutes it."""
+    assert sorted(CERTIFIED_UNSAT) == sorted(family_names())
+    family = get_family(name)
+    planted = family.generate(normalize_params(family, SMALL[name]), Rng(3))
+    if CERTIFIED_UNSAT[name] is None:
+        assert family.check_certificate(planted, family.expected(planted, {})[1]) is None
+        pytest.skip(f"{name} has no certified UNSAT variant")
+    params = normalize_params(family, CERTIFIED_UNSAT[name])
+    puzzle = family.generate(params, Rng(3))
+    result, source = family.expected(puzzle, params)
+    assert result == "UNSAT"
+    assert family.check_certificate(puzzle, source)[0] is True
+    assert family.check_certificate(planted, source)[0] is False
+    assert family.witness(puzzle) is None
+    assert family.puzzle_to_json(family.puzzle_from_json(family.puzzle_to_json(puzzle))) \
+        == family.puzzle_to_json(puzzle)
+    formula = family.encode(puzzle, encoding)
+    assert formula.problems() == []
+    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
+        assert solver.solve() is False
+
+
 #: more params per family for the size estimate (cheap to build in every encoding)
 ESTIMATED = {
     "edge-matching": [SMALL["edge-matching"],
                       {"rows": 5, "cols": 7, "border_colors": 3, "center_colors": 4,
                        "signed": True},
                       {"rows": 4, "center_colors": 3, "unbounded": True},
-                      {"pieces": "clue1"}],
+                      {"pieces": "clue1"}, CERTIFIED_UNSAT["edge-matching"]],
     "sliding": [SMALL["sliding"], {"rows": 2, "cols": 3, "walk": 5, "budget": 7,
                                    "no_undo": True},
                 {"korf": 50, "k": 12}, {"start": [1, 0, 2, 3]}],

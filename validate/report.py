@@ -4,7 +4,10 @@ Verdicts, and the exit code of ``puzzlesat validate``:
 
 =================  ====  ==============================================================
 VERIFIED-SAT       0     every clause has a true literal among those the solver gave
-VERIFIED-UNSAT     0     UNSAT with a proof the checker verified
+VERIFIED-UNSAT     0     UNSAT with a proof the checker verified, or without a proof on an
+                         instance whose header carries a certificate (``expected-from``
+                         naming a family's counting argument) that holds for the header's
+                         puzzle, when that puzzle encodes to exactly this CNF
 UNSAT-UNCHECKED    1     UNSAT, no proof (or none that could be checked); not contradicted
                          by the instance's expected result
 UNKNOWN            1     the solver gave no answer (``s UNKNOWN``, INDET, no ``s`` line)
@@ -19,7 +22,9 @@ A verified model is also decoded with the family named in the instance header, a
 family's ``check`` referees the puzzle rules: a model that satisfies the CNF but breaks the
 puzzle (an encoding bug) is reported and makes the exit code 3. Evidence beats the header: a
 verified model of an instance expected UNSAT (or a verified proof of one expected SAT) keeps
-its VERIFIED verdict and a note says the header is wrong.
+its VERIFIED verdict and a note says the header is wrong. A verified model of an instance
+whose certificate holds contradicts the certificate: the note says the encoding is wrong
+(the decoded placement then breaks the puzzle's rules, which the referee reports, exit 3).
 """
 
 from __future__ import annotations
@@ -176,8 +181,12 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     verdict = Verdict("VERIFIED-SAT", f"every clause has a true literal ({given} of "
                                       f"{dimacs.num_vars} variables given)", **base)
     if base["expected"] == "UNSAT":
-        verdict.notes.append(f"the header expects UNSAT ({base['expected_from']}): this model "
-                             "shows the header is wrong")
+        certified, why = certified_unsat(dimacs)
+        verdict.notes.append(
+            f"the header's certificate holds ({why}): a model of this CNF contradicts it, so "
+            "the encoding is wrong" if certified else
+            f"the header expects UNSAT ({base['expected_from']}): this model shows the header "
+            "is wrong")
     verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, full_model(table, dimacs.num_vars))
     return verdict
 
@@ -198,6 +207,14 @@ def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
             return Verdict("WRONG-PROOF", f"{check.checker} rejected the proof: {check.reason}",
                            **base)
         notes.append(f"proof not checked: {check.reason}")
+    if base["expected"] == "UNSAT":
+        certified, why = certified_unsat(dimacs)
+        if certified:
+            given = "no proof" if proof is None else "proof not checked"
+            return Verdict("VERIFIED-UNSAT", f"{given}; certified by the header: {why}",
+                           notes=notes, **base)
+        if why:
+            notes.append(why)
     if base["expected"] == "SAT":
         return Verdict("WRONG-ANSWER", f"claims UNSAT, but the instance is SAT "
                                        f"({base['expected_from'] or 'expected'})",
@@ -209,6 +226,36 @@ def _judge_unsat(dimacs: Dimacs, proof, **base) -> Verdict:
 
 
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
+
+
+def certified_unsat(dimacs: Dimacs) -> tuple[bool, str]:
+    """(True, why) when the header expects UNSAT from a certificate of its family that holds
+    for the header's puzzle, and that puzzle encodes (header encoding) to this very CNF: same
+    counts, same GBD hash. Otherwise (False, why not), why = "" when the header names no
+    certificate. The argument is checked on the puzzle, never taken from the header's word."""
+    header = dimacs.header
+    source = header.get("expected-from")
+    if header.get("expected") != "UNSAT" or not isinstance(source, str) \
+            or "family" not in header:
+        return False, ""
+    try:
+        family, puzzle, encoding = puzzle_from_header(header)
+        found = family.check_certificate(puzzle, source)
+    except UserError as exc:
+        return False, f"certificate not checked: {exc}"
+    except _DECODE_ERRORS as exc:
+        return False, f"certificate not checked: {type(exc).__name__}: {exc}"
+    if found is None:
+        return False, ""
+    holds, why = found
+    if not holds:
+        return False, f"the header's certificate does not hold: {why}"
+    mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
+    if mismatch:
+        return False, (f"certificate {source} not applied: the header puzzle does not match "
+                       f"the CNF ({mismatch})")
+    return True, (f"{why}; the CNF is the {encoding} encoding of that puzzle (same counts and "
+                  "GBD hash)")
 
 
 def decode_puzzle(dimacs: Dimacs, model: np.ndarray) -> tuple[PuzzleReport | None, str]:

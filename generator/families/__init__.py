@@ -21,6 +21,12 @@ through :func:`get_family`.
                    None when the params fix the puzzle
 ``expected(puzzle, params, certify) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why);
                    ``certify`` is a :data:`Certifier` or None
+``check_certificate(puzzle, source) -> (holds, why) | None``   the argument named by an
+                   ``expected-from`` that refutes a puzzle without a solver (edge matching's
+                   ``parity:colour-count``), checked on ``puzzle``; None when ``source`` names
+                   no such argument of the family. The validator trusts an UNSAT answer
+                   without a proof when it holds for the header's puzzle and that puzzle
+                   encodes to the CNF
 ``encode(puzzle, encoding) -> Formula``
 ``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by
                    variable (index 0 unused)
@@ -137,6 +143,7 @@ class Family(Protocol):
     def instance_name(self, params: dict, draw: str | None, encoding: str) -> str: ...
     def expected(self, puzzle: Any, params: dict,
                  certify: Certifier | None = None) -> tuple[str, str]: ...
+    def check_certificate(self, puzzle: Any, source: str) -> tuple[bool, str] | None: ...
     def encode(self, puzzle: Any, encoding: str) -> Formula: ...
     def decode(self, puzzle: Any, encoding: str, model: np.ndarray) -> Any: ...
     def check(self, puzzle: Any, solution: Any) -> list[str]: ...

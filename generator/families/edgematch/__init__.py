@@ -53,9 +53,16 @@ square sees the complement, so colour domains are closed under negation.
 Reference: Marijn J. H. Heule, "Solving edge-matching problems with satisfiability solvers",
 SAT 2009 competitive events booklet / SAT 2009 workshop (Proc. SAT'09, 2009).
 
+Certified UNSAT (``--unsat parity``): the planted puzzle with one side of one center piece
+recoloured, so two colours occur on an odd number of sides; no bounded board can match them
+all (:mod:`.parity`). ``expected-from: parity:colour-count``, which the validator checks on
+the header's puzzle (:func:`check_certificate`) before it trusts an UNSAT answer without a
+proof.
+
 Layout: :mod:`.pieces` (piece files, built-ins, planting), :mod:`.geometry` (squares and
 diamonds), :mod:`.encode` (the Board and the clause groups), :mod:`.solution` (decode, check,
-witness) and :mod:`.render` (JSON and pictures); this module is the family contract.
+witness), :mod:`.parity` (the certified UNSAT variant) and :mod:`.render` (JSON and
+pictures); this module is the family contract.
 """
 
 from __future__ import annotations
@@ -78,6 +85,14 @@ from puzzlesat.generator.families.edgematch.encode import (
 )
 from puzzlesat.generator.families.edgematch.estimate import estimate
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
+from puzzlesat.generator.families.edgematch.parity import (
+    CERTIFICATE,
+    UNSAT_CHOICES,
+    check_certificate,
+    odd_colours,
+    recolour_side,
+    side_counts,
+)
 from puzzlesat.generator.families.edgematch.pieces import (
     BUILTINS,
     Puzzle,
@@ -152,6 +167,10 @@ PARAMS = (
           "srand(seed): piece i turned 180 degrees iff the i-th glibc rand() % 4 == 2 "
           f"({SAT09_TURN_SEED} reproduces the SAT'09 files em_7_3_6 cmp/fbc/exp/all and "
           "em_9_3_5 cmp).", minimum=0),
+    Param("unsat", str, None, "Make the planted puzzle unsolvable with a certificate: "
+          "'parity' recolours one side of one center piece to another center colour, so two "
+          f"colours occur on an odd number of sides ({CERTIFICATE}; bounded puzzles, at "
+          "least 2 center colours).", choices=UNSAT_CHOICES),
 )
 
 ENCODINGS = {
@@ -172,14 +191,20 @@ def generate(params: dict, rng) -> Puzzle:
         puzzle = load_pieces(params["pieces"])
     else:
         puzzle = planted(params, rng)
+        if params.get("unsat") == "parity":
+            puzzle = recolour_side(puzzle, params["center_colors"], rng)
     puzzle.turn_seed = params.get("turn_seed")
     return puzzle
 
 
 
 def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
+    """SAT when planted or listed in solved order; UNSAT when a bounded puzzle has a colour on
+    an odd number of sides (:mod:`.parity`, checked again by the validator); else UNKNOWN."""
     if puzzle.planted is not None:
         return "SAT", "planted"
+    if puzzle.bounded and odd_colours(puzzle):
+        return "UNSAT", CERTIFICATE
     if witness(puzzle) is not None:
         return "SAT", "planted (pieces listed in solved order)"
     return "UNKNOWN", "none"
@@ -190,7 +215,8 @@ def uses_seed(params: dict) -> bool:
 
 
 def instance_name(params: dict, draw: str | None, encoding: str) -> str:
-    """``em-7-3-6-s1-all``, ``em-6x12-4-4-scrambled-s1-compact``, ``clue1-compact``."""
+    """``em-7-3-6-s1-all``, ``em-6x12-4-4-scrambled-s1-compact``,
+    ``em-5-2-3-scrambled-parity-s1-all``, ``clue1-compact``."""
     if "pieces" in params:
         spec = params["pieces"]
         stem = spec if spec in BUILTINS else Path(spec).name.split(".")[0]
@@ -204,6 +230,7 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
     words.append(str(params.get("center_colors", 0)))
     words += [word for key, word in (("unbounded", "unbounded"), ("signed", "signed"),
                                       ("scramble", "scrambled")) if params.get(key)]
+    words += [params["unsat"]] if "unsat" in params else []
     words += [f"t{params['turn_seed']}"] if "turn_seed" in params else []
     return "-".join(words + [draw, encoding])
 
@@ -212,11 +239,13 @@ def instance_name(params: dict, draw: str | None, encoding: str) -> str:
 #: params whose value may be a file: a suite reads it from the spec's folder and publishes it
 
 __all__ = [
-    "BUILTINS", "ENCODINGS", "FRAME", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES",
-    "SAT09_TURN_SEED", "STORY", "SUMMARY", "TYPE_PATTERNS", "Board", "E", "Grid", "N", "Puzzle",
-    "S", "Solution", "W", "assignment", "check", "decode", "diamond_exactly_one",
-    "duplicate_pairs", "duplicate_pieces", "encode", "estimate", "expected", "generate", "heule_turned", "infer_shape",
-    "instance_name", "load_pieces", "make_puzzle", "parse_pieces", "piece_clauses",
-    "piece_type", "planted", "puzzle_from_json", "puzzle_to_json", "render", "render_svg",
-    "shown_sides", "solution_from_json", "solution_to_json", "uses_seed", "witness",
+    "BUILTINS", "CERTIFICATE", "E", "ENCODINGS", "FRAME", "HARDNESS_PARAM", "N", "NAME",
+    "PARAMS", "REFERENCES", "S", "SAT09_TURN_SEED", "STORY", "SUMMARY", "TYPE_PATTERNS", "W",
+    "Board", "Grid", "Puzzle", "Solution", "assignment", "check", "check_certificate",
+    "decode", "diamond_exactly_one", "duplicate_pairs", "duplicate_pieces", "encode",
+    "estimate", "expected", "generate", "heule_turned", "infer_shape", "instance_name",
+    "load_pieces", "make_puzzle", "odd_colours", "parse_pieces", "piece_clauses", "piece_type",
+    "planted", "puzzle_from_json", "puzzle_to_json", "recolour_side", "render", "render_svg",
+    "shown_sides", "side_counts", "solution_from_json", "solution_to_json", "uses_seed",
+    "witness",
 ]

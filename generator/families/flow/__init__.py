@@ -286,5 +286,10 @@ def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
     return "UNSAT", source
 
 
+def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
+    """None: flow has no solver-free certificate."""
+    return None
+
+
 def witness(puzzle: Puzzle) -> Solution | None:
     return puzzle.planted

@@ -1,0 +1,153 @@
+"""Certified UNSAT edge matching (``--unsat parity``): the recoloured side, the counting
+certificate against a real solver, and the validator's VERIFIED-UNSAT without a proof, which
+must not be fooled by a header whose puzzle is not the CNF's."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+import puzzlesat.generator.families.edgematch as em
+from puzzlesat.generator.core.dimacs import dimacs_bytes, write_instance
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.families import normalize_params
+from puzzlesat.generator.instance import build
+
+PARAMS = {"rows": 5, "border_colors": 2, "center_colors": 3, "scramble": True}
+
+
+def variant(params: dict, seed: int):
+    """The planted puzzle of ``params`` and its parity variant, from the same seed."""
+    plain = em.generate(normalize_params(em, params), Rng(seed))
+    odd = em.generate(normalize_params(em, {**params, "unsat": "parity"}), Rng(seed))
+    return plain, odd
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(3, 4), extra=st.integers(0, 2), border=st.integers(1, 3),
+       center=st.integers(2, 4), seed=st.integers(0, 2**32), signed=st.booleans(),
+       scramble=st.booleans(), encoding=st.sampled_from(list(em.ENCODINGS)))
+def test_variant_is_refuted_by_counting_and_by_a_solver(rows, extra, border, center, seed,
+                                                       signed, scramble, encoding):
+    params = {"rows": rows, "cols": rows + extra, "border_colors": border,
+              "center_colors": center, "signed": signed, "scramble": scramble}
+    plain, odd = variant(params, seed)
+    # the planted twin: every colour on an even number of sides, so no certificate
+    assert em.odd_colours(plain) == {}
+    assert em.check_certificate(plain, em.CERTIFICATE)[0] is False
+    assert em.expected(plain, params)[0] == "SAT"
+    # the variant: one side of one center piece differs, two colours become odd
+    changed = np.argwhere(plain.pieces != odd.pieces)
+    assert len(changed) == 1
+    piece, side = changed[0]
+    assert (odd.pieces[piece] != 0).all()  # a center piece, still one
+    new, old = int(odd.pieces[piece, side]), int(plain.pieces[piece, side])
+    assert 1 <= abs(new) <= center and abs(new) != abs(old) and np.sign(new) == np.sign(old)
+    assert sorted(em.odd_colours(odd)) == sorted([abs(new), abs(old)])
+    assert em.check_certificate(odd, em.CERTIFICATE)[0] is True
+    assert em.expected(odd, params) == ("UNSAT", em.CERTIFICATE)
+    assert em.witness(odd) is None
+    formula = em.encode(odd, encoding)
+    assert formula.problems() == []
+    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
+        assert solver.solve() is False
+
+
+def test_certificate_needs_its_name_and_a_frame():
+    _, odd = variant(PARAMS, 1)
+    assert em.check_certificate(odd, "planted") is None
+    unbounded = em.Puzzle(odd.rows, odd.cols, odd.pieces, bounded=False)
+    assert em.check_certificate(unbounded, em.CERTIFICATE)[0] is False
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"rows": 4, "center_colors": 3, "unbounded": True}, "needs the frame"),
+    ({"rows": 4, "border_colors": 2, "center_colors": 1}, "at least 2"),
+    ({"pieces": "clue1"}, "cannot be combined with --pieces"),
+])
+def test_variant_refuses_what_counting_cannot_refute(params, message):
+    with pytest.raises(UserError, match=message):
+        em.generate(normalize_params(em, {**params, "unsat": "parity"}), Rng(1))
+
+
+def test_variant_name_reproduce_and_bytes():
+    inst = build("edge-matching", {**PARAMS, "unsat": "parity"}, "all", 1)
+    assert inst.name == "em-5-2-3-scrambled-parity-s1-all"
+    assert (inst.expected, inst.expected_from) == ("UNSAT", "parity:colour-count")
+    assert "--unsat parity --seed 1 --encoding all" in inst.header()["reproduce"]
+    assert hashlib.sha256(dimacs_bytes(inst.formula, inst.header())).hexdigest() == \
+        "9bd5ac63b03c4c9fc9c3a8fe4cdb3268be823960fcd515cb8b50c720a050f1b8"
+
+
+# -- the validator ----------------------------------------------------------------------------
+def _unsat_output(tmp_path):
+    out = tmp_path / "out"
+    out.write_text("c a solver's answer, no proof\ns UNSATISFIABLE\n")
+    return out
+
+
+def test_validate_cli_certifies_without_a_proof(puzzlesat, tmp_path):
+    cnf = tmp_path / "f.cnf.xz"
+    made = puzzlesat("generate", "edge-matching", "--rows", "5", "--border-colors", "2",
+                     "--center-colors", "3", "--scramble", "--unsat", "parity", "--seed", "1",
+                     "--encoding", "all", "-o", cnf)
+    assert made.code == 0, made.err
+    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    assert result.code == 0, result.out + result.err
+    assert result.out.startswith("VERIFIED-UNSAT")
+    assert "certified by the header: parity:colour-count: colour" in result.out
+    assert "the CNF is the all encoding of that puzzle" in result.out
+
+
+def _hostile(tmp_path, header_of, formula_of) -> object:
+    cnf = tmp_path / "hostile.cnf.xz"
+    write_instance(str(cnf), formula_of.formula, header_of.header())
+    return cnf
+
+
+@pytest.mark.parametrize("params,seed,why", [
+    (PARAMS, 1, "it encodes to 345 variables and 1546 clauses, the file has 345 and 1672"),
+    # a fifth colour on a type-7 piece: the same counts, so only the GBD hash tells
+    ({**PARAMS, "center_colors": 6}, 0, "same counts, other clauses"),
+])
+def test_header_puzzle_with_odd_counts_over_a_solvable_cnf_is_not_certified(
+        puzzlesat, tmp_path, params, seed, why):
+    """The header claims the recoloured puzzle; the CNF is its solvable planted twin's."""
+    odd = build("edge-matching", {**params, "unsat": "parity"}, "compact", seed)
+    plain = build("edge-matching", params, "compact", seed)
+    cnf = _hostile(tmp_path, odd, plain)
+    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    assert result.code == 1, result.out
+    assert result.out.startswith("UNSAT-UNCHECKED")
+    assert "certificate parity:colour-count not applied: the header puzzle does not match " \
+        f"the CNF ({why})" in result.out
+    # and a model of the solvable CNF beats the header
+    with Solver(name="cadical195", bootstrap_with=plain.formula.clauses()) as solver:
+        assert solver.solve()
+        model = solver.get_model()
+    out = tmp_path / "sat.out"
+    out.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    result = puzzlesat("validate", cnf, out)
+    assert result.out.startswith("VERIFIED-SAT")
+    assert "this model shows the header is wrong" in result.out
+
+
+def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
+    """A planted (even) puzzle whose header claims the parity certificate."""
+    from puzzlesat.generator.core.dimacs import read_dimacs
+    from puzzlesat.validate.report import certified_unsat
+
+    plain = build("edge-matching", PARAMS, "compact", 1)
+    plain.expected, plain.expected_from = "UNSAT", em.CERTIFICATE
+    cnf = tmp_path / "liar.cnf"
+    write_instance(str(cnf), plain.formula, plain.header())
+    certified, why = certified_unsat(read_dimacs(cnf))
+    assert not certified
+    assert why.startswith("the header's certificate does not hold: parity:colour-count: every "
+                          "colour occurs on an even number of sides")
