@@ -9,14 +9,13 @@ from __future__ import annotations
 import errno
 import io
 import os
-import signal
 import sys
 
 import click
 
 import puzzlesat
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.stops import Stopped
+from puzzlesat.generator.core.stops import Stopped, stops_raise
 from puzzlesat.generator.families import Param, family_names, get_family
 
 
@@ -44,13 +43,7 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(**args):
-        from puzzlesat.generator.core.stops import stops_raise
-
-        with stops_raise():  # a SIGTERM or SIGHUP leaves no .part behind
-            generate_one(**args)
-
-    def generate_one(seed, encoding, output, name, witness, force, **raw):
+    def run(seed, encoding, output, name, witness, force, **raw):
         from puzzlesat.generator.core.dimacs import (
             atomic_write,
             canonical_json,
@@ -485,21 +478,12 @@ def submission(directory, output, reference, time_limit, minisat, minisat_limit,
     click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
 
 
-def _stop(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI; user errors become one line and exit code 2. SIGTERM and
-    SIGHUP end a run as a Ctrl-C does (solvers killed, temporary files removed: their default
-    left both behind), unless they are ignored."""
-    replaced = {stop: signal.signal(stop, _stop) for stop in (signal.SIGTERM, signal.SIGHUP)
-                if signal.getsignal(stop) == signal.SIG_DFL}
-    try:
+    SIGHUP unwind a run as a Ctrl-C does (solvers killed, temporary files removed: their
+    default left both behind), unless they are ignored, and exit with 128 + the signal."""
+    with stops_raise():
         code = _run(argv)
-    finally:
-        for stop, handler in replaced.items():
-            signal.signal(stop, handler)
     try:  # what is still buffered: a full disk or a file size limit shows only here
         sys.stdout.flush()
     except BrokenPipeError:
@@ -528,7 +512,7 @@ def _run(argv: list[str] | None) -> int | None:
         # one line; at a terminal it starts after the echoed ^C
         click.echo(("\n" if sys.stderr.isatty() else "") + "puzzlesat: interrupted", err=True)
         code = 130
-    except Stopped as exc:  # SIGTERM or SIGHUP inside stops_raise
+    except Stopped as exc:  # SIGTERM or SIGHUP
         click.echo(f"puzzlesat: {exc}", err=True)
         code = exc.exit_code
     except BrokenPipeError:

@@ -333,7 +333,8 @@ def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
 @pytest.mark.parametrize("command", ["solve", "solve-suite", "solve-command"])
 def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, command, stop):
     """Their default action ended puzzlesat at once: the temporary plain CNF of a
-    --solver-command was left behind (and a spawned child, until PR_SET_PDEATHSIG)."""
+    --solver-command was left behind (and a spawned child, until PR_SET_PDEATHSIG). Now the
+    run unwinds as on Ctrl-C and exits as the signal would have (128 + its number)."""
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     (tmp_path / "hard.cnf").write_bytes(HARD)
@@ -343,9 +344,10 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, comm
     assert below, "no solver child started"
     process.send_signal(stop)
     _, err = process.communicate(timeout=20)
-    assert process.returncode == 130
+    assert process.returncode == 128 + stop
     lines = stderr_lines(err)
-    assert lines[-1:] == ["puzzlesat: interrupted"] and not any(lines[:-1]), lines
+    assert lines[-1:] == [f"puzzlesat: stopped by {signal.Signals(stop).name}"] \
+        and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
     assert list((tmp_path / "tmp").iterdir()) == []
 
