@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -304,6 +305,23 @@ def test_a_deadline_stops_the_check():
     proof = read_proof(cadical_proof(php(6)))
     with pytest.raises(TimeoutError):
         check_drat(flat(php(6)), num_vars(php(6)), proof, deadline=0.0)
+
+
+def test_one_costly_rat_check_does_not_outlast_the_deadline():
+    """A two-line proof whose one lemma's RAT check costs candidates x propagations: n clauses
+    hold -p, and each resolvent propagates a chain of n implications (n = 25000: about 10 s of
+    checking, quadratic in n). The clock is looked at inside the check, not only between
+    steps."""
+    n = 25000
+    p, r, x, y = 1, 2, (lambda i: 2 + i), (lambda j: n + 2 + j)
+    clauses = [[-x(i), x(i + 1)] for i in range(1, n)] + [[-x(n), y(j)] for j in range(1, n + 1)]
+    clauses += [[-p, y(j)] for j in range(1, n + 1)] + [[x(1), r], [x(1), -r], [-p]]
+    proof = f"{p} {-x(1)} 0\n0\n".encode()
+    assert ours(SAT_2, BOGUS)[0] is False  # the kernels are compiled before the clock starts
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        check_drat(flat(clauses), 2 * n + 2, read_proof(proof), deadline=start + 0.3)
+    assert time.monotonic() - start < 3.0
 
 
 # -- the property test -----------------------------------------------------------------------

@@ -48,12 +48,14 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from puzzlesat.validate.drat_input import Proof
 
 # kernel outcomes
-_GOING, _CONFLICT, _REJECTED, _BROKEN = 0, 1, 2, 3
+_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4
+#: no deadline (a ``time.monotonic()`` value the kernels compare with)
+_NEVER = np.inf
 # slots of the scalar array: trail length, propagation head, work done in this kernel call
 _TRAIL, _HEAD, _WORK = 0, 1, 2
 #: steps a kernel call handles between two looks at the clock ...
@@ -399,15 +401,29 @@ def _refutes(st, c, d, skip, mark):
 
 
 @njit(cache=True)
-def _redundant(st, c, mark):
-    """Is lemma c RUP, or else RAT on its pivot, in the current S?"""
+def _past(deadline):
+    """Is ``time.monotonic()`` past ``deadline``?"""
+    with objmode(now="float64"):
+        now = time.monotonic()
+    return now > deadline
+
+
+@njit(cache=True)
+def _redundant(st, c, mark, deadline):
+    """Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
+    passed ``deadline`` before the answer was known."""
     if _refutes(st, c, -1, -1, mark):
-        return True
+        return 1
     p = st.pivot[c]
     if p < 0:
-        return False
+        return 0
     st.scalars[_WORK] += st.alive.shape[0]
+    look = st.scalars[_WORK] + _WORK_PER_CALL
     for d in range(st.alive.shape[0]):
+        if st.scalars[_WORK] > look:  # one RAT check may cost candidates x propagations: a
+            if _past(deadline):      # hostile lemma alone could outlast the time limit
+                return -1
+            look = st.scalars[_WORK] + _WORK_PER_CALL
         if not st.alive[d]:
             continue
         negated = tautology = False
@@ -415,8 +431,8 @@ def _redundant(st, c, mark):
             negated |= st.db[k] == p ^ 1
             tautology |= st.db[k] == p
         if negated and not tautology and not _refutes(st, c, d, p ^ 1, mark):
-            return False
-    return True
+            return 0
+    return 1
 
 
 @njit(cache=True)
@@ -446,9 +462,10 @@ def _start(st, n_formula):
 
 
 @njit(cache=True)
-def _forward(st, begin, end, check):
+def _forward(st, begin, end, check, deadline):
     """Steps begin..end-1 forward, checking each lemma when ``check``: (outcome, step, clause);
-    stops early (going, at the next step) once the call's work budget is spent."""
+    stops early (going, at the next step) once the call's work budget is spent, (late, at the
+    step) when a check passed ``deadline``."""
     st.scalars[_WORK] = 0
     for step in range(begin, end):
         if st.scalars[_WORK] > _WORK_PER_CALL:
@@ -462,8 +479,10 @@ def _forward(st, begin, end, check):
             continue
         if st.start[c + 1] == st.start[c]:  # the empty clause, with no conflict at the root
             return _REJECTED, step, c
-        if check and not _redundant(st, c, False):
-            return _REJECTED, step, c
+        if check:
+            verdict = _redundant(st, c, False, deadline)
+            if verdict <= 0:
+                return (_REJECTED if verdict == 0 else _LATE), step, c
         conflict = _attach(st, c)
         if conflict < 0:
             conflict = _propagate(st)
@@ -473,9 +492,10 @@ def _forward(st, begin, end, check):
 
 
 @njit(cache=True)
-def _backward(st, begin, end):
+def _backward(st, begin, end, deadline):
     """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step); stops
-    early (going, at the step it stopped before) once the call's work budget is spent."""
+    early (going, at the step it stopped before) once the call's work budget is spent, (late,
+    at the step) when a check passed ``deadline``."""
     st.scalars[_WORK] = 0
     for step in range(begin - 1, end - 1, -1):
         if st.scalars[_WORK] > _WORK_PER_CALL:
@@ -494,8 +514,10 @@ def _backward(st, begin, end):
         if st.start[c + 1] > s and st.reason[st.db[s] >> 1] == c:
             if _rebuild_root(st, st.position[st.db[s] >> 1]) >= 0:
                 return _BROKEN, step
-        if st.core[c] and not _redundant(st, c, True):
-            return _REJECTED, step
+        if st.core[c]:
+            verdict = _redundant(st, c, True, deadline)
+            if verdict <= 0:
+                return (_REJECTED if verdict == 0 else _LATE), step
     return _GOING, end
 
 
@@ -540,6 +562,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
     literals are given up (emptied) once copied into the checker's database."""
     st, n_formula = _state(flat, num_vars, proof)
+    late = _NEVER if deadline is None else deadline
     n_steps = st.step_clause.shape[0]
     conflict = _start(st, n_formula)
     step = -1
@@ -549,7 +572,9 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
         while outcome == _GOING and step < n_steps:
             _tick(deadline)
             outcome, step, conflict = _forward(st, step, min(step + _STEPS_PER_CALL, n_steps),
-                                               not backward)
+                                               not backward, late)
+        if outcome == _LATE:
+            raise TimeoutError
         if outcome == _REJECTED:
             return False, _failure(st, step)
         if outcome == _GOING:
@@ -564,11 +589,17 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             _detach(st, st.step_clause[step])
             if _rebuild_root(st, 0) >= 0:
                 raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
-            if st.core[st.step_clause[step]] and not _redundant(st, st.step_clause[step], True):
-                return False, _failure(st, step)
+            if st.core[st.step_clause[step]]:
+                verdict = _redundant(st, st.step_clause[step], True, late)
+                if verdict < 0:
+                    raise TimeoutError
+                if verdict == 0:
+                    return False, _failure(st, step)
         while step > 0:
             _tick(deadline)
-            outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0))
+            outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
+            if outcome == _LATE:
+                raise TimeoutError
             if outcome == _BROKEN:
                 raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
             if outcome == _REJECTED:
