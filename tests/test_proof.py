@@ -176,3 +176,19 @@ def test_debian_cadical_proofs(tmp_path, puzzlesat):
         out.write_text(run.stdout)
         result = puzzlesat("validate", cnf, out, "--proof", tmp_path / name)
         assert result.code == 0 and result.out.startswith("VERIFIED-UNSAT"), result.out
+
+
+def test_a_checker_that_breaks_its_own_invariant_checks_nothing(monkeypatch):
+    """A RuntimeError inside the kernel (an invariant of the checker) is "not checked", never
+    a verdict and never a traceback."""
+    from puzzlesat.validate import drat
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("DRAT checker: conflict when undoing step 3")
+
+    monkeypatch.setattr(drat, "check_drat", broken)
+    f = Formula()
+    f.new_vars("x", 1)
+    f.add("both signs", [[1], [-1]])
+    check = check_proof(f.flat_literals(), f.num_vars, b"0\n")
+    assert check.ok is None and "a puzzlesat bug" in check.reason

@@ -82,6 +82,9 @@ def _check(flat, num_vars, source, checker, time_limit) -> ProofCheck:
     except TimeoutError:
         return ProofCheck(None, CHECKER, f"the proof was not checked in time (the proof time "
                                          f"limit is {time_limit:g} s)")
+    except RuntimeError as exc:  # an invariant of the checker broke: never a verdict from it
+        return ProofCheck(None, CHECKER, f"the checker failed ({exc}): a puzzlesat bug, "
+                                         f"please report it with the proof")
     return ProofCheck(ok, CHECKER, reason)
 
 
