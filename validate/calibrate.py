@@ -59,7 +59,7 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
-from puzzlesat.validate.runner import _solve, check_solver, run_solver, stop_solvers
+from puzzlesat.validate.runner import check_solver, run_solver, stop_solvers
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 
@@ -88,10 +88,10 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> dict:
+def calibrate_one(path: str, solver: str, time_limit: float) -> dict:
     """Worker: solve one instance in a killable child and judge the answer. Never raises for a
     solver's failure (timeout, crash, wrong answer): the row records it."""
-    result = run_solver(path, solver, time_limit, solve=solve)
+    result = run_solver(path, solver, time_limit)
     try:
         verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
         name, reason = verdict.verdict, verdict.reason
@@ -104,20 +104,20 @@ def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> di
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
-                    time_limit: float = 60.0, jobs: int = 1, executor=None, solve=_solve,
+                    time_limit: float = 60.0, jobs: int = 1, executor=None,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
     """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
     name matches one of the globs ``only``) and record the results there (see the module
-    docstring). ``solve`` replaces the solver call (tests). The folder is locked while it runs
+    docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
     check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
-        return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
+        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only)
 
 
-def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
+def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, plot: bool,
                only: tuple[str, ...]) -> Calibration:
     spec, instances = read_published(out)
     # the earlier table is read (and a damaged one refused) before any solver runs
@@ -137,7 +137,7 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), solver, time_limit, solve)
+    calls = [(str(out / r["file"]), solver, time_limit)
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
