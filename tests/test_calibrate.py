@@ -15,8 +15,9 @@ import pytest
 from conftest import TINY, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.validate import runner
 from puzzlesat.validate.calibrate import calibrate_suite, plot_calibration, read_calibration
-from puzzlesat.validate.runner import _solve
+from puzzlesat.validate.runner import solve_with_pysat
 
 
 #: three quick instances: a sliding SAT/UNSAT pair (trace truncation k = 8, budgets 8 and 6)
@@ -141,20 +142,23 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
-# -- time limits and crashes: fake solvers run in the runner's child process ----------------
+# -- time limits and crashes: a fake solver run in the runner's child process --------------
+# The parent hands the child runner.solve_with_pysat by its qualified name, so replacing that
+# attribute in this process sends the child this module-level function instead.
 def misbehave(source, solver, want_proof):
     """The real solver, except: hang on the UNSAT sliding instance, crash on the flow one."""
     if "k8-b6" in str(source):
         time.sleep(120)
     if "flow-" in str(source):
         os._exit(3)
-    return _solve(source, solver, want_proof)
+    return solve_with_pysat(source, solver, want_proof)
 
 
-def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path):
+def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatch):
     suite = publish_tiny(tmp_path)
+    monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
     start = time.perf_counter()
-    calibrate_suite(suite, ["cadical195"], time_limit=1.5, solve=misbehave, plot=False)
+    calibrate_suite(suite, ["cadical195"], time_limit=1.5, plot=False)
     elapsed = time.perf_counter() - start
     rows = read_calibration(suite)
     assert [(r["status"], r["verdict"]) for r in rows] == [

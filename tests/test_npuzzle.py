@@ -80,11 +80,11 @@ def test_korf_data_loads_validated():
 
 def test_loader_rejects_a_path_that_misses_the_goal():
     line = "1,0,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24 1 0 0"
-    assert npuzzle._parse_paths(line, "x", "t")[0].moves == "L"
+    assert npuzzle.parse_paths(line, "x", "t")[0].moves == "L"
     with pytest.raises(ValueError, match="does not reach the goal"):
-        npuzzle._parse_paths(line.replace(" 1 0 0", " 3 0 0,1,2"), "x", "t")
+        npuzzle.parse_paths(line.replace(" 1 0 0", " 3 0 0,1,2"), "x", "t")
     with pytest.raises(ValueError, match="not next to the blank"):
-        npuzzle._parse_paths(line.replace(" 1 0 0", " 1 0 7"), "x", "t")
+        npuzzle.parse_paths(line.replace(" 1 0 0", " 1 0 7"), "x", "t")
 
 
 def test_truncation_is_at_the_stated_distance_from_the_goal():

@@ -12,7 +12,7 @@ order, so the verdicts never depend on the executor (the seconds do, of course).
 
 What is written into the suite folder:
 
-* ``calibration.csv``: one row per (instance, solver), :data:`COLUMNS`. Rows this run did not
+* ``calibration.csv``: one row per (instance, solver), :data:`~puzzlesat.generator.suite.calibration.COLUMNS`. Rows this run did not
   redo (other solvers, instances outside ``--only``) are kept from the earlier table, so
   solvers can be calibrated one at a time with their own limits, and a changed instance alone.
 * ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
@@ -29,7 +29,6 @@ team solver's up to an hour; the real calibration is a long run by hand (see
 
 from __future__ import annotations
 
-import csv
 import fnmatch
 import io
 import math
@@ -42,6 +41,13 @@ from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.families import get_family
+from puzzlesat.generator.suite.calibration import (
+    CALIBRATION_FILE,
+    COLUMNS,
+    RESULT_COLUMNS,
+    calibration_files,
+    table_csv,
+)
 from puzzlesat.generator.suite.folder import (
     check_published,
     file_sha256,
@@ -50,20 +56,12 @@ from puzzlesat.generator.suite.folder import (
     read_table,
     remove_own,
 )
-from puzzlesat.generator.suite.publish import (
-    CALIBRATION_FILE,
-    calibration_files,
-    publish_lock,
-    suite_files,
-)
+from puzzlesat.generator.suite.publish import publish_lock, suite_files
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
-from puzzlesat.validate.runner import _solve, check_solver, run_solver, stop_solvers
+from puzzlesat.validate.runner import check_solver, run_solver, stop_solvers
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
-RESULT_COLUMNS = ("status", "seconds", "verdict", "reason")
-COLUMNS = ("hash", "name", "file", "family", "hardness-param", "hardness", "expected",
-           "solver", "time-limit", *RESULT_COLUMNS)
 
 
 @dataclass
@@ -90,10 +88,10 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> dict:
+def calibrate_one(path: str, solver: str, time_limit: float) -> dict:
     """Worker: solve one instance in a killable child and judge the answer. Never raises for a
     solver's failure (timeout, crash, wrong answer): the row records it."""
-    result = run_solver(path, solver, time_limit, solve=solve)
+    result = run_solver(path, solver, time_limit)
     try:
         verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
         name, reason = verdict.verdict, verdict.reason
@@ -106,20 +104,20 @@ def calibrate_one(path: str, solver: str, time_limit: float, solve=_solve) -> di
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
-                    time_limit: float = 60.0, jobs: int = 1, executor=None, solve=_solve,
+                    time_limit: float = 60.0, jobs: int = 1, executor=None,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
     """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
     name matches one of the globs ``only``) and record the results there (see the module
-    docstring). ``solve`` replaces the solver call (tests). The folder is locked while it runs
+    docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
     check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
-        return _calibrate(out, solvers, time_limit, jobs, executor, solve, plot, only)
+        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only)
 
 
-def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve, plot: bool,
+def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, plot: bool,
                only: tuple[str, ...]) -> Calibration:
     spec, instances = read_published(out)
     # the earlier table is read (and a damaged one refused) before any solver runs
@@ -139,7 +137,7 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, solve
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), solver, time_limit, solve)
+    calls = [(str(out / r["file"]), solver, time_limit)
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
     own = executor is None
@@ -193,15 +191,6 @@ def _row(instance: dict, solver: str, time_limit: float, result: dict) -> dict:
             **result}
 
 
-def calibration_csv(rows: list[dict]) -> bytes:
-    """calibration.csv's bytes: one row per (instance, solver) run, in :data:`COLUMNS`."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue().encode()
-
-
 def read_calibration(directory: str | os.PathLike) -> list[dict]:
     """The rows of ``calibration.csv`` (seconds and time-limit as floats)."""
     path = Path(directory) / CALIBRATION_FILE
@@ -244,7 +233,7 @@ def _record(out: Path, spec, instances: list[dict], rows: list[dict],
     sums = read_sums(out) or {}
     for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
         remove_own(out, stale, sums.get(stale))
-    atomic_write(out / CALIBRATION_FILE, calibration_csv(rows))
+    atomic_write(out / CALIBRATION_FILE, table_csv(rows))
     written, notes = [CALIBRATION_FILE], []
     if plot:
         plotted, note = plot_calibration(out, rows)

@@ -145,8 +145,9 @@ def clause_lists(flat: np.ndarray) -> list[list[int]]:
     return [c[:-1].tolist() for c in np.split(flat, ends + 1)[:-1]]
 
 
-def _solve(source, solver: str, want_proof: bool):
-    """Parse (when ``source`` is a path) and solve. Returns (status, model, proof, error)."""
+def solve_with_pysat(source, solver: str, want_proof: bool):
+    """Parse ``source`` (when it is a path) and solve it with the python-sat ``solver`` in this
+    process. Returns (status, model, proof lines, error message)."""
     from pysat.solvers import Solver
 
     try:
@@ -176,11 +177,10 @@ def _child(conn, parent: int, solve, source, solver, want_proof):
 
 
 def run_solver(source, solver: str = "cadical195", time_limit: float | None = None,
-               proof: bool = False, solve=_solve) -> SolveResult:
+               proof: bool = False) -> SolveResult:
     """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
-    python-sat solver. Past ``time_limit`` seconds the child is killed: status UNKNOWN.
-    ``solve`` (a picklable function with :func:`_solve`'s signature and result) replaces the
-    solver call, e.g. by one that hangs or crashes, to test the limits."""
+    python-sat solver (:func:`solve_with_pysat`). Past ``time_limit`` seconds the child is
+    killed: status UNKNOWN."""
     solver = check_solver(solver, proof)
     if time_limit is not None and not (math.isfinite(time_limit)
                                        and 0 < time_limit <= MAX_TIME_LIMIT):
@@ -188,11 +188,10 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
                         f"{MAX_TIME_LIMIT:g}], got {time_limit}")
     start = time.perf_counter()
     if time_limit is None:
-        status, model, lines, error = solve(source, solver, proof)
+        status, model, lines, error = solve_with_pysat(source, solver, proof)
         notes = []
     else:
-        status, model, lines, error, notes = _solve_in_child(solve, source, solver, proof,
-                                                             time_limit)
+        status, model, lines, error, notes = _solve_in_child(source, solver, proof, time_limit)
     if error:
         raise UserError(error)
     return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
@@ -279,11 +278,12 @@ def stop_solvers(threads: ThreadPoolExecutor | None = None) -> None:
         stopping.join(0.02)
 
 
-def _solve_in_child(solve, source, solver, proof, time_limit):
+def _solve_in_child(source, solver, proof, time_limit):
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source, solver, proof),
-                        daemon=True)
+    # the function goes to the child by its qualified name, looked up here at each call
+    child = ctx.Process(target=_child, args=(send, os.getpid(), solve_with_pysat, source,
+                                             solver, proof), daemon=True)
     # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
     # could kill the child before it leaves the terminal's process group, and start() then
     # waits for ever to hand it its data
@@ -340,14 +340,14 @@ def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".
 
 
 def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool,
-              solve=_solve, command: SolverCommand | None = None) -> SolveResult:
+              command: SolverCommand | None = None) -> SolveResult:
     """One instance of a suite run, always in a killable child (a python-sat solver, or
     ``command``); a damaged instance gives UNKNOWN with the error as a note, so the run goes
     on, but a command that cannot be started stops it (SolverNotRunnable)."""
     try:
         if command is not None:
             return run_command_result(command, instance, time_limit or _NO_LIMIT, proof)
-        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof, solve)
+        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof)
     except SolverNotRunnable:
         raise
     except UserError as exc:
@@ -434,7 +434,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
-    calls = [(instance, solver, time_limit, proof, _solve, command) for instance in instances]
+    calls = [(instance, solver, time_limit, proof, command) for instance in instances]
     own = executor is None
     with contextlib.ExitStack() as stack:
         if own:

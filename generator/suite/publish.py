@@ -29,6 +29,7 @@ from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
+from puzzlesat.generator.suite.calibration import CALIBRATION_FILE, kept_calibration
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
     SUBFOLDERS,
@@ -39,17 +40,12 @@ from puzzlesat.generator.suite.folder import (
     read_manifest,
     read_suite_file,
     read_sums,
-    read_table,
     remove_own,
 )
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, load_spec
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
                     "variables", "clauses", "bytes", "sha256", "seed", "params")
-#: written by ``puzzlesat calibrate``: measurements, not regenerable, so publish and verify take
-#: them as inputs (like suite.toml): listed in SHA256SUMS and summarised in manifest.json
-CALIBRATION_FILE = "calibration.csv"
-CALIBRATION_PLOTS = "calibration-*"
 
 
 @dataclass
@@ -431,45 +427,10 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
     }
 
 
-def kept_calibration(out: Path, rows: list[dict]) -> tuple[dict[str, bytes], list[str]]:
-    """The calibration files still true of the suite now published as ``rows``, and the ones
-    to remove once it stands. A table row is kept while an instance of that name has that GBD
-    hash (same clauses: its measurement still applies; ``file`` follows the manifest). When a
-    row goes, the plots (drawn by ``puzzlesat calibrate``, which draws them again) go too, and
-    the table when it is empty."""
-    files = calibration_files(out)
-    if CALIBRATION_FILE not in files:
-        return files, []
-    old, columns = read_table(out / CALIBRATION_FILE, ("name", "hash", "file"))
-    published = {(row["name"], row["hash"]): row["file"] for row in rows}
-    kept = [dict(row, file=published[key]) for row in old
-            if (key := (row["name"], row["hash"])) in published]
-    dropped = []
-    if len(kept) < len(old):
-        dropped = [name for name in files if name != CALIBRATION_FILE]
-    if not kept:
-        dropped.append(CALIBRATION_FILE)
-    elif kept != old:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(kept)
-        files[CALIBRATION_FILE] = buffer.getvalue().encode()
-    return {k: v for k, v in files.items() if k not in dropped}, dropped
-
-
-def calibration_files(out: Path) -> dict[str, bytes]:
-    """The calibration table and plots present in a published folder, by relative path:
-    regular files only (a symlink to a file elsewhere is not the suite's)."""
-    names = sorted({CALIBRATION_FILE, *(p.name for p in out.glob(CALIBRATION_PLOTS))})
-    return {name: read_suite_file(out / name) for name in names
-            if not (out / name).is_symlink() and (out / name).is_file()}
-
-
 def suite_files(spec: Spec, rows: list[dict],
                 calibration: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last.
-    ``calibration`` (from :func:`calibration_files`) is summarised in manifest.json and listed
+    ``calibration`` (from :func:`~puzzlesat.generator.suite.calibration.calibration_files`) is summarised in manifest.json and listed
     in SHA256SUMS."""
     calibration = calibration or {}
     manifest = manifest_json(spec, rows)

@@ -14,9 +14,9 @@ from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.suite.build import Built, build_task
+from puzzlesat.generator.suite.calibration import calibration_files
 from puzzlesat.generator.suite.folder import read_suite_file
 from puzzlesat.generator.suite.publish import (
-    calibration_files,
     check_sizes,
     listed_files,
     manifest_row,

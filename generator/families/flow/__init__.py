@@ -107,10 +107,10 @@ from puzzlesat.generator.families.flow.plant import (  # noqa: F401
     MOVES_PER_CELL,
     PLANT_ATTEMPTS,
     UNIQUE_ATTEMPTS,
-    _planted_puzzle,
     colour_range,
     is_unique,
     plant_paths,
+    planted_puzzle,
 )
 from puzzlesat.generator.families.flow.puzzle import (  # noqa: F401
     LABELS,
@@ -231,7 +231,7 @@ def generate(params: dict, rng: Rng) -> Puzzle:
     attempts = UNIQUE_ATTEMPTS if params.get("unique") else 1
     for attempt in range(1, attempts + 1):
         colors = low + rng.integer(high - low + 1) if high > low else low
-        puzzle = _planted_puzzle(width, height, plant_paths(width, height, colors, min_path, rng))
+        puzzle = planted_puzzle(width, height, plant_paths(width, height, colors, min_path, rng))
         if params.get("unique"):
             if not is_unique(puzzle):
                 continue

@@ -237,9 +237,9 @@ def _cut_places(length: int, m: int, thrifty: bool) -> int:
     return sum(1 for a in range(m, length - m + 1) if a % m <= length % m)
 
 
-def _planted_puzzle(width: int, height: int, paths: list) -> Puzzle:
-    """Colours numbered by first endpoint in row-major order; each path runs from that
-    endpoint to the other."""
+def planted_puzzle(width: int, height: int, paths: list) -> Puzzle:
+    """The puzzle whose solution is ``paths`` (cell lists): colours numbered by first endpoint
+    in row-major order; each path runs from that endpoint to the other."""
     paths = [path if path[0] < path[-1] else path[::-1] for path in paths]
     paths.sort(key=lambda path: path[0])
     endpoints = np.full(width * height, -1, dtype=np.int64)

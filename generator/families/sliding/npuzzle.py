@@ -323,8 +323,9 @@ def _data(name: str) -> str:
     return resources.files("puzzlesat.generator").joinpath("data", "korf24", name).read_text()
 
 
-def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
-    """Lines ``configuration length nodes path``; each path is replayed and checked."""
+def parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
+    """The traces of an optimal-paths file (lines ``configuration length nodes path``), each
+    path replayed and checked; a ValueError names the line that is wrong."""
     out: list[Trace] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -347,7 +348,7 @@ def _parse_paths(text: str, source: str, prefix: str) -> list[Trace]:
 @functools.cache
 def korf_traces() -> tuple[Trace, ...]:
     """Korf & Felner's 50 instances in Korf's numbering, each with a validated optimal path."""
-    by_start = {t.start: t for t in _parse_paths(_data("korf-optimal-paths.txt"),
+    by_start = {t.start: t for t in parse_paths(_data("korf-optimal-paths.txt"),
                                                  "korf-optimal-paths.txt", "")}
     out: list[Trace] = []
     for line in _data("korf.txt").splitlines():
@@ -365,5 +366,5 @@ def korf_traces() -> tuple[Trace, ...]:
 @functools.cache
 def random_traces() -> tuple[Trace, ...]:
     """The 386 further random 24-puzzle instances with validated optimal paths, file order."""
-    return tuple(_parse_paths(_data("random400-optimal-paths.txt"),
+    return tuple(parse_paths(_data("random400-optimal-paths.txt"),
                               "random400-optimal-paths.txt", "random"))
