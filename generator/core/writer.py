@@ -129,9 +129,11 @@ class Stage:
         return view
 
     def put(self, text: bytes) -> None:
+        """Append ``data`` to the text."""
         self.take(len(text))[:] = np.frombuffer(text, dtype=np.uint8)
 
     def flush(self) -> None:
+        """Hand the buffered text to ``write``."""
         if self.used:
             self.write(self.buffer[: self.used].data)
             self.used = 0
@@ -176,6 +178,7 @@ class RunWriter:
         return total
 
     def block(self, block: ClauseBlock | DeferredBlock) -> None:
+        """Write one clause block's text."""
         lits = block.literals
         rows, width = lits.shape
         if rows == 0 or width == 0:
@@ -191,6 +194,7 @@ class RunWriter:
             self.step(index[a : a + step], g, width)
 
     def step(self, index: np.ndarray, g: int, width: int) -> None:
+        """Write the text of one step of a block's literals."""
         m, n = index.shape
         offsets = np.add(index, self.num_vars, dtype=np.int64,
                          out=self._array("offsets", m * n, np.int64).reshape(m, n))
@@ -237,6 +241,7 @@ class RunWriter:
         self.stage.put(items.tobytes().translate(None, _DELETE_NUL))
 
     def run(self, words: np.ndarray, layout: _Layout) -> None:
+        """Write a step's text literal run by literal run."""
         size, preset = layout.size, layout.preset
         m, nw = words.shape[0], preset.size
         out = self.stage.take(m * size)
@@ -337,6 +342,7 @@ def stream_clauses(formula: Formula, write) -> int:
 
 
 def stream_blocks(blocks, num_vars: int, write) -> int:
+    """Write the clause text of ``blocks`` to ``write``; returns the number of bytes."""
     return RunWriter(num_vars, Stage(write)).write_blocks(blocks)
 
 
