@@ -129,7 +129,7 @@ class Stage:
         return view
 
     def put(self, text: bytes) -> None:
-        """Append ``data`` to the text."""
+        """Append ``text`` to the staged text."""
         self.take(len(text))[:] = np.frombuffer(text, dtype=np.uint8)
 
     def flush(self) -> None:
@@ -241,7 +241,7 @@ class RunWriter:
         self.stage.put(items.tobytes().translate(None, _DELETE_NUL))
 
     def run(self, words: np.ndarray, layout: _Layout) -> None:
-        """Write a step's text literal run by literal run."""
+        """Build the text of units from their literals' ``words`` by ``layout`` into the stage."""
         size, preset = layout.size, layout.preset
         m, nw = words.shape[0], preset.size
         out = self.stage.take(m * size)
