@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.generator.core.reader import read_dimacs
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.validate.model import falsified_clauses
 
 NUM_VARS = 1_000_000

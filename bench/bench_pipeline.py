@@ -129,7 +129,7 @@ def main() -> None:
         try:
             from pysat.formula import CNF
 
-            from puzzlesat.generator.core.dimacs import read_dimacs
+            from puzzlesat.generator.core.reader import read_dimacs
 
             pysat_cnf = CNF(from_clauses=read_dimacs(cnf).clauses())
             pysat_path = os.path.join(folder, "pysat.cnf")

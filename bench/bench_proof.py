@@ -25,7 +25,7 @@ DRATIFY_LIMIT = 300.0
 _OURS = """
 import json, sys, time
 start = time.perf_counter()
-from puzzlesat.generator.core.dimacs import read_dimacs
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.proof import check_proof_file
 formula = read_dimacs(sys.argv[1])
 check = check_proof_file(formula.literals, formula.num_vars, sys.argv[2])
@@ -36,7 +36,7 @@ _DRATIFY = """
 import json, sys
 import numpy as np
 import dratify
-from puzzlesat.generator.core.dimacs import read_dimacs
+from puzzlesat.generator.core.reader import read_dimacs
 formula = read_dimacs(sys.argv[1])
 cnf = dratify.CNF(formula.num_vars)
 flat = formula.literals.astype(np.int64)
@@ -89,7 +89,7 @@ def kissat_binary() -> str | None:
 def make_proofs(folder: Path) -> tuple[Path, list[tuple[str, Path]]]:
     from pysat.solvers import Cadical195
 
-    from puzzlesat.generator.core.dimacs import read_dimacs
+    from puzzlesat.generator.core.reader import read_dimacs
 
     cnf = folder / "sliding.cnf"
     subprocess.run([sys.executable, "-m", "puzzlesat", "generate", *INSTANCE, "-o", str(cnf)],

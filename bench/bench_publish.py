@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from puzzlesat.generator.core.dimacs import decompress
+from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.suite import publish_suite
 
 SPEC = """

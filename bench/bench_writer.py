@@ -14,7 +14,8 @@ import os
 import tempfile
 import time
 
-from puzzlesat.generator.core.dimacs import clause_bytes, write_instance
+from puzzlesat.generator.core.save import write_instance
+from puzzlesat.generator.core.writer import clause_bytes
 from puzzlesat.generator.instance import build
 
 PARAMS = {"rows": 16, "border_colors": 5, "center_colors": 17}

@@ -13,8 +13,8 @@ from typing import Any
 
 import puzzlesat
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.dimacs import FORMAT_VERSION
 from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import (
     FORCE_BYTES,

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import (
-    atomic_write,
-    check_writable,
-    header_lines,
-    read_dimacs,
-)
+from puzzlesat.generator.core.files import atomic_write, check_writable
+from puzzlesat.generator.core.header import header_lines
 from puzzlesat.generator.core.inputs import check_distinct
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.instance import puzzle_from_header
 
 

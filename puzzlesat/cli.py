@@ -44,13 +44,10 @@ def _click_option(param: Param) -> click.Option:
 
 def _generate_command(family) -> click.Command:
     def run(seed, encoding, output, name, witness, force, **raw):
-        from puzzlesat.generator.core.dimacs import (
-            atomic_write,
-            canonical_json,
-            check_writable,
-            write_instance,
-        )
+        from puzzlesat.generator.core.files import atomic_write, check_writable
+        from puzzlesat.generator.core.header import canonical_json
         from puzzlesat.generator.core.inputs import check_distinct
+        from puzzlesat.generator.core.save import write_instance
         from puzzlesat.generator.instance import build
 
         def certify_unsat(formula):  # imported only by a family that asks for a certificate

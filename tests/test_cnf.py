@@ -7,7 +7,7 @@ from puzzlesat.generator.core.cnf import (
     Formula,
     pairwise_at_most_one,
 )
-from puzzlesat.generator.core.dimacs import clause_bytes
+from puzzlesat.generator.core.writer import clause_bytes
 
 
 def test_variable_blocks_are_consecutive_and_shaped():

@@ -8,7 +8,7 @@ import re
 
 from conftest import DATA, FIXTURES
 
-from puzzlesat.generator.core.dimacs import decompress
+from puzzlesat.generator.core.inputs import decompress
 
 
 def _checksums() -> dict[tuple[str, str], str]:

@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from puzzlesat.generator.core.dimacs import read_dimacs, write_instance
+from puzzlesat.generator.core.reader import read_dimacs
+from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
 from puzzlesat.validate import proof as proof_module
 from puzzlesat.validate.proof import ProofCheck

@@ -9,23 +9,21 @@ from hypothesis import strategies as st
 from references import pad_rows
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.dimacs import (
-    atomic_write,
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_file, atomic_write, compress
+from puzzlesat.generator.core.header import header_lines, parse_header
+from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
+from puzzlesat.generator.core.save import write_instance
+from puzzlesat.generator.core.writer import (
     clause_bytes,
-    compress,
-    decompress,
     dimacs_bytes,
     gbd_hash_of_body,
-    header_lines,
     literal_table,
     numpy_clause_bytes,
-    parse_dimacs,
-    parse_header,
-    read_dimacs,
     stream_clauses,
-    write_instance,
+    text_length,
 )
-from puzzlesat.generator.core.errors import UserError
 
 
 def reference_text(clauses):
@@ -81,11 +79,11 @@ def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, r
     """The run writer (stream_clauses, clause_bytes) against the reference writer and the
     plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps,
     with every step formatted as runs (0), packed (10^9), or as the writer chooses."""
-    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core import writer
 
-    monkeypatch_module.setattr(dimacs, "_STAGE_BYTES", stage)
-    monkeypatch_module.setattr(dimacs, "_STEP_WORDS", chunk)
-    monkeypatch_module.setattr(dimacs, "_RUN_LITERALS", run_literals)
+    monkeypatch_module.setattr(writer, "_STAGE_BYTES", stage)
+    monkeypatch_module.setattr(writer, "_STEP_WORDS", chunk)
+    monkeypatch_module.setattr(writer, "_RUN_LITERALS", run_literals)
     clauses = rows * repeat
     count = len(clauses) // unit * unit
     f = Formula()
@@ -107,10 +105,10 @@ def test_writer_makes_the_literal_table_once_per_formula(monkeypatch):
     """A flow formula is thousands of small blocks that the reference writer formats: the
     table of every literal's text (O(V)) must be made a fixed number of times per formula, not
     once per block (it was: a 40x40 flow grid took 25 s to write instead of 1 s)."""
-    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core import writer
 
     made = []
-    monkeypatch.setattr(dimacs, "literal_table", lambda n: made.append(n) or literal_table(n))
+    monkeypatch.setattr(writer, "literal_table", lambda n: made.append(n) or literal_table(n))
 
     def tables_made(blocks: int) -> int:
         f = Formula()
@@ -120,7 +118,7 @@ def test_writer_makes_the_literal_table_once_per_formula(monkeypatch):
                                      [-(1000 + r), 2 + block % 7] for r in range(50)])
         made.clear()
         pieces = []
-        dimacs.stream_clauses(f, lambda view: pieces.append(bytes(view)))
+        writer.stream_clauses(f, lambda view: pieces.append(bytes(view)))
         assert b"".join(pieces) == numpy_clause_bytes(f.blocks, literal_table(5000))
         return len(made)
 
@@ -164,9 +162,9 @@ def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_
     """The child computes where its part starts from literal lengths (text_length) and writes
     there: the file must be byte for byte the one-process text, wherever the cut falls, for
     one-word and two-word literal texts, with a zero inside a clause and 3-D blocks."""
-    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core import parallel
 
-    monkeypatch_module.setattr(dimacs, "_FIRST_SHARE", share)
+    monkeypatch_module.setattr(parallel, "_FIRST_SHARE", share)
     f = Formula()
     f.new_vars("v", num_vars)
     for i, block in enumerate(blocks):
@@ -174,11 +172,11 @@ def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_
     f.add("zero inside", [[1, 0, 2]])
     f.add("units", [[[5, -num_vars], [7, 8]], [[-9, 0], [10, 3]]])
     want = clause_bytes(f)
-    assert dimacs.text_length(f.blocks, num_vars) == len(want)
+    assert text_length(f.blocks, num_vars) == len(want)
     path = tmp_path_factory.mktemp("two") / "f.cnf"
-    with dimacs.atomic_file(path) as out:
+    with atomic_file(path) as out:
         out.write(b"p cnf\n")
-        assert dimacs.write_clauses(f, out, processes=2) == len(want)
+        assert parallel.write_clauses(f, out, processes=2) == len(want)
         assert out.position == len(want) + 6
     assert path.read_bytes() == b"p cnf\n" + want
 
@@ -277,20 +275,20 @@ def test_file_writer_survives_short_writes_and_starts_writeback_in_order(tmp_pat
     once, in order."""
     import os
 
-    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core import files
 
     real_pwrite = os.pwrite
-    monkeypatch.setattr(dimacs.os, "pwrite",
+    monkeypatch.setattr(files.os, "pwrite",
                         lambda fd, data, offset: real_pwrite(fd, data[:3 << 20], offset))
     started = []
-    monkeypatch.setattr(dimacs, "_start_writeback",
+    monkeypatch.setattr(files, "_start_writeback",
                         lambda fd, offset, nbytes: started.append((offset, nbytes)))
     data = bytes(range(256)) * (81 << 10)  # 20.25 MB
     atomic_write(tmp_path / "x.bin", data)
     assert (tmp_path / "x.bin").read_bytes() == data
     assert started == [(0, len(data))]  # one write() of it all, then one range
     started.clear()
-    with dimacs.atomic_file(tmp_path / "y.bin") as out:
+    with files.atomic_file(tmp_path / "y.bin") as out:
         for at in range(0, len(data), 1 << 20):
             out.write(data[at : at + (1 << 20)])
     assert (tmp_path / "y.bin").read_bytes() == data
@@ -300,9 +298,9 @@ def test_file_writer_survives_short_writes_and_starts_writeback_in_order(tmp_pat
 def test_files_are_written_where_there_is_no_pwrite(tmp_path, monkeypatch):
     import os
 
-    import puzzlesat.generator.core.dimacs as dimacs
+    from puzzlesat.generator.core import files
 
-    monkeypatch.delattr(dimacs.os, "pwrite")
+    monkeypatch.delattr(files.os, "pwrite")
     f = Formula()
     f.new_vars("v", 3)
     f.add("c", [[1, -2], [2, 3]])
@@ -350,15 +348,15 @@ def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_modul
     """parse_literals (SWAR words, in steps) and parse_integers (numpy's reader, used for long
     tokens and for models) accept and reject exactly what the plain-Python definition does,
     with the same values. Issue 22: -2^63 read as 0 (a clause end)."""
-    import puzzlesat.generator.core.dimacs as dimacs
-    from puzzlesat.generator.core.dimacs import (
+    from puzzlesat.generator.core import reader
+    from puzzlesat.generator.core.reader import (
         integers_reference,
         minus_signs_ok,
         parse_integers,
         parse_literals,
     )
 
-    monkeypatch_module.setattr(dimacs, "_PARSE_CHUNK", chunk)
+    monkeypatch_module.setattr(reader, "_PARSE_CHUNK", chunk)
     text = (lead + "".join(space + token for space, token in tokens)).encode()
 
     def numpy_reader():

@@ -10,10 +10,12 @@ import threading
 import numpy as np
 import pytest
 
-from puzzlesat.generator.core import dimacs
+from puzzlesat.generator.core import parallel
 from puzzlesat.generator.core.cnf import ClauseBlock, Deferred, Formula
-from puzzlesat.generator.core.dimacs import dimacs_bytes, write_instance
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_file
+from puzzlesat.generator.core.save import write_instance
+from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the writer uses two processes on Linux only")
@@ -40,7 +42,7 @@ def _count_forks(monkeypatch, before=lambda: None) -> list[int]:
         children.append(pid)
         return pid
 
-    monkeypatch.setattr(dimacs.os, "fork", fork)
+    monkeypatch.setattr(parallel.os, "fork", fork)
     return children
 
 
@@ -48,8 +50,8 @@ def _count_forks(monkeypatch, before=lambda: None) -> list[int]:
 def two_cpus_one_thread(monkeypatch):
     """The machine the writer takes two processes on, whatever this one is (earlier tests
     leave tqdm's monitor thread asleep; CI may have one CPU)."""
-    monkeypatch.setattr(dimacs.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1})
 
 
 def test_write_instance_uses_two_processes_for_a_big_formula(tmp_path, monkeypatch,
@@ -64,25 +66,25 @@ def test_write_instance_uses_two_processes_for_a_big_formula(tmp_path, monkeypat
     small = Formula()
     small.new_vars("v", 3)
     small.add("c", [[1, -2]])
-    assert not dimacs._two_processes_pay(small)
+    assert not parallel._two_processes_pay(small)
 
 
 def test_two_process_writer_is_not_used_beside_other_threads_or_on_one_cpu(monkeypatch):
-    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0, 1})
-    monkeypatch.setattr(dimacs.threading, "active_count", threading.active_count)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(parallel.threading, "active_count", threading.active_count)
     big = _big_formula()
     release = threading.Event()
     thread = threading.Thread(target=release.wait)
     thread.start()
     try:
-        assert not dimacs._two_processes_pay(big)
+        assert not parallel._two_processes_pay(big)
     finally:
         release.set()
         thread.join()
-    monkeypatch.setattr(dimacs.threading, "active_count", lambda: 1)
-    assert dimacs._two_processes_pay(big)
-    monkeypatch.setattr(dimacs.os, "sched_getaffinity", lambda pid: {0})
-    assert not dimacs._two_processes_pay(big)
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    assert parallel._two_processes_pay(big)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0})
+    assert not parallel._two_processes_pay(big)
 
 
 @pytest.mark.parametrize("bad_block", [2, 14])  # in this process's part, in the child's
@@ -92,8 +94,8 @@ def test_two_process_writer_raises_either_part_error(tmp_path, bad_block, monkey
     children = _count_forks(monkeypatch)
     f = _big_formula(bad_block)
     with pytest.raises(ValueError, match=f"clause block 'b{bad_block}' has a literal beyond"):
-        with dimacs.atomic_file(tmp_path / "big.cnf") as out:
-            dimacs.write_clauses(f, out, processes=2)
+        with atomic_file(tmp_path / "big.cnf") as out:
+            parallel.write_clauses(f, out, processes=2)
     assert list(tmp_path.iterdir()) == []
     assert len(children) == 1
     with pytest.raises(ChildProcessError):  # already reaped
@@ -109,10 +111,10 @@ def test_two_process_writer_reports_a_full_disk_in_the_child(tmp_path, monkeypat
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_pwrite(fd, data, offset)
 
-    monkeypatch.setattr(dimacs.os, "pwrite", pwrite)
+    monkeypatch.setattr(parallel.os, "pwrite", pwrite)
     with pytest.raises(UserError, match="cannot write .*big.cnf: No space left on device"):
-        with dimacs.atomic_file(tmp_path / "big.cnf") as out:
-            dimacs.write_clauses(_big_formula(), out, processes=2)
+        with atomic_file(tmp_path / "big.cnf") as out:
+            parallel.write_clauses(_big_formula(), out, processes=2)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -130,26 +132,26 @@ def test_ctrl_c_ends_the_child_without_running_this_process_cleanup(tmp_path, mo
 
     f.add("interrupts", Deferred((1, 2), interrupt_the_child))
     with pytest.raises(RuntimeError, match="second process ended without its part"):
-        with dimacs.atomic_file(tmp_path / "big.cnf") as out:
-            dimacs.write_clauses(f, out, processes=2)
+        with atomic_file(tmp_path / "big.cnf") as out:
+            parallel.write_clauses(f, out, processes=2)
     assert list(tmp_path.iterdir()) == []
 
 
 def _written_in_two_processes(path, f: Formula) -> bytes:
-    with dimacs.atomic_file(path) as out:
-        dimacs.write_clauses(f, out, processes=2)
+    with atomic_file(path) as out:
+        parallel.write_clauses(f, out, processes=2)
     return path.read_bytes()
 
 
 def test_a_signal_the_parent_ignores_the_child_ignores(tmp_path, monkeypatch):
     """A background job (`generate ... &` from a script) ignores Ctrl-C; so must its child."""
-    monkeypatch.setattr(dimacs, "_FIRST_SHARE", 0.0)  # the child makes every block
+    monkeypatch.setattr(parallel, "_FIRST_SHARE", 0.0)  # the child makes every block
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         f = _big_formula()
         f.add("interrupts", Deferred((1, 2), lambda: os.kill(os.getpid(), signal.SIGINT)
                                      or np.array([[1, 2]], dtype=np.int32)))
-        assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+        assert _written_in_two_processes(tmp_path / "f.cnf", f) == clause_bytes(f)
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -191,9 +193,9 @@ def test_no_second_process_to_be_had_means_one(tmp_path, monkeypatch):
     def fork():
         raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
 
-    monkeypatch.setattr(dimacs.os, "fork", fork)
+    monkeypatch.setattr(parallel.os, "fork", fork)
     f = _big_formula()
-    assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+    assert _written_in_two_processes(tmp_path / "f.cnf", f) == clause_bytes(f)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -202,7 +204,7 @@ def test_children_reaped_by_the_system(tmp_path):
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
         f = _big_formula()
-        assert _written_in_two_processes(tmp_path / "f.cnf", f) == dimacs.clause_bytes(f)
+        assert _written_in_two_processes(tmp_path / "f.cnf", f) == clause_bytes(f)
     finally:
         signal.signal(signal.SIGCHLD, previous)
 
@@ -210,14 +212,14 @@ def test_children_reaped_by_the_system(tmp_path):
 def test_the_cut_splits_a_block_between_whole_units_and_a_deferred_one_at_its_nearer_end(
         tmp_path):
     rows = np.arange(1, 2001, dtype=np.int32).reshape(1000, 2)
-    first, rest = dimacs._cut([ClauseBlock("b", rows, unit=3)], 0.57)
+    first, rest = parallel._cut([ClauseBlock("b", rows, unit=3)], 0.57)
     assert [b.shape for b in first] == [(570, 2)] and [b.shape for b in rest] == [(430, 2)]
-    first, rest = dimacs._cut([ClauseBlock("u", rows[:999], unit=9)], 0.57)
+    first, rest = parallel._cut([ClauseBlock("u", rows[:999], unit=9)], 0.57)
     assert first[0].shape == (567, 2) and rest[0].shape == (432, 2)
     f = Formula()
     f.new_vars("v", 2000)
     f.add("d1", Deferred((600, 2), lambda: rows[:600]))
     f.add("d2", Deferred((400, 2), lambda: rows[:400]))
-    assert [len(part) for part in dimacs._cut(f.blocks, 0.57)] == [1, 1]  # 600 is nearer
-    assert [len(part) for part in dimacs._cut(f.blocks, 0.95)] == [2, 0]
+    assert [len(part) for part in parallel._cut(f.blocks, 0.57)] == [1, 1]  # 600 is nearer
+    assert [len(part) for part in parallel._cut(f.blocks, 0.95)] == [2, 0]
     assert _written_in_two_processes(tmp_path / "empty.cnf", Formula()) == b""

@@ -16,13 +16,9 @@ from pysat.solvers import Solver
 from references import dimacs_problems
 
 from puzzlesat.generator.core.cnf import model_array
-from puzzlesat.generator.core.dimacs import (
-    clause_bytes,
-    dimacs_bytes,
-    gbd_hash_of_body,
-    read_dimacs,
-)
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
 from puzzlesat.generator.families import edgematch as em
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.instance import build

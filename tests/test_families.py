@@ -128,7 +128,7 @@ ESTIMATED = {
 def test_estimate_bounds_the_real_counts(name, encoding):
     """``estimate`` (params only, nothing allocated; and again with the generated puzzle) is
     at least the real size."""
-    from puzzlesat.generator.core.dimacs import clause_bytes
+    from puzzlesat.generator.core.writer import clause_bytes
 
     family = get_family(name)
     assert sorted(ESTIMATED) == sorted(family_names())

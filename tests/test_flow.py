@@ -18,9 +18,10 @@ from pysat.solvers import Solver
 from references import dimacs_problems, has_one_colour_2x2
 
 from puzzlesat.generator.core.cnf import model_array
-from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import flow
 from puzzlesat.generator.instance import build
 

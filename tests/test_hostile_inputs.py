@@ -105,7 +105,7 @@ BOMB_PIECE = b"c x\n" * (1 << 18)
 
 def bomb(kind: str, megabytes: int, head: bytes = b"") -> bytes:
     """An archive of ``head`` and ``megabytes`` MB of comments: a few KB per 100 MB."""
-    from puzzlesat.generator.core.dimacs import compress
+    from puzzlesat.generator.core.files import compress
 
     return compress(head, kind) + compress(BOMB_PIECE, kind) * megabytes
 
@@ -329,17 +329,18 @@ def test_stop_signal_in_the_two_process_writer(tmp_path, puzzlesat, monkeypatch)
     """SIGTERM while the two-process writer works: the child is stopped, the .part removed."""
     import signal
 
-    from puzzlesat.generator.core import dimacs
+    from puzzlesat.generator.core import parallel
+    from puzzlesat.generator.core.writer import RunWriter
 
-    monkeypatch.setattr(dimacs, "_two_processes_pay", lambda formula: True)
-    parent, real = os.getpid(), dimacs._RunWriter.write_blocks
+    monkeypatch.setattr(parallel, "_two_processes_pay", lambda formula: True)
+    parent, real = os.getpid(), RunWriter.write_blocks
 
     def write_blocks(self, blocks):
         if os.getpid() == parent:  # this process's part: stopped half-way
             os.kill(parent, signal.SIGTERM)
         return real(self, blocks)
 
-    monkeypatch.setattr(dimacs._RunWriter, "write_blocks", write_blocks)
+    monkeypatch.setattr(RunWriter, "write_blocks", write_blocks)
     result = puzzlesat("generate", *BIG_EM, "-o", tmp_path / "big.cnf")
     assert result.code == 143 and result.err == "puzzlesat: stopped by SIGTERM\n"
     assert list(tmp_path.iterdir()) == []

@@ -16,9 +16,10 @@ from references import dimacs_problems
 
 import puzzlesat.generator.families.edgematch as em
 import puzzlesat.generator.families.flow as flow
-from puzzlesat.generator.core.dimacs import dimacs_bytes, write_instance
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import normalize_params
 from puzzlesat.generator.instance import build
 
@@ -164,7 +165,7 @@ def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, 
 
 def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
     """A planted (even) puzzle whose header claims the parity certificate."""
-    from puzzlesat.generator.core.dimacs import read_dimacs
+    from puzzlesat.generator.core.reader import read_dimacs
     from puzzlesat.validate.report import certified_unsat
 
     plain = build("edge-matching", PARAMS, "compact", 1)

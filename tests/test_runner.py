@@ -13,7 +13,8 @@ import pytest
 from conftest import assert_one_line_error
 from pysat.examples.genhard import PHP
 
-from puzzlesat.generator.core.dimacs import compress, write_instance
+from puzzlesat.generator.core.files import compress
+from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
 from puzzlesat.validate.output import parse_output
 

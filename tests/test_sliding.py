@@ -13,8 +13,9 @@ from pysat.solvers import Solver
 from references import bfs_distances, dimacs_problems
 
 from puzzlesat.generator.core.cnf import model_array
-from puzzlesat.generator.core.dimacs import dimacs_bytes, read_dimacs
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import sliding
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.encode import rotated_state, tile_bits

@@ -17,7 +17,8 @@ from conftest import assert_one_line_error, kissat
 from pysat.examples.genhard import PHP
 from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, alive, suite
 
-from puzzlesat.generator.core.dimacs import compress, write_instance
+from puzzlesat.generator.core.files import compress
+from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
 from puzzlesat.validate import command as command_module
 

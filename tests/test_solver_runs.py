@@ -19,7 +19,7 @@ from conftest import assert_one_line_error
 from pysat.examples.genhard import PHP
 from pysat.solvers import SolverNames
 
-from puzzlesat.generator.core.dimacs import compress
+from puzzlesat.generator.core.files import compress
 
 SAT_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
 UNSAT_CNF = b"p cnf 2 4\n1 2 0\n1 -2 0\n-1 2 0\n-1 -2 0\n"

@@ -17,7 +17,8 @@ from collections import Counter
 import pytest
 from conftest import REPO, assert_one_line_error, publish_tiny
 
-from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
+from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.validate import submission
 from puzzlesat.validate.calibrate import calibrate_suite
 from puzzlesat.validate.submission import (

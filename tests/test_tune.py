@@ -10,8 +10,8 @@ import json
 import pytest
 from conftest import assert_one_line_error
 
-from puzzlesat.generator.core.dimacs import gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
 from puzzlesat.validate import tune as tune_module

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
-from puzzlesat.generator.core.dimacs import parse_dimacs
+from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.families import FAMILY_MODULES, Estimate
 from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output

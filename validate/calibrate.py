@@ -37,9 +37,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
+from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,

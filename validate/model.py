@@ -1,6 +1,6 @@
 """A (partial) assignment against a CNF, vectorised over the reader's flat literal array.
 
-The instance is the flat int32 array of :class:`puzzlesat.generator.core.dimacs.Dimacs` — every clause's
+The instance is the flat int32 array of :class:`puzzlesat.generator.core.reader.Dimacs` — every clause's
 literals followed by its 0. The model is the list of literals a solver gave. A clause is
 satisfied when one of its literals is among those given (the competition's rule for partial
 models: an unassigned variable satisfies nothing).

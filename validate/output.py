@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import minus_signs_ok, parse_integers
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import InputTooLong, read_input
+from puzzlesat.generator.core.reader import minus_signs_ok, parse_integers
 
 STATUSES = ("SAT", "UNSAT", "UNKNOWN")
 #: the competition's ``s`` words and MiniSat's first lines, mapped to a status

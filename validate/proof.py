@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.dimacs import read_bytes
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.reader import read_bytes
 from puzzlesat.validate.runner import clause_lists, run_solver
 
 #: our checker's name in verdicts and in ``expected-from`` headers

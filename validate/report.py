@@ -49,21 +49,17 @@ from typing import Any
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import (
-    Dimacs,
-    atomic_write,
-    clause_bytes,
-    gbd_hash_of_body,
-    read_dimacs,
-)
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import (
     SMALL_INPUT,
     check_distinct,
     check_replaceable,
     read_input,
 )
+from puzzlesat.generator.core.reader import Dimacs, read_dimacs
 from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.writer import clause_bytes, gbd_hash_of_body
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,

@@ -43,8 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.dimacs import atomic_write, read_dimacs, read_num_vars
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.reader import read_dimacs, read_num_vars
 from puzzlesat.validate.command import SolverCommand, SolverNotRunnable
 from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
 

@@ -42,8 +42,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from puzzlesat.generator.core.dimacs import atomic_write, compress, decompress
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_write, compress
+from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.suite.folder import read_published
 from puzzlesat.validate.calibrate import read_calibration
 from puzzlesat.validate.report import FAILED

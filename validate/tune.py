@@ -49,11 +49,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, gbd_hash_of_literals
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
+from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import read_input
 from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task, parse_spec

@@ -6,13 +6,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from puzzlesat.generator.core.dimacs import (
-    canonical_json,
-    clause_bytes,
-    compress,
-    dimacs_bytes,
-    gbd_hash_of_body,
-)
+from puzzlesat.generator.core.files import compress
+from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task
 

@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter
 
 import puzzlesat
-from puzzlesat.generator.core.dimacs import canonical_json
+from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import get_family
 

@@ -29,7 +29,7 @@ MAX_SUITE_FILE_BYTES = 1 << 30
 _HEX32 = re.compile(r"\A[0-9a-f]{32}\Z")
 _HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
 _SUM_LINE = re.compile(r"\A([0-9a-f]{64})  (.+)\Z")
-#: temporary files of :func:`~puzzlesat.generator.core.dimacs.atomic_file` (mkstemp's eight
+#: temporary files of :func:`~puzzlesat.generator.core.files.atomic_file` (mkstemp's eight
 #: random characters) and files publish keeps back until the new manifest stands (pending)
 _PART = re.compile(r"\A\.([A-Za-z0-9][A-Za-z0-9._-]*)\.(?:[a-z0-9_]{8}|pending)\.part\Z")
 

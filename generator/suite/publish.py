@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import puzzlesat
-from puzzlesat.generator.core.dimacs import atomic_write, canonical_json, decompress
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
+from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task

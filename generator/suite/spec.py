@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlesat.generator.core.dimacs import canonical_json
 from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.seeds import derive_seed
 from puzzlesat.generator.core.structured import load_toml

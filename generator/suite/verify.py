@@ -10,9 +10,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzlesat.generator.core.dimacs import decompress, parse_dimacs
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
+from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import calibration_files
 from puzzlesat.generator.suite.folder import read_suite_file

@@ -1,0 +1,408 @@
+"""Reading DIMACS: a tolerant, strict parser (numpy SWAR for literals, a plain-Python
+reference beside it) and bounded reading of plain or compressed instances."""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.header import parse_header
+from puzzlesat.generator.core.inputs import MAGIC, input_pieces, open_input, read_input, read_stream
+from puzzlesat.generator.core.writer import gbd_hash_of_literals
+
+
+def read_bytes(path: str | os.PathLike, limit: int | None = None, what: str = "input") -> bytes:
+    """A regular file's bytes (``-``: stdin), decompressed, at most ``limit`` of them when
+    given (:func:`puzzlesat.generator.core.inputs.read_input`)."""
+    return read_input(path, sys.maxsize if limit is None else limit, what)
+
+
+@dataclass
+class Dimacs:
+    """A parsed instance: header, declared counts and the clauses as one flat literal array
+    (each clause followed by 0)."""
+
+    header: dict
+    num_vars: int
+    num_clauses: int
+    literals: np.ndarray
+    comments: list[str] = field(default_factory=list)
+
+    @property
+    def clause_ends(self) -> np.ndarray:
+        """The index of each clause's terminating 0 in ``literals``."""
+        return np.flatnonzero(self.literals == 0)
+
+    def clauses(self) -> list[list[int]]:
+        """Clauses as lists (reference path)."""
+        out: list[list[int]] = []
+        cur: list[int] = []
+        for lit in self.literals.tolist():
+            if lit == 0:
+                out.append(cur)
+                cur = []
+            else:
+                cur.append(lit)
+        return out
+
+    def formula(self) -> Formula:
+        """The clauses as a Formula with one ragged block (for writing or hashing)."""
+        ends = self.clause_ends
+        lengths = np.diff(np.concatenate([[-1], ends])) - 1
+        block = np.zeros((ends.size, int(lengths.max()) if lengths.size else 0), dtype=np.int32)
+        row = np.repeat(np.arange(ends.size), lengths)
+        col = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        block[row, col] = self.literals[self.literals != 0]
+        f = Formula()
+        f.num_vars = self.num_vars
+        f.add("clauses", block)
+        return f
+
+    @property
+    def gbd_hash(self) -> str:
+        """The GBD hash of the clauses (the header is not hashed)."""
+        return gbd_hash_of_literals(self.literals)
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*c[^\n]*\n?", re.M)
+_P_LINE = re.compile(rb"^[ \t]*p[ \t]+cnf[ \t]+(\S+)[ \t]+(\S+)[ \t]*\r?$", re.M)
+_ALLOWED = b"0123456789- \t\r\n"
+
+
+def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
+    """Parse DIMACS CNF text, tolerant of every legal layout (several clauses on a line, a
+    clause over several lines, comments anywhere, a ``%`` end marker) and strict about errors
+    (missing or bad ``p`` line, counts that do not match, literal beyond V, missing final 0,
+    stray characters). Errors are :class:`UserError` naming the file and what is wrong."""
+    p = _P_LINE.search(text)  # found near the top, so this scans only the header
+    if not p:
+        if re.search(rb"^[ \t]*[pP]", text, re.M):
+            raise UserError(f"{name}: malformed 'p cnf' line")
+        raise UserError(f"{name}: no 'p cnf' line")
+    head = text[: p.start()]
+    comments = [line.strip().decode("utf-8", "replace") for line in head.splitlines()]
+    if any(line and not line.startswith("c") for line in comments):
+        raise UserError(f"{name}: clauses before the 'p cnf' line")
+    comments = [line for line in comments if line]
+    # Clause text holds only digits, '-' and white space, so a scan for 'c' or '%' (in C)
+    # tells whether the slower line-wise regular expressions are needed at all; without them
+    # the clauses are read in place (a memoryview), never copied.
+    body = p.end()
+    clauses: memoryview | bytes = memoryview(text)[body:]
+    if text.find(b"c", body) >= 0:
+        clauses = bytes(clauses)
+        comments += [m.group(0).decode("utf-8", "replace").strip()
+                     for m in _COMMENT_LINE.finditer(clauses)]
+        clauses = _COMMENT_LINE.sub(b"", clauses)
+    if text.find(b"%", body) >= 0:
+        clauses = bytes(clauses)
+        end_marker = re.search(rb"^[ \t]*%", clauses, re.M)
+        if end_marker:
+            clauses = clauses[: end_marker.start()]
+    try:
+        num_vars, num_clauses = int(p.group(1)), int(p.group(2))
+    except ValueError:
+        raise UserError(f"{name}: malformed 'p cnf' line") from None
+    if num_vars < 0 or num_clauses < 0:
+        raise UserError(f"{name}: negative count in 'p cnf' line")
+    if num_vars >= 2**31:
+        raise UserError(f"{name}: {num_vars} variables is beyond DIMACS's 2^31-1")
+    if isinstance(clauses, memoryview):  # scan the whole text, count what the head holds
+        if text.find(b"p", body) >= 0:
+            raise UserError(f"{name}: more than one 'p cnf' line")
+        stray = _stray_bytes(clauses)
+    else:
+        if b"p" in clauses:
+            raise UserError(f"{name}: more than one 'p cnf' line")
+        stray = clauses.translate(None, _ALLOWED)
+    if stray:
+        ch = chr(stray[0]) if 32 <= stray[0] < 127 else f"\\x{stray[0]:02x}"
+        raise UserError(f"{name}: unexpected character {ch!r} in the clauses")
+    literals = parse_literals(clauses, name)
+    if literals.size and literals[-1] != 0:
+        raise UserError(f"{name}: the last clause does not end with 0")
+    found = int(np.count_nonzero(literals == 0))
+    if found != num_clauses:
+        raise UserError(f"{name}: the p line declares {num_clauses} clauses, found {found}")
+    if literals.size:
+        worst = int(np.abs(literals).max())
+        if worst > num_vars:
+            raise UserError(f"{name}: literal {worst} is beyond the declared {num_vars} variables")
+    return Dimacs(parse_header(comments, name), num_vars, num_clauses, literals, comments)
+
+
+_MALFORMED_MINUS = "malformed literal (a '-' must start a number 1-9...)"
+#: words whose top k bytes are 0x0F (a digit's value bits), k = 0..8
+_TOP_DIGITS = np.array([0x0F0F0F0F0F0F0F0F ^ ((1 << (64 - 8 * k)) - 1) & 0x0F0F0F0F0F0F0F0F
+                        if k else 0 for k in range(9)], dtype=np.uint64)
+_U = np.uint64
+#: (factor, shift, mask) steps that turn 8 digit values (one per byte) into their number
+_SWAR = ((_U(2561), _U(8), _U(0x00FF00FF00FF00FF)), (_U(6553601), _U(16), _U(0x0000FFFF0000FFFF)),
+         (_U(42949672960001), _U(32), None))
+_PARSE_CHUNK = 1 << 17  # bytes per step: few numpy calls per MB, temporaries in cache
+
+
+def parse_literals(data, name: str) -> np.ndarray:
+    """The integers (int32) of clause text that holds only digits, '-' and white space
+    (checked by the caller), with every '-' after white space (or at the start) and before a
+    digit 1-9.
+
+    Vectorised, a step of about 32 kB at a time cut at white space: token ends and starts
+    from the digit mask, the 8 bytes that end at each token read as one little-endian word,
+    the bytes before the token masked off and the eight digits combined pairwise (SWAR: 10,
+    100, 10^4). A text with a token of 9 digits or more goes to :func:`parse_integers` (the
+    reference, with :func:`minus_signs_ok`)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size < 8:  # room for the word of the first token
+        a = np.concatenate([np.full(8, ord(" "), dtype=np.uint8), a])
+    words = np.ndarray((a.size - 7,), dtype=np.uint64, buffer=a, strides=(1,))
+    # at most one token per two bytes; pages of the unused tail are never touched
+    out = np.empty(a.size // 2 + 1, dtype=np.int32)
+    count = start = negatives = minus_signs = 0
+    masks = np.empty((2, min(a.size, _PARSE_CHUNK + 65)), dtype=np.bool_)  # reused every step
+    while start < a.size:
+        end = min(a.size, start + _PARSE_CHUNK)
+        if end < a.size:  # move the cut to the next white space
+            space = np.flatnonzero(a[end : end + 64] <= ord(" "))
+            if not space.size:
+                space = np.flatnonzero(a[end:] <= ord(" "))
+            end = end + int(space[0]) if space.size else a.size
+        if masks.shape[1] <= end - start:  # a step cut far from its target (a long token)
+            masks = np.empty((2, end - start + 1), dtype=np.bool_)
+        step = _parse_step(a, words, start, end, name, masks)
+        if step is None:
+            return _parse_reference(bytes(data), name).astype(np.int32)
+        value, minus = step
+        minus_signs += int(np.count_nonzero(np.equal(a[start:end], ord("-"),
+                                                     out=masks[0, : end - start])))
+        out[count : count + value.size] = value
+        count += value.size
+        negatives += minus
+        start = end
+    if negatives != minus_signs:  # a '-' that starts no number
+        raise UserError(f"{name}: {_MALFORMED_MINUS}")
+    return out[:count]
+
+
+def _parse_step(a: np.ndarray, words: np.ndarray, start: int, end: int, name: str,
+                masks: np.ndarray):
+    """(values, count of '-' signs) of the tokens in ``a[start:end]`` (which starts with white
+    space unless it is the text's start), or None for a token too long for a word. ``masks``:
+    two reusable boolean rows of at least ``end - start``."""
+    # the white space byte after the step (where it was cut) ends its last token
+    stop = min(end + 1, a.size)
+    n = stop - start
+    digit = np.greater_equal(a[start:stop], ord("0"), out=masks[0, :n])  # others are below '0'
+    # digit/non-digit changes alternate: a token's start, then its end (one scan for both)
+    change = np.flatnonzero(np.not_equal(digit[1:], digit[:-1], out=masks[1, : max(n - 1, 0)]))
+    change += start
+    if digit.size and digit[0]:  # only at the text's start
+        change = np.insert(change, 0, start - 1)
+    if digit.size and digit[-1]:  # only at the text's end
+        change = np.append(change, stop - 1)
+    starts = change[0::2] + 1
+    ends = change[1::2]
+    if not ends.size:
+        return np.zeros(0, dtype=np.int32), 0
+    length = ends - starts
+    length += 1
+    if int(length.max()) > 8:
+        return None
+    if ends[0] < 7:  # the text's first tokens: shift their bytes to the top of the word
+        word = words[np.maximum(ends - 7, 0)]
+        early = np.flatnonzero(ends < 7)
+        word[early] <<= (8 * (7 - ends[early])).astype(np.uint64)
+    else:
+        word = words[ends - 7]
+    word &= np.take(_TOP_DIGITS, length)
+    for factor, shift, mask in _SWAR:  # in place: no temporaries
+        np.multiply(word, factor, out=word)
+        np.right_shift(word, shift, out=word)
+        if mask is not None:
+            np.bitwise_and(word, mask, out=word)
+    value = word.astype(np.int32)
+    # a '-' right before a token, after white space (or the text's start), before a digit 1-9
+    before = starts - 1
+    if before[0] < 0:
+        before[0] = 0
+    negative = a[before] == ord("-")
+    if starts[0] == 0:
+        negative[0] = False
+    minus = np.flatnonzero(negative)
+    if minus.size:
+        at = starts[minus]
+        ahead = a[np.maximum(at - 2, 0)]
+        ok = ((ahead < ord("-")) | (at == 1)) & (a[at] != ord("0"))
+        if not ok.all():
+            raise UserError(f"{name}: {_MALFORMED_MINUS}")
+        value[minus] = -value[minus]
+    return value, minus.size
+
+
+def _parse_reference(text: bytes, name: str) -> np.ndarray:
+    if b"-" in text and not minus_signs_ok(text):
+        raise UserError(f"{name}: {_MALFORMED_MINUS}")
+    return parse_integers(text, name)
+
+
+def minus_signs_ok(text: bytes) -> bool:
+    """Every '-' stands after white space (or at the start) and before a digit 1-9."""
+    a = np.frombuffer(text, np.uint8)
+    at = np.flatnonzero(a == ord("-"))
+    after = a[np.minimum(at + 1, a.size - 1)]
+    before = a[np.maximum(at - 1, 0)]
+    ok_after = (at + 1 < a.size) & (after >= ord("1")) & (after <= ord("9"))
+    ok_before = (at == 0) | np.isin(before, np.frombuffer(b" \t\r\n", np.uint8))
+    return bool((ok_after & ok_before).all())
+
+
+#: the largest literal magnitude (DIMACS literals are signed 32-bit in every solver we know)
+MAX_LITERAL = 2**31 - 1
+_TOO_LARGE = "literal too large for DIMACS (|l| >= 2^31)"
+
+
+def parse_integers(text: bytes, name: str) -> np.ndarray:
+    """Whitespace-separated integers (already checked for stray characters), each within
+    +-:data:`MAX_LITERAL`, else a UserError. numpy's reader saturates past int64 (and
+    ``-2^63`` passes ``abs``), so a token with more than 10 significant digits is refused
+    before any value is looked at, and the rest are compared with both bounds."""
+    if not text.strip():
+        return np.zeros(0, dtype=np.int64)
+    values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=" ")
+    a = np.frombuffer(text, np.uint8)
+    digit = (a >= ord("0")) & (a <= ord("9"))
+    starts = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if digit[0]:
+        starts = np.concatenate([[0], starts])
+    if values.size != starts.size:  # numpy stops quietly at what it cannot read
+        raise UserError(f"{name}: could not read every literal (number too large?)")
+    ends = np.flatnonzero(digit[:-1] & ~digit[1:])  # each token's last digit
+    if digit[-1]:
+        ends = np.append(ends, a.size - 1)
+    # digits from each token's first nonzero one (a.size: the token is all zeros)
+    nonzero = np.append(np.flatnonzero(digit & (a != ord("0"))), a.size)
+    first = nonzero[np.searchsorted(nonzero, starts)]
+    if (first + 10 <= ends).any():  # 11 significant digits or more
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    if values.size and ((values > MAX_LITERAL) | (values < -MAX_LITERAL)).any():
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    return values
+
+
+_INTEGER_TOKEN = re.compile(r"-[1-9][0-9]*|[0-9]+")
+
+
+def integers_reference(text: bytes, name: str) -> list[int]:
+    """The definition :func:`parse_literals` and :func:`parse_integers` are tested against,
+    in plain Python: whitespace-separated tokens, each digits with an optional '-' before a
+    digit 1-9, within +-:data:`MAX_LITERAL`."""
+    tokens = text.decode("ascii").split()
+    if not all(_INTEGER_TOKEN.fullmatch(token) for token in tokens):
+        raise UserError(f"{name}: {_MALFORMED_MINUS}")
+    values = [int(token) for token in tokens]
+    if any(abs(value) > MAX_LITERAL for value in values):
+        raise UserError(f"{name}: {_TOO_LARGE}")
+    return values
+
+
+def _stray_bytes(clauses: memoryview) -> bytes:
+    """The bytes of ``clauses`` other than digits, '-' and white space, in order (read in
+    1 MB pieces, so a mapped file is never copied whole)."""
+    step = 1 << 20
+    for start in range(0, len(clauses), step):
+        stray = bytes(clauses[start : start + step]).translate(None, _ALLOWED)
+        if stray:
+            return stray
+    return b""
+
+
+#: bytes of comments (the header, and ``c`` lines among the clauses) an instance may hold
+#: beyond what its p line allows for clauses
+MAX_COMMENT_BYTES = 64 << 20
+
+
+def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
+    """The most bytes a DIMACS text with this p line can hold: every clause at most V distinct
+    literals of ``len(str(V)) + 2`` bytes and its ``0``, twice over for layout (CRLF, runs of
+    white space), plus :data:`MAX_COMMENT_BYTES`."""
+    per_clause = num_vars * (len(str(num_vars)) + 2) + 3
+    return 2 * num_clauses * per_clause + MAX_COMMENT_BYTES
+
+
+class _PLineBound:
+    """A :data:`~puzzlesat.generator.core.inputs.Bound`: the text before the p line is
+    comments (bounded by the caller's limit); once the p line is read, the whole text is
+    bounded by :func:`cnf_text_bound`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.scanned = 0  # start of the first line not yet searched
+
+    def __call__(self, piece: bytes) -> tuple[int, str] | None:
+        self.head += piece
+        end = self.head.rfind(b"\n")
+        if end < self.scanned:
+            return None
+        p = _P_LINE.search(self.head, self.scanned, end)
+        self.scanned = end + 1
+        if p is None:
+            return None
+        try:
+            num_vars, num_clauses = int(p.group(1)), int(p.group(2))
+        except ValueError:  # parse_dimacs names the malformed p line
+            return None
+        return (p.end() + cnf_text_bound(max(num_vars, 0), max(num_clauses, 0)),
+                f"an instance with the p line {p.group(0).decode('ascii').strip()!r}")
+
+
+def _map_plain(handle):
+    """A plain (uncompressed) regular file mapped read-only with its pages mapped up front, or
+    None (stdin, an empty or compressed file, no mmap): the text is parsed in place, neither
+    copied into the process nor page-faulted one page at a time."""
+    if handle is sys.stdin.buffer or not hasattr(mmap, "MAP_POPULATE"):
+        return None
+    try:
+        first = os.pread(handle.fileno(), 8, 0)
+        if any(first.startswith(magic) for magic, _ in MAGIC):
+            return None
+        return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE,
+                         prot=mmap.PROT_READ)
+    except (OSError, ValueError):  # empty, not mappable: read as a stream
+        return None
+
+
+def read_dimacs(path: str | os.PathLike) -> Dimacs:
+    """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes): a
+    regular file or ``-`` (stdin), decompressed no further than its p line allows."""
+    with open_input(path, "instance") as handle:
+        mapped = _map_plain(handle)
+        if mapped is not None:
+            return parse_dimacs(mapped, str(path))
+        text = read_stream(handle, str(path), MAX_COMMENT_BYTES,
+                           "the comments before a p line", _PLineBound())
+    return parse_dimacs(text, str(path))
+
+
+def read_num_vars(path: str | os.PathLike) -> int | None:
+    """The variable count of an instance's p line, reading no further than that line (None
+    when there is none within the comments' limit): for sizing what belongs to the
+    instance, such as a solver's earlier answer, without reading its clauses."""
+    bound = _PLineBound()
+    with open_input(path, "instance") as handle, \
+            contextlib.closing(input_pieces(handle, str(path))) as pieces:
+        for piece in pieces:
+            if bound(piece) is not None or len(bound.head) > MAX_COMMENT_BYTES:
+                break
+    p = _P_LINE.search(bound.head)
+    try:
+        return int(p.group(1)) if p else None
+    except ValueError:
+        return None

@@ -1,0 +1,410 @@
+"""DIMACS text from clause blocks: the run writer, the reference writer it is tested
+against, and the GBD hash.
+
+Reference writer. Every literal ``l`` in ``[-V, V]`` has a fixed-width row in a byte table
+holding its text and a space, padded with NUL bytes; indexing the table with a whole clause
+block gives the block's text in one numpy operation, and deleting the NUL bytes
+(``bytes.translate``) leaves clean DIMACS: one clause per line, single spaces, ``0`` at the
+end. Padding zeros of a ragged block index an all-NUL row and vanish the same way.
+
+GBD hash (gbdc / gbd-tools): md5 of all literal tokens, clause-ending zeros included, joined
+by single spaces, ignoring ``c`` and ``p`` lines — so layout, comments and compression do not
+change it.
+
+>>> from puzzlesat.generator.core.cnf import Formula
+>>> f = Formula(); x = f.new_vars("x", 3); f.add("c", [[1, -2, 0], [2, 3, 0]])
+>>> print(dimacs_bytes(f, {"family": "demo"}).decode(), end="")
+c family: demo
+p cnf 3 2
+1 -2 0
+2 3 0
+>>> gbd_hash_of_body(clause_bytes(f))
+'5c199826eee734c6484e691f3c129214'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
+from puzzlesat.generator.core.header import header_lines
+
+_CHUNK_ROWS = 1 << 20
+
+
+def literal_table(num_vars: int) -> np.ndarray:
+    """Row ``l + V`` holds the text of literal ``l`` and a space, NUL-padded; row ``V`` (the
+    padding literal 0) is all NUL."""
+    width = len(str(num_vars)) + 2  # sign, digits, space
+    mags = np.arange(num_vars + 1, dtype=np.int64)
+    powers = 10 ** np.arange(width - 2, dtype=np.int64)
+    digits = np.searchsorted(powers, mags, side="right")  # of each magnitude (0 has one)
+    digits[0] = 1
+    # "digits " of every magnitude, left-aligned: column j is the j-th digit from the left
+    text = np.zeros((num_vars + 1, width - 1), dtype=np.uint8)
+    for j in range(width - 2):
+        live = np.flatnonzero(digits > j)
+        text[live, j] = ord("0") + mags[live] // powers[digits[live] - 1 - j] % 10
+    text[mags, digits] = ord(" ")
+    table = np.zeros((2 * num_vars + 1, width), dtype=np.uint8)
+    table[num_vars + 1 :, : width - 1] = text[1:]
+    table[:num_vars, 0] = ord("-")
+    table[:num_vars, 1:] = text[:0:-1]  # magnitudes V down to 1
+    return table
+
+
+_DELETE_NUL = bytes(range(1))
+
+
+def clause_bytes(formula: Formula) -> bytes:
+    """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line)."""
+    out = io.BytesIO()
+    stream_clauses(formula, out.write)
+    return out.getvalue()
+
+
+# -- the run writer ----------------------------------------------------------------------------
+# Each literal's text and its space fit one 8-byte word while V < 10^6 ("-999999 "). Within a
+# block, consecutive units (rows, or the rows of a 3-D block's unit) whose literals have the
+# same text lengths form a *run*: every literal of a run sits at the same byte offset of its
+# unit's text, so the unit's text is built as whole words by shifting each literal's word
+# into place and OR-ing it in, one column of the run at a time (the NUL padding of a word is
+# zero, so neighbours do not disturb each other), and each row's "0\n" OR-ed in last. Runs
+# are long in generated formulas (text lengths change only at powers of ten). A step of short
+# runs (many small blocks of mixed widths, as in flow) is *packed* instead: every literal's
+# word and a "0\n" word per row, the NUL padding then deleted (``bytes.translate``). The
+# padding literal 0 has no text in either, so a zero inside a clause is skipped as the
+# reference writer does.
+# From V = 10^6 a literal's text takes two words, and every step is packed.
+#
+# Speed comes from a few large numpy calls per step, each with a preallocated output: literal
+# words are gathered with ``np.take(..., mode="clip")`` on int64 offsets (several times faster
+# than fancy indexing with the int32 literals, which converts and bounds-checks every index;
+# the bounds are checked once per block instead), the first write to a word assigns it, and a
+# unit whose text is a whole number of words is built in place in the output buffer.
+_STEP_WORDS = 1 << 16  # literal words per step: few steps (Python works per step), arrays in L2
+_STAGE_BYTES = 1 << 20  # text handed to write() at a time
+_SHIFT = [np.uint64(8 * r) for r in range(9)]
+_RUN_LITERALS = 1000  # a run costs about as much as packing this many literals
+_ROW_END = np.uint64(ord("0") | ord("\n") << 8)
+
+
+def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray]:
+    """(words, lengths): ``words[l + V]`` is the text of literal ``l`` and a space as
+    little-endian uint64 words padded with NUL bytes -- one word (shape (2V+1,)) while V <
+    10^6 ("-999999 "), else two (shape (2V+1, 2)) -- and ``lengths[l + V]`` its byte count,
+    for ``-V <= l <= V``; the padding literal 0 is empty."""
+    table = literal_table(num_vars)
+    words = -(-table.shape[1] // 8)
+    padded = np.zeros((table.shape[0], 8 * words), dtype=np.uint8)
+    padded[:, : table.shape[1]] = table
+    lengths = np.count_nonzero(padded, axis=1).astype(np.uint8)
+    padded = padded.view(np.uint64)
+    return (padded.reshape(-1) if words == 1 else padded), lengths
+
+
+class Stage:
+    """Text on its way to ``write``: one reused buffer, handed over in pieces of about
+    :data:`_STAGE_BYTES` (the whole text is never held, and the buffer's pages stay mapped)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+        self.buffer = np.empty(_STAGE_BYTES, dtype=np.uint8)
+        self.used = 0
+        self.total = 0
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """The next ``nbytes`` of the text, to be filled by the caller."""
+        if self.used + nbytes > self.buffer.size:
+            self.flush()
+            if nbytes > self.buffer.size:  # one unit wider than the buffer
+                self.buffer = np.empty(nbytes, dtype=np.uint8)
+        view = self.buffer[self.used : self.used + nbytes]
+        self.used += nbytes
+        self.total += nbytes
+        return view
+
+    def put(self, text: bytes) -> None:
+        """Append ``text`` to the staged text."""
+        self.take(len(text))[:] = np.frombuffer(text, dtype=np.uint8)
+
+    def flush(self) -> None:
+        """Hand the buffered text to ``write``."""
+        if self.used:
+            self.write(self.buffer[: self.used].data)
+            self.used = 0
+
+
+class RunWriter:
+    """The run writer for one formula: its word table, layouts and scratch arrays."""
+
+    def __init__(self, num_vars: int, stage: Stage):
+        self.num_vars = num_vars
+        self.stage = stage
+        self.words, self.lengths = word_table(num_vars)
+        self.per_literal = 1 if self.words.ndim == 1 else self.words.shape[1]  # words
+        self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
+        self.scratch: dict = {}
+
+    def _array(self, name: str, size: int, dtype) -> np.ndarray:
+        array = self.scratch.get(name)
+        if array is None or array.size < size:
+            array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
+        return array[:size]
+
+    def write_blocks(self, blocks) -> int:
+        """Format ``blocks`` and hand all their text to the stage; returns its size so far."""
+        for block in blocks:
+            self.block(block)
+        self.stage.flush()
+        return self.stage.total
+
+    def text_length(self, blocks) -> int:
+        """See :func:`text_length`."""
+        # indexed by the literal itself: numpy's take counts a negative index from the end
+        by_literal = np.concatenate([self.lengths[self.num_vars :], self.lengths[: self.num_vars]])
+        total = 0
+        for block in blocks:
+            lits = block.literals
+            flat = lits.reshape(-1)
+            for start in range(0, flat.size, _CHUNK_ROWS):
+                part = np.take(by_literal, flat[start : start + _CHUNK_ROWS])
+                total += int(part.sum(dtype=np.int64))
+            total += 2 * lits.shape[0] if lits.shape[1] else 0
+        return total
+
+    def block(self, block: ClauseBlock | DeferredBlock) -> None:
+        """Write one clause block's text."""
+        lits = block.literals
+        rows, width = lits.shape
+        if rows == 0 or width == 0:
+            return
+        low, high = int(lits.min()), int(lits.max())
+        if high > self.num_vars or low < -self.num_vars:
+            raise ValueError(f"clause block {block.name!r} has a literal beyond {self.num_vars}")
+        g = block.unit if rows % block.unit == 0 else 1
+        index = lits.reshape(rows // g, g * width)
+        units, n = index.shape
+        step = max(1, _STEP_WORDS // n)
+        for a in range(0, units, step):
+            self.step(index[a : a + step], g, width)
+
+    def step(self, index: np.ndarray, g: int, width: int) -> None:
+        """Write the text of one step of a block's literals."""
+        m, n = index.shape
+        offsets = np.add(index, self.num_vars, dtype=np.int64,
+                         out=self._array("offsets", m * n, np.int64).reshape(m, n))
+        if self.per_literal > 1:  # texts longer than a word: packed
+            shape = (m, n, self.per_literal)
+            words = np.take(self.words, offsets, axis=0, mode="clip",
+                            out=self._array("words", m * n * shape[2], np.uint64).reshape(shape))
+            self.packed(words, g, width)
+            return
+        lens = np.take(self.lengths, offsets, mode="clip",
+                       out=self._array("lens", m * n, np.uint8).reshape(m, n))
+        bounds = [0, m]
+        if m > 1:
+            if n in (1, 2, 4, 8):  # compare each unit's lengths as one integer
+                key = lens.view(f"u{n}").reshape(-1)
+                change = np.flatnonzero(key[1:] != key[:-1]) + 1
+            else:
+                change = np.flatnonzero((lens[1:] != lens[:-1]).any(axis=1)) + 1
+            bounds = [0, *change.tolist(), m]
+        # numpy's stubs match no take() overload for an out= reshaped to a 2-D shape type
+        words = np.take(self.words, offsets, mode="clip",  # type: ignore[call-overload]
+                        out=self._array("words", m * n, np.uint64).reshape(m, n))
+        if (len(bounds) - 1) * _RUN_LITERALS > m * n:
+            self.packed(words, g, width)
+            return
+        for first, end in zip(bounds[:-1], bounds[1:]):
+            signature = lens[first]
+            layout_key = (g, width, signature.tobytes())
+            layout = self.layouts.get(layout_key)
+            if layout is None:
+                layout = self.layouts[layout_key] = _layout(signature.reshape(g, width))
+            self.run(words[first:end], layout)
+
+    def packed(self, words: np.ndarray, g: int, width: int) -> None:
+        """The text of a step whose runs are short: each literal's word(s) and a "0\n" word
+        after each row, with the NUL padding deleted (the text has no NUL byte). Its cost per
+        literal is higher than a run's, but it has none per run."""
+        m, k = words.shape[0], self.per_literal
+        count = m * g * (width + 1) * k
+        items = self._array("items", count, np.uint64).reshape(m, g, width + 1, k)
+        items[..., :width, :] = words.reshape(m, g, width, k)
+        items[..., width, :] = 0
+        items[..., width, 0] = _ROW_END
+        self.stage.put(items.tobytes().translate(None, _DELETE_NUL))
+
+    def run(self, words: np.ndarray, layout: _Layout) -> None:
+        """Build the text of units from their literals' ``words`` by ``layout`` into the stage."""
+        size, preset = layout.size, layout.preset
+        m, nw = words.shape[0], preset.size
+        out = self.stage.take(m * size)
+        if size % 8 == 0:  # whole words: built in place
+            text = out.view(np.uint64).reshape(m, nw)
+        else:
+            text = self._array("text", m * nw, np.uint64).reshape(m, nw)
+        if layout.ops is not None and layout.marks is not None:  # a narrow unit
+            part = self._array("part", m, np.uint64)
+            for column, word, shift, amount, first in layout.ops:
+                source, target = words[:, column], text[:, word]
+                if first:  # the word's first literal: written, not OR-ed into a preset
+                    if shift is None:
+                        np.copyto(target, source)
+                    else:
+                        shift(source, amount, out=target)
+                elif shift is None:
+                    np.bitwise_or(target, source, out=target)
+                else:
+                    shift(source, amount, out=part)
+                    np.bitwise_or(target, part, out=target)
+            for word, value, touched in layout.marks:  # the rows' "0\n"
+                if touched:
+                    np.bitwise_or(text[:, word], value, out=text[:, word])
+                else:
+                    text[:, word] = value
+        else:
+            assert layout.groups is not None  # a wide unit
+            text[:] = preset
+            for columns, at, up, spill, spill_at, down in layout.groups:
+                part = words[:, columns]
+                text[:, at] |= part if up is None else part << up
+                if spill.size:
+                    text[:, spill_at] |= words[:, spill] >> down
+        if size % 8:
+            out.reshape(m, size)[:] = text.view(np.uint8)[:, :size]
+
+
+class _Layout(NamedTuple):
+    """How the text of a unit is built from its literals' words (see :func:`_layout`)."""
+
+    size: int  # text bytes of the unit
+    preset: np.ndarray  # the unit's words holding only every row's "0\n"
+    ops: list | None  # narrow unit: (column, word, shift, amount, first write to the word)
+    marks: list | None  # narrow unit: (word, preset value, a literal also writes the word)
+    groups: list | None  # wide unit: one entry per byte offset within a word
+
+
+def _layout(lens: np.ndarray) -> _Layout:
+    """The layout of a unit whose literal lengths are ``lens`` (rows, width). A narrow unit
+    places each literal with one or two shifts into its word(s), the first write to a word
+    assigning it; a wide one groups its literals by byte offset r within a word: (columns,
+    their words, shift up, columns and words their text spills into, shift down) — literals
+    with the same r start in different words, so one vectorised OR places them all."""
+    g, width = lens.shape
+    count = np.zeros((g, width + 1), dtype=np.int64)
+    count[:, :width] = lens
+    count[:, width] = 2
+    offset = (np.cumsum(count) - count.reshape(-1)).reshape(g, width + 1)
+    size = int(count.sum())
+    preset = np.zeros(-(-size // 8), dtype=np.uint64)
+    text = preset.view(np.uint8)
+    ends = offset[:, width]
+    text[ends] = ord("0")
+    text[ends + 1] = ord("\n")
+    at, length = offset[:, :width].reshape(-1), lens.reshape(-1).astype(np.int64)
+    if np.count_nonzero(length) <= _NARROW:  # one or two calls per literal, on column views
+        ops, written = [], set()
+        for c in np.flatnonzero(length).tolist():
+            word, r = divmod(int(at[c]), 8)
+            places: list[tuple[int, Any, Any]] = [(word, np.left_shift if r else None,
+                                                   _SHIFT[r])]
+            if r + length[c] > 8:  # the text runs on into the next word
+                places.append((word + 1, np.right_shift, _SHIFT[8 - r]))
+            for w, shift, amount in places:
+                ops.append((c, w, shift, amount, w not in written))
+                written.add(w)
+        marks = [(w, preset[w], w in written) for w in range(preset.size)
+                 if preset[w] or w not in written]
+        return _Layout(size, preset, ops, marks, None)
+    groups = []
+    for r in range(8):
+        columns = np.flatnonzero((length > 0) & (at % 8 == r))
+        if columns.size:
+            spill = columns[r + length[columns] > 8]
+            groups.append((columns, at[columns] // 8, _SHIFT[r] if r else None, spill,
+                           at[spill] // 8 + 1, _SHIFT[8 - r]))
+    return _Layout(size, preset, None, None, groups)
+
+
+_NARROW = 8  # units with at most this many literals take one OR per literal
+
+
+def stream_clauses(formula: Formula, write) -> int:
+    """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
+    from one reused buffer; returns the number of bytes."""
+    return stream_blocks(formula.blocks, formula.num_vars, write)
+
+
+def stream_blocks(blocks, num_vars: int, write) -> int:
+    """Write the clause text of ``blocks`` to ``write``; returns the number of bytes."""
+    return RunWriter(num_vars, Stage(write)).write_blocks(blocks)
+
+
+def text_length(blocks, num_vars: int) -> int:
+    """The number of bytes :func:`stream_clauses` gives for ``blocks``, counted from the text
+    lengths of their literals without making the text (a fifth to a third of the work)."""
+    return RunWriter(num_vars, Stage(None)).text_length(blocks)
+
+
+def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
+    """The reference writer (the definition the run writer is tested against):
+    rows of the fixed-width literal ``table`` for every slot of a block, then the NUL padding
+    deleted."""
+    num_vars = (table.shape[0] - 1) // 2
+    width = table.shape[1]
+    # One opaque item per literal: fancy indexing copies whole rows in one step (much faster
+    # than indexing a 2-D uint8 table).
+    items = table.view(f"V{width}").ravel()
+    out = []
+    for block in blocks:
+        lits = block.literals
+        for start in range(0, lits.shape[0], _CHUNK_ROWS):
+            chunk = lits[start : start + _CHUNK_ROWS]
+            rows, cols = chunk.shape
+            if chunk.size and np.abs(chunk).max() > num_vars:
+                raise ValueError(f"clause block {block.name!r} has a literal beyond {num_vars}")
+            text = np.empty((rows, cols * width + 2), dtype=np.uint8)
+            text[:, : cols * width].view(f"V{width}")[:] = items[chunk.astype(np.int64) + num_vars]
+            text[:, -2] = ord("0")
+            text[:, -1] = ord("\n")
+            out.append(text.tobytes().translate(None, _DELETE_NUL))
+    return b"".join(out)
+
+
+def dimacs_head(formula: Formula, header: dict | None = None) -> bytes:
+    """The header lines and the ``p cnf`` line."""
+    head = "".join(line + "\n" for line in header_lines(header or {}))
+    head += f"p cnf {formula.num_vars} {formula.num_clauses}\n"
+    return head.encode("ascii")
+
+
+def dimacs_bytes(formula: Formula, header: dict | None = None, body: bytes | None = None) -> bytes:
+    """Header, ``p cnf`` line and clauses. Pass ``body`` if :func:`clause_bytes` was already
+    computed (publishing hashes the body too)."""
+    if body is None:
+        body = clause_bytes(formula)
+    return dimacs_head(formula, header) + body
+
+
+_NEWLINE_TO_SPACE = bytes.maketrans(b"\n", b" ")
+
+
+def gbd_hash_of_body(body: bytes) -> str:
+    """GBD hash of clause text in this module's layout (one clause per line, single spaces)."""
+    return hashlib.md5(body.translate(_NEWLINE_TO_SPACE).rstrip(b" ")).hexdigest()
+
+
+def gbd_hash_of_literals(flat: np.ndarray) -> str:
+    """GBD hash of a flat literal array (each clause followed by its 0), as the reader gives."""
+    num_vars = int(np.abs(flat).max()) if flat.size else 0
+    table = literal_table(num_vars)
+    table[num_vars, 0] = ord("0")  # here 0 is a token (clause end), not padding
+    table[num_vars, 1] = ord(" ")
+    text = table[flat.astype(np.int64) + num_vars].tobytes().translate(None, _DELETE_NUL)
+    return hashlib.md5(text.rstrip(b" ")).hexdigest()
