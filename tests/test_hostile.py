@@ -21,6 +21,7 @@ from conftest import REPO, assert_one_line_error
 from test_publish import SPEC, tree
 from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
 
+from puzzlesat.generator.core.files import part_name
 from puzzlesat.generator.suite.publish import LOCK_FILE
 
 EM_SMALL = ("edge-matching", "--rows", "3", "--cols", "3", "--border-colors", "2",
@@ -389,18 +390,21 @@ def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypat
 
 def test_stale_part_files_are_reported_by_verify_and_removed_by_publish(puzzlesat, published,
                                                                         spec_file):
-    """A SIGKILLed publish leaves hidden .part files (named as mkstemp names them: eight
-    random characters; a .part file of another name is not publish's and stays)."""
-    parts = [published / "instances" / ".toy-5-r1-unit.cnf.xz.k2j3ab_9.part",
-             published / ".manifest.json.x8a0qz1w.part"]
-    for part in parts:
+    """A SIGKILLed publish leaves hidden .part files, named as atomic_file names them (its
+    own part_name, 12 hex digits: an earlier pattern of 8 characters missed every one of
+    them); a .part file of another name is not publish's and stays."""
+    parts = [published / "instances" / part_name("toy-5-r1-unit.cnf.xz", "0123456789ab"),
+             published / part_name("manifest.json", "a1b2c3d4e5f6")]
+    foreign = published / ".notes.txt.mine.part"
+    for part in parts + [foreign]:
         part.write_bytes(b"half")
     result = puzzlesat("verify", published)
     assert result.code == 1
-    assert "instances/.toy-5-r1-unit.cnf.xz.k2j3ab_9.part: not part of the suite" in result.out
-    assert ".manifest.json.x8a0qz1w.part: not part of the suite" in result.out
+    assert "instances/.toy-5-r1-unit.cnf.xz.0123456789ab.part: not part of the suite" in result.out
+    assert ".manifest.json.a1b2c3d4e5f6.part: not part of the suite" in result.out
     assert puzzlesat("publish", spec_file, "-o", published).code == 0
-    assert not any(p.exists() for p in parts)
+    assert not any(p.exists() for p in parts) and foreign.exists()
+    foreign.unlink()
     assert puzzlesat("verify", published).code == 0
 
 

@@ -7,6 +7,7 @@ import contextlib
 import gzip
 import lzma
 import os
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -115,6 +116,19 @@ class FileWriter:
         return os.write(self.fd, data)
 
 
+#: random bytes in the name of an atomic file's temporary file (hex: twice as many digits)
+PART_TOKEN_BYTES = 6
+#: the name of a temporary file of :func:`atomic_file` (``.<name>.<token>.part``, the token
+#: 12 hex digits) or of one publish keeps back (token ``pending``): what a cleaner may remove
+PART_NAME = re.compile(r"\A\.([A-Za-z0-9][A-Za-z0-9._-]*)\.(?:[0-9a-f]{"
+                       + str(2 * PART_TOKEN_BYTES) + r"}|pending)\.part\Z")
+
+
+def part_name(name: str, token: str) -> str:
+    """The temporary name beside ``name`` that :data:`PART_NAME` recognises."""
+    return f".{name}.{token}.part"
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike):
     """A binary file that appears at ``path`` complete or not at all: written to a temporary
@@ -129,7 +143,7 @@ def atomic_file(path: str | os.PathLike):
         while fd is None:
             # named before it is made (not mkstemp): a stop signal that lands right after
             # the file appears still finds it here to remove
-            tmp = folder / f".{path.name}.{secrets.token_hex(6)}.part"
+            tmp = folder / part_name(path.name, secrets.token_hex(PART_TOKEN_BYTES))
             try:
                 fd = os.open(tmp, _CREATE, 0o600)
             except FileExistsError:  # someone else's: never removed

@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import PART_NAME, part_name
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import SAFE_NAME
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
@@ -29,9 +30,6 @@ MAX_SUITE_FILE_BYTES = 1 << 30
 _HEX32 = re.compile(r"\A[0-9a-f]{32}\Z")
 _HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
 _SUM_LINE = re.compile(r"\A([0-9a-f]{64})  (.+)\Z")
-#: temporary files of :func:`~puzzlesat.generator.core.files.atomic_file` (mkstemp's eight
-#: random characters) and files publish keeps back until the new manifest stands (pending)
-_PART = re.compile(r"\A\.([A-Za-z0-9][A-Za-z0-9._-]*)\.(?:[a-z0-9_]{8}|pending)\.part\Z")
 
 
 def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> str:
@@ -172,7 +170,7 @@ def part_files(out: Path) -> list[Path]:
         if sub and not inside(out, f"{sub}/x"):
             continue
         for path in (out / sub).glob(".*.part"):
-            if _PART.match(path.name) and stat.S_ISREG(path.lstat().st_mode):
+            if PART_NAME.match(path.name) and stat.S_ISREG(path.lstat().st_mode):
                 found.append(path)
     return sorted(found)
 
@@ -191,7 +189,7 @@ def pending_name(rel: str) -> str:
     """Where a file is kept back until the new manifest stands: ``.<name>.pending.part``
     beside it."""
     folder, _, name = rel.rpartition("/")
-    return f"{folder}/.{name}.pending.part" if folder else f".{name}.pending.part"
+    return f"{folder}/{part_name(name, 'pending')}" if folder else part_name(name, "pending")
 
 
 def read_table(path: Path, columns: tuple[str, ...]) -> tuple[list[dict], list[str]]:
