@@ -33,7 +33,6 @@ import fnmatch
 import io
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +59,7 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
-from puzzlesat.validate.runner import check_solver, run_solver, stop_solvers
+from puzzlesat.validate.runner import check_solver, run_solver, solver_pool
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 
@@ -141,21 +140,9 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, plot:
     calls = [(str(out / r["file"]), solver, time_limit)
              for r in chosen for solver in solvers]
     results: list[dict] = [{}] * len(calls)
-    own = executor is None
-    jobs = cap_jobs(jobs, len(calls))
-    # each solve already runs in its own child process: threads that wait on them suffice
-    # (a forked process pool would also inherit a stale forkserver from this process)
-    executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
-    try:
-        for index, result in run_tasks(calibrate_one, calls, executor,
-                                       slots=jobs if own else None):
+    with solver_pool(cap_jobs(jobs, len(calls)), executor) as (pool, slots):
+        for index, result in run_tasks(calibrate_one, calls, pool, slots=slots):
             results[index] = result
-    except BaseException:
-        stop_solvers(executor if own else None)  # a Ctrl-C: the threads return now
-        raise
-    finally:
-        if own and executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
     fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
              for (instance, solver), result
              in zip(((i, s) for i in chosen for s in solvers), results)}

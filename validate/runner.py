@@ -36,7 +36,8 @@ import signal
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -279,6 +280,26 @@ def stop_solvers(threads: ThreadPoolExecutor | None = None) -> None:
         stopping.join(0.02)
 
 
+@contextlib.contextmanager
+def solver_pool(jobs: int, executor: Executor | None) -> Iterator[tuple[Executor | None,
+                                                                     int | None]]:
+    """Where solver runs go, with the slots to give :func:`run_tasks`: ``executor`` as it is,
+    or (None) a pool of ``jobs`` threads owned here (each solve already runs in its own child
+    process, so threads that wait on them suffice; a forked pool would inherit a stale
+    forkserver). On an interrupt every solver is stopped at once (:func:`stop_solvers`), not
+    at its time limit; an owned pool is always shut down."""
+    own = executor is None
+    pool = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
+    try:
+        yield pool, (jobs if own else None)
+    except BaseException:
+        stop_solvers(pool if own and isinstance(pool, ThreadPoolExecutor) else None)
+        raise
+    finally:
+        if own and pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _solve_in_child(source, solver, proof, time_limit):
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
@@ -436,28 +457,20 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
     calls = [(instance, solver, time_limit, proof, command) for instance in instances]
-    own = executor is None
-    with contextlib.ExitStack() as stack:
-        if own:
-            executor = stack.enter_context(ThreadPoolExecutor(max_workers=jobs))
-        try:
-            for index, result in tqdm(run_tasks(solve_one, calls, executor,
-                                                slots=jobs if own else None),
-                                      total=len(calls), unit="instance", desc="solving",
-                                      disable=not progress):
-                instance = instances[index]
-                out = output_path(results_dir, instance)
-                if (result.status == "UNKNOWN" and not overwrite
-                        and earlier_answer(out, instance) is not None):
-                    run.kept.append(instance.name)
-                    continue
-                atomic_write(out, result.output(seconds=True))
-                if proof:
-                    write_proof(output_path(results_dir, instance, ".drat"), result.proof)
-                run.counts[result.status] += 1
-        except BaseException:
-            stop_solvers(executor if own else None)  # the threads return now, not at the limit
-            raise
+    with solver_pool(jobs, executor) as (pool, slots):
+        for index, result in tqdm(run_tasks(solve_one, calls, pool, slots=slots),
+                                  total=len(calls), unit="instance", desc="solving",
+                                  disable=not progress):
+            instance = instances[index]
+            out = output_path(results_dir, instance)
+            if (result.status == "UNKNOWN" and not overwrite
+                    and earlier_answer(out, instance) is not None):
+                run.kept.append(instance.name)
+                continue
+            atomic_write(out, result.output(seconds=True))
+            if proof:
+                write_proof(output_path(results_dir, instance, ".drat"), result.proof)
+            run.counts[result.status] += 1
     return run
 
 

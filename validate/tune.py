@@ -44,7 +44,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +58,7 @@ from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.families import coerce, get_family, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task, parse_spec
-from puzzlesat.validate.runner import MAX_TIME_LIMIT, run_solver, solver_name, stop_solvers
+from puzzlesat.validate.runner import MAX_TIME_LIMIT, run_solver, solver_name, solver_pool
 
 DEFAULT_EASY = "minisat22:60"
 DEFAULT_REFERENCE = "kissat404:1000"
@@ -526,32 +525,23 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     except OSError as exc:
         raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
     cache = RunCache(out / RUNS)
-    own = executor is None
-    # each solve already runs in its own child process: threads that wait on them suffice
-    executor = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
     walked: dict = {}
     medians: dict = {}
     fresh: dict[str, Any] = {"seconds": 0.0, "runs": 0}
     stopped_at, streak = None, 0
     total = sum(len(t) for t in plan.tasks.values())
-    try:
-        with tqdm(total=total, unit="instance", desc="tuning", disable=not progress) as bar:
-            for value in plan.axis.values:
-                bar.set_postfix_str(f"{plan.axis.name}={value}")
-                samples = [Sample(value, task) for task in plan.tasks[value]]
-                walked[value] = samples
-                _run_value(samples, plan, cache, executor, jobs if own else None, fresh, bar)
-                medians[value] = median_class(samples)
-                streak = streak + 1 if medians[value] == "hard" else 0
-                if streak >= HARD_STREAK:
-                    stopped_at = value
-                    break
-    except BaseException:
-        stop_solvers(executor if own else None)  # a Ctrl-C: the threads return now
-        raise
-    finally:
-        if own and executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+    with solver_pool(jobs, executor) as (pool, slots), \
+            tqdm(total=total, unit="instance", desc="tuning", disable=not progress) as bar:
+        for value in plan.axis.values:
+            bar.set_postfix_str(f"{plan.axis.name}={value}")
+            samples = [Sample(value, task) for task in plan.tasks[value]]
+            walked[value] = samples
+            _run_value(samples, plan, cache, pool, slots, fresh, bar)
+            medians[value] = median_class(samples)
+            streak = streak + 1 if medians[value] == "hard" else 0
+            if streak >= HARD_STREAK:
+                stopped_at = value
+                break
     result = Tune(plan, walked, medians, stopped_at, fresh["seconds"], fresh["runs"], [],
                   list(plan.notes))
     _write(out, result, plot)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError
@@ -26,33 +27,30 @@ MAX_DEPTH = 32
 
 def load_json(text: str | bytes, name: str) -> Any:
     """The value of JSON ``text``, or a UserError ``{name}: not valid JSON (why)``."""
-    try:
-        if isinstance(text, bytes):
-            text = utf8_text(text, name)
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{name}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise UserError(f"{name}: not valid JSON ({_too_deep()})") from None
-    except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
-        raise UserError(f"{name}: not valid JSON ({str(exc).split(';')[0]})") from None
-    return _shallow(value, name, "JSON")
+    return _load(text, name, "JSON", json.loads, json.JSONDecodeError,
+                 lambda exc: f"not valid JSON ({exc.msg}, line {exc.lineno})")
 
 
 def load_toml(text: str | bytes, name: str) -> dict:
     """The table of TOML ``text``, or a UserError ``{name}: TOML syntax error: ...`` or
     ``{name}: not valid TOML (why)``."""
+    return _load(text, name, "TOML", tomllib.loads, tomllib.TOMLDecodeError,
+                 lambda exc: f"TOML syntax error: {exc}")
+
+
+def _load(text: str | bytes, name: str, kind: str, parse: Callable[[str], Any],
+          syntax: type[ValueError], says: Callable[[Any], str]) -> Any:
     try:
         if isinstance(text, bytes):
             text = utf8_text(text, name)
-        value = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{name}: TOML syntax error: {exc}") from None
+        value = parse(text)
+    except syntax as exc:
+        raise UserError(f"{name}: {says(exc)}") from None
     except RecursionError:
-        raise UserError(f"{name}: not valid TOML ({_too_deep()})") from None
-    except ValueError as exc:
-        raise UserError(f"{name}: not valid TOML ({str(exc).split(';')[0]})") from None
-    return _shallow(value, name, "TOML")
+        raise UserError(f"{name}: not valid {kind} ({_too_deep()})") from None
+    except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
+        raise UserError(f"{name}: not valid {kind} ({str(exc).split(';')[0]})") from None
+    return _shallow(value, name, kind)
 
 
 def utf8_text(data: bytes, name: str) -> str:
