@@ -56,14 +56,18 @@ def special_kind(mode: int) -> str:
 
 
 @contextlib.contextmanager
-def open_input(path: str | os.PathLike, what: str = "input") -> Iterator[BinaryIO]:
+def open_input(path: str | os.PathLike, what: str = "input",
+               follow_symlinks: bool = True) -> Iterator[BinaryIO]:
     """``path`` open for reading in binary if it is a regular file (``-``: stdin), else a
     UserError naming what it is. Opened without blocking, so a FIFO with no writer is refused,
-    not waited on; symlinks are followed (the file they name must be regular)."""
+    not waited on; symlinks are followed (the file they name must be regular) unless
+    ``follow_symlinks`` is False (a file a suite folder holds is never read through one)."""
     if str(path) == "-":
         yield sys.stdin.buffer
         return
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, part_name
+from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families import SAFE_NAME
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
@@ -48,16 +49,10 @@ def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> 
 def read_suite_file(path: Path) -> bytes:
     """The bytes of a suite-level file: a regular file (not a symlink, folder or FIFO) of at
     most :data:`MAX_SUITE_FILE_BYTES`, else a UserError."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SUITE_FILE_BYTES:
-        os.close(fd)
-        raise UserError(f"{path}: not a regular file" if not stat.S_ISREG(info.st_mode)
-                        else f"{path}: {info.st_size} bytes, more than publish writes")
-    with os.fdopen(fd, "rb") as fh:
+    with open_input(path, "suite file", follow_symlinks=False) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > MAX_SUITE_FILE_BYTES:
+            raise UserError(f"{path}: {size} bytes, more than publish writes")
         return fh.read(MAX_SUITE_FILE_BYTES + 1)
 
 
@@ -127,16 +122,12 @@ def read_sums(out: Path) -> dict[str, str] | None:
 def file_sha256(path: Path) -> str | None:
     """The sha256 of a regular file (never read through a symlink), or None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+        with open_input(path, "file", follow_symlinks=False) as fh:
+            digest = hashlib.sha256()
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    except UserError:  # missing, a symlink, not a regular file
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        digest = hashlib.sha256()
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
     return digest.hexdigest()
 
 
