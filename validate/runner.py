@@ -46,6 +46,7 @@ import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.reader import read_dimacs, read_num_vars
 from puzzlesat.validate.command import SolverCommand, SolverNotRunnable
 from puzzlesat.validate.output import MAX_V_LINE, MalformedOutput
@@ -489,14 +490,6 @@ def check_results_folder(suite_dir, results_dir, instances: list[Path], proof: b
                 raise UserError(f"{path}: in the way of a result (not a file)")
 
 
-def _same_file(a, b) -> bool:
-    """Whether two paths name one file (the same inode, or the same path once resolved)."""
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return Path(a).resolve() == Path(b).resolve()
-
-
 #: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
 #: process, still killable; also the longest --time-limit
 _NO_LIMIT = MAX_TIME_LIMIT
@@ -508,9 +501,11 @@ def solve_instance(instance, solver: str = "cadical195", time_limit: float | Non
     """``puzzlesat solve``: one run in a killable child (a python-sat solver, or
     ``command``), writing the proof when asked."""
     check_client(solver, command, proof_path is not None, time_limit)
-    if proof_path is not None and _same_file(instance, proof_path):
+    try:  # the same path however spelled, a link, a hard link
+        check_distinct(("the instance", instance), ("--proof", proof_path))
+    except UserError:
         raise UserError(f"--proof {proof_path}: that is the instance (the proof would replace "
-                        "it)")
+                        "it)") from None
     if command is not None:
         result = run_command_result(command, instance, time_limit or _NO_LIMIT,
                                     proof_path is not None)
