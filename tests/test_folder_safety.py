@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_one_line_error
 from test_hostile import EM_SMALL, HOLDER, published, spec_file  # noqa: F401  (fixtures)
 from test_publish import SPEC, tree
-from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
+from test_suite_spec import HEAD, fail_at_40, toy  # noqa: F401  (fixture)
 
 
 # -- names: the safe-name rule is anchored with \Z (``$`` matches before a trailing newline) --
@@ -145,24 +145,15 @@ def test_republish_on_a_full_disk_keeps_the_old_suite(published, puzzlesat, tmp_
 
 
 def test_republish_with_a_build_error_keeps_the_old_suite(published, puzzlesat, tmp_path,
-                                                          monkeypatch):
-    import puzzlesat.generator.families.toy as toy_module  # the fixture's module
-    from puzzlesat.generator.core.errors import UserError
-
+                                                          monkeypatch, toy):
     before = tree(published)
-    real = toy_module.generate
-
-    def failing(params, rng):
-        if params["n"] == 40:
-            raise UserError("cannot build this one")
-        return real(params, rng)
-
-    monkeypatch.setattr(toy_module, "generate", failing)
+    real = toy.generate
+    fail_at_40(toy, monkeypatch)
     spec = tmp_path / "changed.toml"
     spec.write_bytes(CHANGED)
     assert_one_line_error(puzzlesat("publish", spec, "-o", published, "-j", "1"),
                           "cannot build this one")
-    monkeypatch.setattr(toy_module, "generate", real)
+    monkeypatch.setattr(toy, "generate", real)
     assert tree(published) == before
     assert puzzlesat("verify", published).code == 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, assert_one_line_error
 from test_publish import SPEC, tree
-from test_suite_spec import HEAD, toy  # noqa: F401  (fixture)
+from test_suite_spec import HEAD, fail_at_40, toy  # noqa: F401  (fixture)
 
 from puzzlesat.generator.core.files import part_name
 from puzzlesat.generator.suite.publish import LOCK_FILE
@@ -366,17 +366,7 @@ def test_witness_to_a_bad_path_writes_no_instance(tmp_path, puzzlesat, monkeypat
 def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypatch):
     """A failure in the middle of a fresh publish (here: instance n=40 cannot be built) left
     suite.toml and empty folders; now nothing it created remains."""
-    import puzzlesat.generator.families.toy as toy_module  # the fixture's module
-
-    real = toy_module.generate
-
-    def failing(params, rng):
-        if params["n"] == 40:
-            from puzzlesat.generator.core.errors import UserError
-            raise UserError("cannot build this one")
-        return real(params, rng)
-
-    monkeypatch.setattr(toy_module, "generate", failing)
+    fail_at_40(toy, monkeypatch)
     spec = tmp_path / "toy.toml"
     spec.write_bytes(SPEC)
     new, empty = tmp_path / "new" / "deeper", tmp_path / "empty"

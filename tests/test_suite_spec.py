@@ -86,6 +86,18 @@ def toy(monkeypatch):
     return sys.modules["puzzlesat.generator.families.toy"]
 
 
+def fail_at_40(toy, monkeypatch) -> None:
+    """Make the toy family fail to build its n=40 instances (a build error mid-publish)."""
+    real = toy.generate
+
+    def failing(params, rng):
+        if params["n"] == 40:
+            raise UserError("cannot build this one")
+        return real(params, rng)
+
+    monkeypatch.setattr(toy, "generate", failing)
+
+
 def spec(groups: bytes):
     return parse_spec(HEAD + groups, "s.toml")
 
