@@ -44,13 +44,15 @@ in the forward pass instead: the same verdicts as the plain-Python reference
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, objmode
 
-from puzzlesat.validate.drat_input import Proof
+from puzzlesat.validate.drat_input import Proof, read_proof
+from puzzlesat.validate.llvm_pages import page_out_llvm
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4
@@ -95,15 +97,17 @@ def _mix(code):
 
 
 @njit(cache=True)
-def _build(formula, proof_literals, proof_deletions, num_vars):
-    """The clause database: literal codes of the formula's clauses then of the proof's
-    additions, without duplicate literals; each step's clause, deletions matched to the clause
-    they remove by a hash table over clauses alive at that point of the proof."""
-    total = formula.shape[0] + proof_literals.shape[0]
-    db = np.empty(total, np.int32)
+def _build(db, n_formula_literals, proof_deletions, num_vars):
+    """The clause database, built in place in ``db``: it holds the formula's literals (the
+    first ``n_formula_literals``), then the proof's, each clause or step ending in 0, and
+    leaves the literal codes of the formula's clauses then of the proof's additions, without
+    duplicate literals and without the 0s (a clause is never written past where it was read,
+    so the array is read and written in one pass); each step's clause, deletions matched to
+    the clause they remove by a hash table over clauses alive at that point of the proof.
+    Returns (codes written, clause starts, pivots, step clauses, formula clauses)."""
     n_formula = 0
-    for x in formula:
-        if x == 0:
+    for i in range(n_formula_literals):
+        if db[i] == 0:
             n_formula += 1
     n_steps = proof_deletions.shape[0]
     n_adds = 0
@@ -118,28 +122,24 @@ def _build(formula, proof_literals, proof_deletions, num_vars):
     size = 1
     while size < 2 * n_clauses + 2:
         size *= 2
-    head = np.full(size, -1, np.int64)
-    nxt = np.full(n_clauses, -1, np.int64)
+    head = np.full(size, -1, np.int32)
+    nxt = np.full(n_clauses, -1, np.int32)
     scratch = np.empty(2 * num_vars + 2, np.int32)
-    top = 0  # literals written to db
+    top = 0  # literal codes written to db
     clause = 0
     step = -1  # -1 while reading the formula
     clock = 0
-    lits = formula
     i = 0
-    while True:
-        if i >= lits.shape[0]:
-            if step == -1:
-                step, lits, i = 0, proof_literals, 0
-                continue
-            break
-        # one clause (or deletion) from lits[i:], deduplicated into db or scratch
+    while i < db.shape[0]:
+        if step < 0 and i >= n_formula_literals:
+            step = 0
+        # one clause (or deletion) from db[i:], deduplicated into db[top:] or scratch
         deleting = step >= 0 and proof_deletions[step] == 1
         clock += 1
         n = 0
         first = -1
-        while lits[i] != 0:
-            x = lits[i]
+        while db[i] != 0:
+            x = db[i]
             code = 2 * abs(x) + (1 if x < 0 else 0)
             if first < 0:
                 first = code
@@ -186,7 +186,7 @@ def _build(formula, proof_literals, proof_deletions, num_vars):
             clause += 1
         if step >= 0:
             step += 1
-    return db[:top], start, pivot, step_clause, n_formula
+    return top, start, pivot, step_clause, n_formula
 
 
 @njit(cache=True)
@@ -522,23 +522,22 @@ def _backward(st, begin, end, deadline):
 
 
 def _state(flat: np.ndarray, num_vars: int, proof: Proof):
-    if flat.size:  # the kernels index by variable: no literal may lie beyond num_vars
+    flat = np.asarray(flat)
+    n = flat.shape[0]
+    if n and flat[-1] != 0:
+        raise ValueError("the formula's last clause does not end in 0")
+    if n:  # the kernels index by variable: no literal may lie beyond num_vars
         num_vars = max(num_vars, int(np.abs(flat).max()))
-    literals = proof.literals
-    if literals.size and max(int(literals.max()), -int(literals.min())) > num_vars:
-        # extension variables: renumbered after the formula's, densely
-        beyond = np.abs(literals) > num_vars
-        fresh = np.unique(np.abs(literals[beyond]))
-        renumbered = num_vars + 1 + np.searchsorted(fresh, np.abs(literals[beyond]))
-        literals = literals.copy()
-        literals[beyond] = np.where(literals[beyond] < 0, -renumbered, renumbered)
-        num_vars += fresh.shape[0]
-    db, start, pivot, step_clause, n_formula = _build(
-        np.ascontiguousarray(flat, np.int32), literals, proof.deletions, num_vars)
-    # the database holds every literal now (failures are reported from it): let the proof's
-    # copy go, which halves the memory a large proof takes
-    del literals
-    proof.literals = proof.literals[:0]
+    buffer = proof.literals
+    if proof.room != n or not buffer.flags.owndata:
+        buffer = np.concatenate((np.zeros(n, np.int32), buffer[proof.room:]))
+    # the database is built in this array: the proof gives its literals up
+    proof.literals, proof.room = np.zeros(0, np.int32), 0
+    buffer[:n] = flat
+    num_vars = _renumber_extension(buffer, n, num_vars)
+    top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars)
+    buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
+    db = buffer
     lengths = np.diff(start)
     occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
         np.zeros(2 * num_vars + 2, np.int64)
@@ -553,6 +552,46 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
                 np.zeros(3, np.int64))
     return st, n_formula
+
+
+#: literals renumbered per slice of this many (bounded temporaries)
+_SLICE = 1 << 20
+
+
+def _renumber_extension(buffer: np.ndarray, begin: int, num_vars: int) -> int:
+    """Renumber, in place, the variables of ``buffer[begin:]`` beyond ``num_vars`` (a proof's
+    extension variables) densely after it, in increasing order; the new number of variables."""
+    slices = range(begin, buffer.shape[0], _SLICE)
+    beyond = [np.unique(np.abs(part[np.abs(part) > num_vars]))
+              for part in (buffer[a:a + _SLICE] for a in slices)]
+    fresh = np.unique(np.concatenate(beyond)) if beyond else np.zeros(0, np.int32)
+    if not fresh.size:
+        return num_vars
+    for a in slices:
+        part = buffer[a:a + _SLICE]
+        where = np.abs(part) > num_vars
+        renumbered = num_vars + 1 + np.searchsorted(fresh, np.abs(part[where]))
+        part[where] = np.where(part[where] < 0, -renumbered, renumbered)
+    return num_vars + fresh.shape[0]
+
+
+#: a formula and its proof in each syntax that take every kernel through (the lemma "1 2" is
+#: checked backward, "1" makes the conflict)
+_WARM_UP_FORMULA = np.array([1, 2, 0, 1, -2, 0, -1, 2, 0, -1, -2, 0], np.int32)
+_WARM_UP_PROOFS = (b"1 2 0\n1 0\n0\n", b"a\x02\x04\x00a\x02\x00a\x00")
+
+
+@functools.cache
+def load_kernels() -> None:
+    """Load every kernel of the reader and the checker (from numba's cache; the first time
+    after install, compile them) by checking a tiny proof in each syntax, then give LLVM's
+    memory back (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
+    page_out_llvm()
+    for proof in _WARM_UP_PROOFS:
+        ok, reason = check_drat(_WARM_UP_FORMULA, 2, read_proof(proof))
+        if not ok:
+            raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
+    page_out_llvm()
 
 
 def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = True,

@@ -53,12 +53,15 @@ class ProofFormatError(Exception):
 
 @dataclass
 class Proof:
-    """A parsed proof: ``literals`` holds each step's literals followed by 0, ``deletions``
-    is 1 for each ``d`` step; ``binary`` says which syntax it was read in."""
+    """A parsed proof: ``literals[room:]`` holds each step's literals followed by 0 (the first
+    ``room`` slots are left for the formula: the checker builds its clause database in this
+    array, without a second copy of a large proof), ``deletions`` is 1 for each ``d`` step;
+    ``binary`` says which syntax it was read in."""
 
     literals: np.ndarray  # int32
     deletions: np.ndarray  # uint8, one per step
     binary: bool
+    room: int = 0
 
 
 def is_binary_proof(head: bytes) -> bool:
@@ -212,22 +215,24 @@ def _chunks(handle, name: str, size: int, deadline: float | None):
         raise ProofFormatError(str(exc)) from None
 
 
-def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None) -> Proof:
-    """Parse a proof file (or the bytes of one). A file that cannot be read is a UserError;
+def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
+               room: int = 0) -> Proof:
+    """Parse a proof file (or the bytes of one), leaving ``room`` free slots before its
+    literals (the formula's size, for the checker). A file that cannot be read is a UserError;
     bytes that are no proof are a :class:`ProofFormatError`; past ``deadline`` (a
     ``time.monotonic()`` value) a TimeoutError."""
     if isinstance(source, bytes | bytearray | memoryview):
-        return _parse_chunks(_chunks(io.BytesIO(source), "proof", len(source), deadline))
+        return _parse_chunks(_chunks(io.BytesIO(source), "proof", len(source), deadline), room)
     with open_input(source, "proof") as handle:
         size = os.fstat(handle.fileno()).st_size
-        return _parse_chunks(_chunks(handle, str(source), size, deadline))
+        return _parse_chunks(_chunks(handle, str(source), size, deadline), room)
 
 
-def _parse_chunks(chunks) -> Proof:
+def _parse_chunks(chunks, room: int) -> Proof:
     state = np.zeros(_STATE, np.int64)
-    literals = np.zeros(0, np.int32)
+    literals = np.zeros(room, np.int32)
     deletions = np.zeros(0, np.uint8)
-    n_literals = n_steps = offset = 0
+    n_literals, n_steps, offset = room, 0, 0
     binary = None
     for chunk in _with_final_newline(chunks):
         if binary is None:
@@ -261,7 +266,7 @@ def _parse_chunks(chunks) -> Proof:
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
     literals.resize(n_literals, refcheck=False)  # in place: no second copy of a large proof
     deletions.resize(n_steps, refcheck=False)
-    return Proof(literals, deletions, bool(binary))
+    return Proof(literals, deletions, bool(binary), room)
 
 
 def _with_final_newline(chunks):

@@ -71,12 +71,14 @@ def _check(flat, num_vars, source, checker, time_limit) -> ProofCheck:
         return _check_with_drat_trim(flat, num_vars, data, time_limit)
     if checker not in (None, CHECKER):
         raise UserError(f"unknown proof checker {checker!r} (choices: {CHECKER}, drat-trim)")
-    from puzzlesat.validate.drat import check_drat
+    from puzzlesat.validate.drat import check_drat, load_kernels
     from puzzlesat.validate.drat_input import ProofFormatError, read_proof
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
-        ok, reason = check_drat(flat, num_vars, read_proof(source, deadline), deadline=deadline)
+        load_kernels()
+        proof = read_proof(source, deadline, room=len(flat))
+        ok, reason = check_drat(flat, num_vars, proof, deadline=deadline)
     except ProofFormatError as exc:
         return ProofCheck(False, CHECKER, f"proof does not parse: {exc}")
     except TimeoutError:
