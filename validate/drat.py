@@ -56,6 +56,8 @@ from puzzlesat.validate.llvm_pages import page_out_llvm
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4
+#: clause ids fit a watch (an int32 with the core bit)
+MAX_CLAUSES = 2**30 - 1
 #: no deadline (a ``time.monotonic()`` value the kernels compare with)
 _NEVER = np.inf
 # slots of the scalar array: trail length, propagation head, work done in this kernel call
@@ -84,7 +86,7 @@ class _State(NamedTuple):
     seen: np.ndarray  # uint8 per variable, for conflict analysis
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
-    watches: np.ndarray  # int32 clause ids; room for every clause holding the code
+    watches: np.ndarray  # int32 clause id << 1 | core; room for every clause holding the code
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
 
 
@@ -212,45 +214,90 @@ def _unassign_to(st, length):
         st.scalars[_HEAD] = length
 
 
+# A watch is the clause id shifted left once, its low bit set when the clause is in the core
+# (as drat-trim does), so core-first propagation tells the groups apart without looking at
+# the clause.
 @njit(cache=True)
 def _watch(st, code, c):
-    st.watches[st.watch_start[code] + st.watch_count[code]] = c
+    st.watches[st.watch_start[code] + st.watch_count[code]] = (c << 1) | st.core[c]
     st.watch_count[code] += 1
 
 
 @njit(cache=True)
-def _unwatch(st, code, c):
+def _find_watch(st, code, c):
+    """Where in ``code``'s watch list clause c is."""
     base = st.watch_start[code]
-    n = st.watch_count[code]
-    for k in range(base, base + n):
-        if st.watches[k] == c:
-            st.watches[k] = st.watches[base + n - 1]
-            st.watch_count[code] = n - 1
-            return
+    for k in range(base, base + st.watch_count[code]):
+        if st.watches[k] >> 1 == c:
+            return k
+    return -1
 
 
 @njit(cache=True)
-def _propagate(st):
-    """Unit propagation from the head of the trail; the conflicting clause or -1."""
+def _unwatch(st, code, c):
+    k = _find_watch(st, code, c)
+    if k >= 0:
+        st.watches[k] = st.watches[st.watch_start[code] + st.watch_count[code] - 1]
+        st.watch_count[code] -= 1
+
+
+@njit(cache=True)
+def _mark(st, c):
+    """Clause c joins the core (and its watches say so)."""
+    if st.core[c]:
+        return
+    st.core[c] = 1
+    if st.alive[c] and st.start[c + 1] - st.start[c] >= 2:
+        for code in (st.db[st.start[c]], st.db[st.start[c] + 1]):
+            k = _find_watch(st, code, c)
+            if k >= 0:
+                st.watches[k] |= 1
+
+
+@njit(cache=True)
+def _propagate(st, core_first=False):
+    """Unit propagation from the head of the trail; the conflicting clause or -1. With
+    ``core_first`` (drat-trim's core-first propagation, for checks that mark what they use)
+    the core clauses propagate as far as they can before any other clause is visited, so a
+    conflict is found with the clauses already in the core when it can be, and fewer lemmas
+    join the core (and need checking); the order changes which conflict is found, not whether
+    one is. (One loop, no helper called per watch: a numba call passing the state costs more
+    than a visit.)"""
     db, value, watches = st.db, st.value, st.watches
-    while st.scalars[_HEAD] < st.scalars[_TRAIL]:
-        false = st.trail[st.scalars[_HEAD]] ^ 1
-        st.scalars[_HEAD] += 1
+    core_head = other_head = st.scalars[_HEAD]
+    while True:
+        group = -1  # the watches visited: -1 all, 1 the core ones, 0 the others
+        if core_first and core_head < st.scalars[_TRAIL]:
+            false = st.trail[core_head] ^ 1
+            core_head += 1
+            group = 1
+        elif other_head < st.scalars[_TRAIL]:
+            false = st.trail[other_head] ^ 1
+            other_head += 1
+            group = 0 if core_first else -1
+        else:
+            st.scalars[_HEAD] = other_head
+            return -1
         base = st.watch_start[false]
         n = st.watch_count[false]
         st.scalars[_WORK] += n
         i = j = base
         end = base + n
         while i < end:
-            c = watches[i]
+            w = watches[i]
             i += 1
+            if group >= 0 and (w & 1) != group:
+                watches[j] = w
+                j += 1
+                continue
+            c = w >> 1
             s = st.start[c]
             if db[s] == false:
                 db[s] = db[s + 1]
                 db[s + 1] = false
             other = db[s]
             if value[other] == 1:
-                watches[j] = c
+                watches[j] = w
                 j += 1
                 continue
             moved = False
@@ -263,7 +310,7 @@ def _propagate(st):
                     break
             if moved:
                 continue
-            watches[j] = c
+            watches[j] = w
             j += 1
             if value[other] == -1:
                 while i < end:
@@ -271,10 +318,10 @@ def _propagate(st):
                     j += 1
                     i += 1
                 st.watch_count[false] = j - base
+                st.scalars[_HEAD] = other_head
                 return c
             _assign(st, other, c)
         st.watch_count[false] = j - base
-    return -1
 
 
 @njit(cache=True)
@@ -341,7 +388,7 @@ def _analyze(st, conflict, var):
     every literal it depends on, down the trail."""
     pending = 0
     if conflict >= 0:
-        st.core[conflict] = 1
+        _mark(st, conflict)
         for k in range(st.start[conflict], st.start[conflict + 1]):
             v = st.db[k] >> 1
             if not st.seen[v]:
@@ -360,7 +407,7 @@ def _analyze(st, conflict, var):
         pending -= 1
         r = st.reason[v]
         if r >= 0:
-            st.core[r] = 1
+            _mark(st, r)
             for k in range(st.start[r], st.start[r + 1]):
                 u = st.db[k] >> 1
                 if u != v and not st.seen[u]:  # v itself is done: marking it again would
@@ -390,7 +437,7 @@ def _refutes(st, c, d, skip, mark):
             if st.value[code] == 0:
                 _assign(st, code ^ 1, -1)
     if not found:
-        conflict = _propagate(st)
+        conflict = _propagate(st, mark)
         if conflict >= 0:
             found = True
             if mark:
@@ -537,6 +584,8 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
     num_vars = _renumber_extension(buffer, n, num_vars)
     top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars)
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
+    if start.shape[0] > MAX_CLAUSES:
+        raise RuntimeError(f"more than {MAX_CLAUSES} clauses: beyond this checker")
     db = buffer
     lengths = np.diff(start)
     occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
