@@ -37,9 +37,17 @@ marking what its check used. Unmarked lemmas are never checked, which is sound: 
 alone, checked in order against S (whose RAT candidates include them), refute the formula. The
 root assignment stays exactly S's unit propagation closure throughout: when a lemma that is the
 reason of a root literal leaves S, the trail is cut back to that literal and propagation starts
-again from the first root literal. :func:`check_drat` with ``backward=False`` checks every lemma
-in the forward pass instead: the same verdicts as the plain-Python reference
+again from the first root literal. The checks propagate core first (drat-trim's order): clauses
+already marked propagate as far as they can before any other is visited, so a conflict is found
+with marked clauses when it can be, and fewer lemmas are marked and checked (the order changes
+which conflict is found, never whether one is). :func:`check_drat` with ``backward=False``
+checks every lemma in the forward pass instead: the same verdicts as the plain-Python reference
 (:mod:`puzzlesat.validate.drat_reference`), which the property tests compare it with.
+
+Memory: the clause database is built in the array the proof was read into (with room left for
+the formula: :func:`puzzlesat.validate.drat_input.read_proof`), one int32 per literal, and the
+watch lists take one more; :func:`load_kernels` loads the kernels before any data exists and
+gives LLVM's pages back.
 """
 
 from __future__ import annotations
