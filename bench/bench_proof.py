@@ -2,8 +2,8 @@
 3,034 variables): CaDiCaL's text proof (python-sat) and, where passagemath-kissat is installed,
 Kissat's binary proof, each checked by our checker, by drat-trim when it is on PATH and by
 dratify when it is installed (text only; stopped after DRATIFY_LIMIT seconds). Every checker
-runs in a child process: wall time (start-up and reading the formula included) and peak memory
-(the child's ru_maxrss).
+runs in a child process: wall time (start-up and reading the formula included), peak memory
+(the child's ru_maxrss) and the lemmas it checked (drat-trim's core), where it says.
 
     .venv/bin/python -m bench.bench_proof
 """
@@ -11,6 +11,7 @@ runs in a child process: wall time (start-up and reading the formula included) a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -62,9 +63,15 @@ print("maxrss", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def run_child(argv: list[str], limit: float | None = None) -> tuple[str, float, float]:
-    """(verdict, wall seconds, peak MB) of one checker process; the verdict is its "s" line
-    (drat-trim) or its last line (ours, dratify), or "stopped" past ``limit``."""
+#: how many lemmas a checker checked: drat-trim's "c 67715 of 164162 lemmas in core", ours
+#: "... 64389 lemmas checked"
+_LEMMAS = re.compile(r"(\d+) of \d+ lemmas in core|(\d+) lemmas? checked")
+
+
+def run_child(argv: list[str], limit: float | None = None) -> tuple[str, float, float, str]:
+    """(verdict, wall seconds, peak MB, lemmas checked or "") of one checker process; the
+    verdict is its "s" line (drat-trim) or its last line (ours, dratify), or "stopped" past
+    ``limit``."""
     start = time.perf_counter()
     run = subprocess.run([sys.executable, "-c", _MEASURE, str(limit or 0), *argv],
                          capture_output=True, text=True, check=True)
@@ -73,7 +80,9 @@ def run_child(argv: list[str], limit: float | None = None) -> tuple[str, float, 
     peak = int(lines[-1].split()[1]) / 1024
     said = [line for line in lines[:-1] if line.startswith("s ")]
     body = [line for line in lines[:-1] if line.strip()]
-    return (said or body or ["(nothing)"])[-1], wall, peak
+    lemmas = _LEMMAS.search(run.stdout)
+    checked = next(group for group in lemmas.groups() if group) if lemmas else ""
+    return (said or body or ["(nothing)"])[-1], wall, peak, checked
 
 
 def kissat_binary() -> str | None:
@@ -128,8 +137,8 @@ def main() -> None:
             has_dratify = True
         except ImportError:
             has_dratify = False
-        print(f"{'proof':14} {'checker':15} {'wall s':>8} {'peak MB':>8} {'vs drat-trim':>13}  "
-              f"verdict")
+        print(f"{'proof':14} {'checker':15} {'wall s':>8} {'peak MB':>8} {'vs drat-trim':>13} "
+              f"{'lemmas':>7}  verdict")
         for name, proof in proofs:
             rows: list[tuple[str, list[str], float | None]] = []
             if drat_trim:
@@ -142,12 +151,12 @@ def main() -> None:
                              DRATIFY_LIMIT))
             reference = None
             for checker, argv, limit in rows:
-                verdict, wall, peak = run_child(argv, limit)
+                verdict, wall, peak, checked = run_child(argv, limit)
                 if checker == "drat-trim":
                     reference = (wall, peak)
                 ratio = "" if reference is None or checker == "drat-trim" else \
                     f"{wall / reference[0]:5.2f}x {peak / reference[1]:4.2f}x"
-                print(f"{name:14} {checker:15} {wall:8.2f} {peak:8.0f} {ratio:>13}  "
+                print(f"{name:14} {checker:15} {wall:8.2f} {peak:8.0f} {ratio:>13} {checked:>7}  "
                       f"{json.loads(verdict)[:1] if verdict.startswith('[') else verdict}",
                       flush=True)
             if not drat_trim:
