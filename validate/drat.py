@@ -233,11 +233,17 @@ def _watch(st, code, c):
 
 @njit(cache=True)
 def _find_watch(st, code, c):
-    """Where in ``code``'s watch list clause c is."""
-    base = st.watch_start[code]
-    for k in range(base, base + st.watch_count[code]):
-        if st.watches[k] >> 1 == c:
-            return k
+    """Where in ``code``'s watch list clause c is, or -1. Looked for from both ends at once:
+    a clause added last (a lemma undone by the backward pass) or first is found at once."""
+    low = st.watch_start[code]
+    high = low + st.watch_count[code] - 1
+    while low <= high:
+        if st.watches[high] >> 1 == c:
+            return high
+        if st.watches[low] >> 1 == c:
+            return low
+        low += 1
+        high -= 1
     return -1
 
 
