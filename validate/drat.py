@@ -582,20 +582,21 @@ def _backward(st, begin, end, deadline):
     return _GOING, end
 
 
-def _state(flat: np.ndarray, num_vars: int, proof: Proof):
+def _state(flat: np.ndarray, proof: Proof):
+    """The checker's state for the formula ``flat`` and ``proof``: (state, formula clauses,
+    numbering)."""
     flat = np.asarray(flat)
     n = flat.shape[0]
     if n and flat[-1] != 0:
         raise ValueError("the formula's last clause does not end in 0")
-    if n:  # the kernels index by variable: no literal may lie beyond num_vars
-        num_vars = max(num_vars, int(np.abs(flat).max()))
     buffer = proof.literals
     if proof.room != n or not buffer.flags.owndata:
         buffer = np.concatenate((np.zeros(n, np.int32), buffer[proof.room:]))
     # the database is built in this array: the proof gives its literals up
     proof.literals, proof.room = np.zeros(0, np.int32), 0
     buffer[:n] = flat
-    num_vars = _renumber_extension(buffer, n, num_vars)
+    numbering = _renumber(buffer)
+    num_vars = numbering.variables
     top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars)
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
     if start.shape[0] > MAX_CLAUSES:
@@ -614,28 +615,48 @@ def _state(flat: np.ndarray, num_vars: int, proof: Proof):
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
                 np.zeros(3, np.int64))
-    return st, n_formula
+    return st, n_formula, numbering
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
 _SLICE = 1 << 20
+#: variables numbered up to the literals there are over this keep their numbers ...
+_LITERALS_PER_VARIABLE = 8
+#: ... and up to this many in any case
+_KEPT_VARIABLES = 1 << 16
 
 
-def _renumber_extension(buffer: np.ndarray, begin: int, num_vars: int) -> int:
-    """Renumber, in place, the variables of ``buffer[begin:]`` beyond ``num_vars`` (a proof's
-    extension variables) densely after it, in increasing order; the new number of variables."""
-    slices = range(begin, buffer.shape[0], _SLICE)
-    beyond = [np.unique(np.abs(part[np.abs(part) > num_vars]))
-              for part in (buffer[a:a + _SLICE] for a in slices)]
+class _Numbering(NamedTuple):
+    variables: int  # the largest variable number in the database
+    kept: int  # variables up to this number kept theirs
+    fresh: np.ndarray  # the original numbers of variables kept + 1, kept + 2, ...
+
+    def original(self, variable: int) -> int:
+        """The number ``variable`` had in the formula or the proof."""
+        return int(self.fresh[variable - self.kept - 1]) if variable > self.kept else variable
+
+
+def _renumber(buffer: np.ndarray) -> _Numbering:
+    """Renumber, in place, the variables numbered beyond a bound that grows with the literals
+    there are (a p line declaring 2**31 - 1 variables, a proof naming huge extension variables)
+    densely after it, in increasing order: the checker's per-variable arrays stay in
+    proportion to its input, whatever the numbers say."""
+    kept = max(buffer.shape[0] // _LITERALS_PER_VARIABLE, _KEPT_VARIABLES)
+    slices = range(0, buffer.shape[0], _SLICE)
+    largest, beyond = 0, []
+    for a in slices:
+        magnitude = np.abs(buffer[a:a + _SLICE])
+        largest = max(largest, int(magnitude.max()))
+        beyond.append(np.unique(magnitude[magnitude > kept]))
     fresh = np.unique(np.concatenate(beyond)) if beyond else np.zeros(0, np.int32)
     if not fresh.size:
-        return num_vars
+        return _Numbering(largest, kept, fresh)
     for a in slices:
         part = buffer[a:a + _SLICE]
-        where = np.abs(part) > num_vars
-        renumbered = num_vars + 1 + np.searchsorted(fresh, np.abs(part[where]))
+        where = np.abs(part) > kept
+        renumbered = kept + 1 + np.searchsorted(fresh, np.abs(part[where]))
         part[where] = np.where(part[where] < 0, -renumbered, renumbered)
-    return num_vars + fresh.shape[0]
+    return _Numbering(kept + fresh.shape[0], kept, fresh)
 
 
 #: a formula and its proof in each syntax that take every kernel through (the lemma "1 2" is
@@ -651,19 +672,19 @@ def load_kernels() -> None:
     memory back (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
     page_out_llvm()
     for proof in _WARM_UP_PROOFS:
-        ok, reason = check_drat(_WARM_UP_FORMULA, 2, read_proof(proof))
+        ok, reason = check_drat(_WARM_UP_FORMULA, read_proof(proof))
         if not ok:
             raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
     page_out_llvm()
 
 
-def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = True,
+def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
                deadline: float | None = None) -> tuple[bool, str]:
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
     reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
     literals are given up (emptied) once copied into the checker's database."""
-    st, n_formula = _state(flat, num_vars, proof)
+    st, n_formula, numbering = _state(flat, proof)
     late = _NEVER if deadline is None else deadline
     n_steps = st.step_clause.shape[0]
     conflict = _start(st, n_formula)
@@ -678,7 +699,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
         if outcome == _LATE:
             raise TimeoutError
         if outcome == _REJECTED:
-            return False, _failure(st, step)
+            return False, _failure(st, numbering, step)
         if outcome == _GOING:
             return False, "every step checked, but the proof never derives the empty clause"
     empty = _first_empty_clause(st, step)
@@ -696,7 +717,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
                 if verdict < 0:
                     raise TimeoutError
                 if verdict == 0:
-                    return False, _failure(st, step)
+                    return False, _failure(st, numbering, step)
         while step > 0:
             _tick(deadline)
             outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
@@ -705,7 +726,7 @@ def check_drat(flat: np.ndarray, num_vars: int, proof: Proof, backward: bool = T
             if outcome == _BROKEN:
                 raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
             if outcome == _REJECTED:
-                return False, _failure(st, step_done)
+                return False, _failure(st, numbering, step_done)
             step = step_done
     # forward: every lemma up to the one that made the conflict
     checked = int(st.core[n_formula:].sum()) if backward else \
@@ -727,13 +748,14 @@ def _first_empty_clause(st: _State, step: int) -> int:
     return int(empty[0]) if empty.size else -1
 
 
-def _failure(st: _State, step: int) -> str:
-    """Which step failed, with its clause (pivot first; as read: a literal of a variable beyond
-    the formula's is shown as the number it was given here)."""
+def _failure(st: _State, numbering: _Numbering, step: int) -> str:
+    """Which step failed, with its clause (pivot first, its variables as numbered in the
+    proof)."""
     c = st.step_clause[step]
     codes = st.db[st.start[c]:st.start[c + 1]].tolist()
     if not codes:
         return f"step {step + 1}: the empty clause, but unit propagation finds no conflict"
     codes.sort(key=lambda code: code != st.pivot[c])
-    lits = " ".join(str(-(code >> 1) if code & 1 else code >> 1) for code in codes)
+    lits = " ".join(("-" if code & 1 else "") + str(numbering.original(code >> 1))
+                    for code in codes)
     return f"step {step + 1}: lemma {lits} 0 is neither RUP nor RAT"

@@ -78,7 +78,7 @@ def _check(flat, num_vars, source, checker, time_limit) -> ProofCheck:
     try:
         load_kernels()
         proof = read_proof(source, deadline, room=len(flat))
-        ok, reason = check_drat(flat, num_vars, proof, deadline=deadline)
+        ok, reason = check_drat(flat, proof, deadline=deadline)
     except ProofFormatError as exc:
         return ProofCheck(False, CHECKER, f"proof does not parse: {exc}")
     except TimeoutError:
