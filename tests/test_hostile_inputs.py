@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -30,6 +33,37 @@ def test_literal_minus_2_pow_63_in_a_cnf_is_not_a_clause_end(tmp_path, puzzlesat
     assert_one_line_error(puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out"),
                           "i.cnf", "literal too large")
     assert_one_line_error(puzzlesat("show", tmp_path / "i.cnf"), "literal too large")
+
+
+# -- huge variable numbers ---------------------------------------------------------------------
+HUGE = 2_147_483_000
+
+
+@pytest.mark.parametrize("cnf, output, proof, verdict", [
+    (f"p cnf 2147483640 1\n1 {HUGE} 0\n", f"s SATISFIABLE\nv {HUGE} 0\n", None,
+     "VERIFIED-SAT"),
+    (f"p cnf 2147483640 1\n1 {HUGE} 0\n", "s SATISFIABLE\nv -1 0\n", None, "WRONG-MODEL"),
+    (f"p cnf 2147483640 2\n{HUGE} 0\n-{HUGE} 0\n", "s UNSATISFIABLE\n", "0\n",
+     "VERIFIED-UNSAT"),
+], ids=["model", "wrong model", "proof"])
+def test_huge_variable_numbers_cost_no_memory(tmp_path, cnf, output, proof, verdict):
+    """A 40-byte CNF declaring 2**31 - 8 variables and using one near that number: the model
+    check built a truth table over every number (11 s, 4.2 GB) and the proof checker died of a
+    MemoryError traceback. Both now follow the literals there are: checked here with the
+    process's data limited to 1 GB."""
+    (tmp_path / "i.cnf").write_text(cnf)
+    (tmp_path / "o.out").write_text(output)
+    extra = []
+    if proof is not None:
+        (tmp_path / "p.drat").write_text(proof)
+        extra = ["--proof", str(tmp_path / "p.drat")]
+    limit = 1 << 30
+    run = subprocess.run(
+        [sys.executable, "-m", "puzzlesat", "validate", str(tmp_path / "i.cnf"),
+         str(tmp_path / "o.out"), *extra], capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_DATA, (limit, limit)))
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.stdout.startswith(verdict), (run.stdout, run.stderr)
 
 
 # -- the size guard on headers read back --------------------------------------------------------

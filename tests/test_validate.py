@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import types
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from pysat.solvers import Solver
 from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.families import FAMILY_MODULES, Estimate
+from puzzlesat.validate import model as model_check
 from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
 from puzzlesat.validate.report import judge
@@ -49,8 +51,10 @@ clause_st = st.lists(st.integers(1, 8).flatmap(lambda v: st.sampled_from([v, -v]
 def test_fast_model_check_matches_reference(clauses, model):
     model = [l for l in dict.fromkeys(model) if -l not in model]  # no contradictions
     flat = np.array([x for c in clauses for x in c + [0]], dtype=np.int32)
-    assert falsified_clauses(flat, 8, np.array(model, dtype=np.int64)).tolist() == \
-        reference.falsified_clauses(clauses, model)
+    for dense in (model_check._DENSE, 0):  # a truth table, and sorting (huge numbers)
+        with mock.patch.object(model_check, "_DENSE", dense):
+            assert falsified_clauses(flat, 8, np.array(model, dtype=np.int64)).tolist() == \
+                reference.falsified_clauses(clauses, model)
 
 
 def test_contradictory_or_out_of_range_model_is_malformed():

@@ -66,7 +66,7 @@ from puzzlesat.validate.model import (
     clause_starts,
     falsified_clauses,
     full_model,
-    truth_table,
+    given_literals,
 )
 from puzzlesat.validate.output import STATUSES, MalformedOutput, SolverOutput, read_output
 
@@ -195,10 +195,10 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
 
 def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     try:
-        table = truth_table(literals, dimacs.num_vars)
+        given = given_literals(literals, dimacs.num_vars)
     except MalformedOutput as exc:
         return Verdict("MALFORMED", str(exc), **base)
-    bad = falsified_clauses(dimacs.literals, dimacs.num_vars, literals)
+    bad = falsified_clauses(dimacs.literals, dimacs.num_vars, given)
     if bad.size:
         starts = clause_starts(dimacs.literals)
         shown: list[dict[str, Any]] = [
@@ -208,8 +208,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
                           for c in shown)
         return Verdict("WRONG-MODEL", f"{bad.size} of {dimacs.num_clauses} clauses falsified, "
                                       f"first: {first}", falsified=shown, **base)
-    given = int(np.count_nonzero(table))
-    verdict = Verdict("VERIFIED-SAT", f"every clause has a true literal ({given} of "
+    verdict = Verdict("VERIFIED-SAT", f"every clause has a true literal ({given.size} of "
                                       f"{dimacs.num_vars} variables given)", **base)
     if base["expected"] == "UNSAT":
         certified, why = certified_unsat(dimacs)
@@ -218,7 +217,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
             "the encoding is wrong" if certified else
             f"the header expects UNSAT ({base['expected_from']}): this model shows the header "
             "is wrong")
-    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, table)
+    verdict.puzzle, verdict.puzzle_note = decode_puzzle(dimacs, given)
     return verdict
 
 
@@ -344,8 +343,8 @@ def certified_unsat(dimacs: Dimacs) -> tuple[bool, str]:
                   "GBD hash)")
 
 
-def decode_puzzle(dimacs: Dimacs, table: np.ndarray) -> tuple[PuzzleReport | None, str]:
-    """Decode the model of a truth ``table`` (completed with False) with the header's family
+def decode_puzzle(dimacs: Dimacs, given: np.ndarray) -> tuple[PuzzleReport | None, str]:
+    """Decode the model of the ``given`` literals (completed with False) with the header's family
     and referee it with ``check``; or None and why not (no puzzlesat header, unknown family,
     damaged puzzle line, a header puzzle too large for this CNF or not the one it encodes).
 
@@ -359,7 +358,7 @@ def decode_puzzle(dimacs: Dimacs, table: np.ndarray) -> tuple[PuzzleReport | Non
         family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
     except UserError as exc:
         return None, f"not decoded: {exc}"
-    model = full_model(table, dimacs.num_vars)  # V is within the header puzzle's estimate
+    model = full_model(given, dimacs.num_vars)  # V is within the header puzzle's estimate
     try:
         solution = family.decode(puzzle, encoding, model)
         problems = list(family.check(puzzle, solution))
