@@ -10,6 +10,7 @@ import json
 import shlex
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,13 @@ if mode == "sat":
 if mode == "unsat":
     if proof:
         open(proof, "w").write("1 0\n0\n")
+    print("s UNSATISFIABLE")
+    sys.exit(20)
+if mode == "big-proof":  # 32 MB of comment lines before the refutation
+    with open(proof, "w") as out:
+        for _ in range(32):
+            out.write(("c " + "x" * 1021 + "\n") * 1024)
+        out.write("1 0\n0\n")
     print("s UNSATISFIABLE")
     sys.exit(20)
 if mode == "wrong-exit":
@@ -186,6 +194,23 @@ def test_proofs_of_a_suite_are_checked_in_parallel(tmp_path, puzzlesat, fake):
     assert rows[0] == ("i0.cnf.xz", "VERIFIED-UNSAT") and rows[2] == ("i2.cnf.xz", "VERIFIED-UNSAT")
     assert rows[1][1] == "WRONG-PROOF"  # the fake's proof does not refute a SAT formula
     assert checked.code == 3
+
+
+def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
+    """A solver's proof is copied where it was asked to go a megabyte at a time (it was read
+    whole into memory: a proof of many GB would have been too)."""
+    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
+    command = command_module.SolverCommand.parse(fake("big-proof", "{proof}"))
+    tracemalloc.start()
+    try:
+        run = command_module.run_command(command, tmp_path / "u.cnf", 60, tmp_path / "u.drat")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert run.status == "UNSAT", run.notes
+    proof = (tmp_path / "u.drat").read_bytes()
+    assert len(proof) == 32 * 1024 * 1024 + 6 and proof.endswith(b"\n1 0\n0\n")
+    assert peak < 4 << 20, peak
 
 
 def test_a_proof_placeholder_without_proof_is_discarded(tmp_path, puzzlesat, fake):

@@ -6,8 +6,9 @@ through a file name. Placeholders, each a whole word or inside one:
 
 * ``{cnf}`` (required): the instance decompressed to a temporary plain DIMACS file,
   removed afterwards (solvers read plain CNF; many cannot read ``.xz``);
-* ``{proof}``: where the solver writes its DRAT proof (text or binary); kept when the
-  answer is UNSAT and a proof was asked for, else discarded;
+* ``{proof}``: where the solver writes its DRAT proof (text or binary); when the answer is
+  UNSAT and a proof was asked for, copied where it was asked to go (in pieces: a proof of
+  many GB never passes through memory whole), else discarded;
 * ``{timeout}``: the time limit in whole seconds (rounded up), for solvers that stop
   themselves; the limit is enforced here anyway;
 * ``{{`` and ``}}``: literal braces.
@@ -48,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.validate.output import MalformedOutput, parse_output
 
@@ -144,21 +146,21 @@ class SolverCommand:
 
 @dataclass
 class CommandRun:
-    """What the solver did: the status read from its output, its stdout, the proof bytes
-    (UNSAT with a proof asked for), notes, the wall-clock seconds."""
+    """What the solver did: the status read from its output, its stdout, notes, the
+    wall-clock seconds (its proof, if any was asked for, is already where it had to go)."""
 
     status: str
     seconds: float
     stdout: bytes | None  # None: no answer to keep (killed at the time limit)
-    proof: bytes | None
     notes: list[str]
 
 
 def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit: float,
-                proof: bool) -> CommandRun:
+                proof_to: str | os.PathLike | None = None) -> CommandRun:
     """Run ``command`` on ``instance`` (plain or compressed) for at most ``time_limit``
-    seconds; see the module docstring. A program that cannot be started is a
-    SolverNotRunnable (a UserError)."""
+    seconds, its proof written (atomically) to ``proof_to`` when it answers UNSAT; see the
+    module docstring. A program that cannot be started is a SolverNotRunnable (a
+    UserError)."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
         cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
@@ -171,10 +173,10 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
             code = _run_group(argv, out, err, time_limit)
         seconds = time.perf_counter() - start
         if code == TIME_LIMIT:
-            return CommandRun("UNKNOWN", seconds, None, None,
+            return CommandRun("UNKNOWN", seconds, None,
                               [f"time limit of {time_limit:g} s reached: the solver was killed"])
         if code == OUTPUT_LIMIT:
-            return CommandRun("UNKNOWN", seconds, None, None,
+            return CommandRun("UNKNOWN", seconds, None,
                               [f"the solver wrote more than {MAX_OUTPUT} bytes to stdout or "
                                "stderr: killed, its output not kept"])
         assert isinstance(code, int)  # the two limits are handled above
@@ -183,17 +185,17 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
         try:
             status = parse_output(stdout).status
         except MalformedOutput as exc:
-            return CommandRun("UNKNOWN", seconds, stdout, None,
+            return CommandRun("UNKNOWN", seconds, stdout,
                               notes + [f"the output does not parse: {exc}"])
         if status in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[status]:
             notes.append(f"exit code {code} disagrees with the s line ({status})")
-        kept = None
-        if proof and status == "UNSAT":
+        if proof_to is not None and status == "UNSAT":
             if proof_file.is_file():
-                kept = proof_file.read_bytes()
+                with open(proof_file, "rb") as proof, atomic_file(proof_to) as out:
+                    shutil.copyfileobj(proof, out, 1 << 20)
             else:
                 notes.append("UNSAT, but the solver wrote no proof file")
-        return CommandRun(status, seconds, stdout, kept, notes)
+        return CommandRun(status, seconds, stdout, notes)
 
 
 def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:

@@ -102,7 +102,8 @@ class SolveResult:
     solver: str
     seconds: float
     model: np.ndarray | None = None  # bool, indexed by variable (index 0 unused)
-    proof: list[str] | bytes | None = None  # text lines (python-sat), or a file's bytes
+    proof: list[str] | None = None  # python-sat's text lines (an external solver's proof
+    # goes straight to its file)
     notes: list[str] = field(default_factory=list)
     stdout: bytes | None = None  # an external solver's own output, kept as it is
 
@@ -333,15 +334,13 @@ def _solve_in_child(source, solver, proof, time_limit):
         receive.close()
 
 
-def write_proof(path: str | os.PathLike, proof: list[str] | bytes | None) -> None:
-    """The proof as it came (an external solver's bytes, text or binary DRAT), or python-sat's
-    text DRAT one step per line; nothing at all when there is no proof (SAT, UNKNOWN), so no
-    empty file stands for a proof that does not exist."""
+def write_proof(path: str | os.PathLike, proof: list[str] | None) -> None:
+    """python-sat's text DRAT proof, one step per line; nothing at all when there is no proof
+    (SAT, UNKNOWN, or an external solver's, already written), so no empty file stands for a
+    proof that does not exist."""
     if proof is None:
         return
-    if not isinstance(proof, bytes):
-        proof = "".join(line + "\n" for line in proof).encode("ascii")
-    atomic_write(path, proof)
+    atomic_write(path, "".join(line + "\n" for line in proof).encode("ascii"))
 
 
 # -- suites -----------------------------------------------------------------------------
@@ -362,15 +361,16 @@ def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".
     return Path(results_dir) / (instance.name + suffix)
 
 
-def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool,
+def solve_one(instance: Path, solver: str, time_limit: float | None, proof_to: Path | None,
               command: SolverCommand | None = None) -> SolveResult:
     """One instance of a suite run, always in a killable child (a python-sat solver, or
-    ``command``); a damaged instance gives UNKNOWN with the error as a note, so the run goes
-    on, but a command that cannot be started stops it (SolverNotRunnable)."""
+    ``command``, whose proof is written to ``proof_to`` here); a damaged instance gives
+    UNKNOWN with the error as a note, so the run goes on, but a command that cannot be
+    started stops it (SolverNotRunnable)."""
     try:
         if command is not None:
-            return run_command_result(command, instance, time_limit or _NO_LIMIT, proof)
-        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof)
+            return run_command_result(command, instance, time_limit or _NO_LIMIT, proof_to)
+        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof_to is not None)
     except SolverNotRunnable:
         raise
     except UserError as exc:
@@ -379,12 +379,12 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof: bool
 
 
 def run_command_result(command: SolverCommand, instance, time_limit: float,
-                       proof: bool) -> SolveResult:
+                       proof_to: str | os.PathLike | None) -> SolveResult:
     """:func:`~puzzlesat.validate.command.run_command` as a :class:`SolveResult`."""
     from puzzlesat.validate.command import run_command
 
-    run = run_command(command, instance, time_limit, proof)
-    return SolveResult(run.status, command.name, run.seconds, proof=run.proof,
+    run = run_command(command, instance, time_limit, proof_to)
+    return SolveResult(run.status, command.name, run.seconds,
                        notes=[f"command: {command.template}"] + run.notes, stdout=run.stdout)
 
 
@@ -457,7 +457,9 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     Path(results_dir).mkdir(parents=True, exist_ok=True)
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
-    calls = [(instance, solver, time_limit, proof, command) for instance in instances]
+    calls = [(instance, solver, time_limit,
+              output_path(results_dir, instance, ".drat") if proof else None, command)
+             for instance in instances]
     with solver_pool(jobs, executor) as (pool, slots):
         for index, result in tqdm(run_tasks(solve_one, calls, pool, slots=slots),
                                   total=len(calls), unit="instance", desc="solving",
@@ -507,8 +509,7 @@ def solve_instance(instance, solver: str = "cadical195", time_limit: float | Non
         raise UserError(f"--proof {proof_path}: that is the instance (the proof would replace "
                         "it)") from None
     if command is not None:
-        result = run_command_result(command, instance, time_limit or _NO_LIMIT,
-                                    proof_path is not None)
+        result = run_command_result(command, instance, time_limit or _NO_LIMIT, proof_path)
     else:
         result = run_solver(instance, solver, time_limit or _NO_LIMIT,
                             proof=proof_path is not None)
