@@ -589,6 +589,8 @@ def _state(flat: np.ndarray, proof: Proof):
     n = flat.shape[0]
     if n and flat[-1] != 0:
         raise ValueError("the formula's last clause does not end in 0")
+    if np.count_nonzero(flat == 0) + np.count_nonzero(proof.deletions == 0) > MAX_CLAUSES:
+        raise RuntimeError(f"more than {MAX_CLAUSES} clauses: beyond this checker")
     buffer = proof.literals
     if proof.room != n or not buffer.flags.owndata:
         buffer = np.concatenate((np.zeros(n, np.int32), buffer[proof.room:]))
@@ -599,8 +601,6 @@ def _state(flat: np.ndarray, proof: Proof):
     num_vars = numbering.variables
     top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars)
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
-    if start.shape[0] > MAX_CLAUSES:
-        raise RuntimeError(f"more than {MAX_CLAUSES} clauses: beyond this checker")
     db = buffer
     lengths = np.diff(start)
     occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
