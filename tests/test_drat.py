@@ -364,6 +364,102 @@ def test_one_costly_rat_check_does_not_outlast_the_deadline():
     assert time.monotonic() - start < 3.0
 
 
+def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline():
+    """Deletions are matched to clauses through a hash table before any step is checked; the
+    hash is fixed, so a proof can put n clauses in one bucket (n copies of "3 4") and delete n
+    times an absent clause of that bucket (found here by trying pairs of literals): each
+    deletion walks all n (n = 100000, a 2 MB proof: about 15 s here, quadratic in n). The clock
+    is looked at while deletions are matched, not only once steps are checked."""
+    n, k = 100_000, 1100
+    mix = np.array([drat._mix(code) for code in range(2 * k + 2)], np.int64)
+    low = (1 << 20) - 1  # equal modulo 2**20: in one bucket of any table up to 2**20 buckets
+    a, b = np.triu_indices(mix.size, 1)
+    same = (a >= 8) & (a >> 1 != b >> 1) & ((mix[a] + mix[b] & low) == (mix[6] + mix[8] & low))
+    absent = " ".join(str(-(c >> 1) if c & 1 else c >> 1) for c in (a[same][0], b[same][0]))
+    unsat = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
+    proof = (" ".join(map(str, range(3, k + 1))) + " 0\n"  # 3..k are numbered as they are
+             + "3 4 0\n" * n + f"d {absent} 0\n" * n + "1 0\n0\n").encode()
+    assert ours(unsat, b"1 0\n0\n")[0] is True  # the kernels are compiled before the clock starts
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        check_drat(flat(unsat), read_proof(proof), deadline=start + 0.3)
+    assert time.monotonic() - start < 3.0
+
+
+def test_deletions_that_each_walk_a_long_watch_list_do_not_outlast_the_deadline():
+    """n clauses 3 4 y in the formula, deleted from the middle of the two watch lists they
+    share: each deletion walks n/2 watches from either end (n = 1000000: about 1 ms a
+    deletion, 2 s for the 2048 steps a kernel call may take). The watches walked count as the
+    call's work, so the clock is looked at long before. The deadline is set past the setup,
+    measured first (it grows with n, as the walks do: without the count the check ends about
+    5 setups late)."""
+    n = 1_000_000
+    clauses = [[1, 2], [1, -2], [-1, 2], [-1, -2]] + [[3, 4, 5 + i] for i in range(n)]
+    formula = flat(clauses)
+    load_kernels()  # every kernel is compiled before the clock starts
+    start = time.monotonic()
+    assert check_drat(formula, read_proof(f"d 3 4 {5 + n // 2} 0\n1 0\n0\n".encode()))[0]
+    setup = time.monotonic() - start
+    # each deletion leaves the last watch in its place: the next one is in the middle again
+    proof = read_proof("".join(f"d 3 4 {5 + i} 0\n" for i in range(n // 2, n // 2 + 4096))
+                       .encode() + b"1 0\n0\n")
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        check_drat(formula, proof, deadline=start + 1.5 * setup + 0.1)
+    assert time.monotonic() - start < 2.5 * setup + 0.5
+
+
+def test_a_rat_check_on_a_long_lemma_does_not_outlast_the_deadline():
+    """The lemma p x1 .. xn (each xi false at the root) is RAT on p over n candidates -p yj,
+    each resolvent RUP through clauses yj qj, yj -qj of its own: every candidate falsifies
+    the n literals again, while the propagation visits a few watches (n = 80000: about 5 s
+    here, the proof 4.6 MB). The literals a check falsifies count as its work. The setup is
+    measured first, on the same proof whose long lemma is on a pivot without candidates."""
+    n = 80_000
+    y, q, x = (lambda j: 4 + 2 * j), (lambda j: 5 + 2 * j), (lambda i: 4 + 2 * n + i)
+    lines = [f"{-x(i)} 0" for i in range(n)]
+    for j in range(n):
+        lines += [f"-3 {y(j)} 0", f"{y(j)} {q(j)} 0", f"{y(j)} {-q(j)} 0"]
+    lines.append(f"-3 {-y(0)} 0")  # the last candidate: its resolvent is not RUP
+
+    def proof(pivot):
+        return "\n".join([*lines, " ".join(map(str, [pivot, *map(x, range(n))])) + " 0",
+                          "0\n"]).encode()
+
+    load_kernels()  # every kernel is compiled before the clock starts
+    start = time.monotonic()
+    assert ours(SAT_2, proof(x(n)))[0] is False  # rejected before the backward pass
+    setup = time.monotonic() - start
+    bomb = read_proof(proof(3))
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        check_drat(flat(SAT_2), bomb, deadline=start + 1.5 * setup + 0.1)
+    assert time.monotonic() - start < 2.5 * setup + 0.5
+
+
+def test_one_propagation_through_a_long_lemma_does_not_outlast_the_deadline():
+    """The lemma x0 .. x(n-1), then x(i) -x(i+1) for each i: once x0 is false, one propagation
+    falsifies its literals one after the other. A watch that moves walked again over every
+    literal already false (n = 100000: 3.5 s in one kernel call, quadratic in n; the proof
+    2 MB); it now looks from where its last search stopped, and the lemma is walked once. The
+    setup is measured first, on the same proof without the lemma that makes x0 false (its
+    empty clause rejected at the end of the forward pass)."""
+    n = 100_000
+    lines = [" ".join(map(str, range(4, n + 4))) + " 0"]  # x(i) is i + 4
+    lines += [f"{i} {-(i + 1)} 0" for i in range(4, n + 3)] + ["3 0"]
+    load_kernels()  # every kernel is compiled before the clock starts
+    start = time.monotonic()
+    assert ours(SAT_2, "\n".join([*lines, "0\n"]).encode())[0] is False
+    setup = time.monotonic() - start
+    bomb = read_proof("\n".join([*lines, "-3 -4 0", "0\n"]).encode())
+    start = time.monotonic()
+    try:
+        assert check_drat(flat(SAT_2), bomb, deadline=start + 1.5 * setup + 0.1)[0] is False
+    except TimeoutError:
+        pass
+    assert time.monotonic() - start < 2.5 * setup + 0.5
+
+
 # -- the property test -----------------------------------------------------------------------
 literal = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
 clause = st.lists(literal, min_size=1, max_size=4)

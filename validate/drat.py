@@ -96,6 +96,7 @@ class _State(NamedTuple):
     watch_count: np.ndarray  # int64 per code
     watches: np.ndarray  # int32 clause id << 1 | core; room for every clause holding the code
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
+    search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
 
 
 @njit(cache=True)
@@ -107,14 +108,15 @@ def _mix(code):
 
 
 @njit(cache=True)
-def _build(db, n_formula_literals, proof_deletions, num_vars):
+def _build(db, n_formula_literals, proof_deletions, num_vars, deadline):
     """The clause database, built in place in ``db``: it holds the formula's literals (the
     first ``n_formula_literals``), then the proof's, each clause or step ending in 0, and
     leaves the literal codes of the formula's clauses then of the proof's additions, without
     duplicate literals and without the 0s (a clause is never written past where it was read,
     so the array is read and written in one pass); each step's clause, deletions matched to
     the clause they remove by a hash table over clauses alive at that point of the proof.
-    Returns (codes written, clause starts, pivots, step clauses, formula clauses)."""
+    Returns (codes written, clause starts, pivots, step clauses, formula clauses); codes
+    written is -1 when the clock passed ``deadline``."""
     n_formula = 0
     for i in range(n_formula_literals):
         if db[i] == 0:
@@ -139,6 +141,7 @@ def _build(db, n_formula_literals, proof_deletions, num_vars):
     clause = 0
     step = -1  # -1 while reading the formula
     clock = 0
+    work, look = 0, _WORK_PER_CALL
     i = 0
     while i < db.shape[0]:
         if step < 0 and i >= n_formula_literals:
@@ -179,6 +182,11 @@ def _build(db, n_formula_literals, proof_deletions, num_vars):
                     if same:
                         break
                 previous, c = c, nxt[c]
+                work += 1
+            if work > look:  # the hash is fixed: a proof can put every clause in one bucket
+                if _past(deadline):  # and make each deletion walk them all
+                    return -1, start, pivot, step_clause, n_formula
+                look = work + _WORK_PER_CALL
             if c >= 0:  # unlink: the clause can be deleted once
                 if previous < 0:
                     head[bucket] = nxt[c]
@@ -234,10 +242,13 @@ def _watch(st, code, c):
 @njit(cache=True)
 def _find_watch(st, code, c):
     """Where in ``code``'s watch list clause c is, or -1. Looked for from both ends at once:
-    a clause added last (a lemma undone by the backward pass) or first is found at once."""
+    a clause added last (a lemma undone by the backward pass) or first is found at once. The
+    watches walked count as work (a list may hold every clause, and a proof may delete them
+    one by one, each from the middle)."""
     low = st.watch_start[code]
     high = low + st.watch_count[code] - 1
     while low <= high:
+        st.scalars[_WORK] += 2
         if st.watches[high] >> 1 == c:
             return high
         if st.watches[low] >> 1 == c:
@@ -314,14 +325,24 @@ def _propagate(st, core_first=False):
                 watches[j] = w
                 j += 1
                 continue
+            # a literal not false to watch instead: looked for from where the last search in
+            # this clause stopped, round to it (a long clause whose literals are falsified one
+            # by one is walked once, not once per literal)
             moved = False
-            for k in range(s + 2, st.start[c + 1]):
-                if value[db[k]] != -1:
-                    db[s + 1] = db[k]
-                    db[k] = false
-                    _watch(st, db[s + 1], c)
-                    moved = True
-                    break
+            length = st.start[c + 1] - s
+            if length > 2:
+                k = first = st.search[c]
+                while True:
+                    if value[db[s + k]] != -1:
+                        db[s + 1] = db[s + k]
+                        db[s + k] = false
+                        _watch(st, db[s + 1], c)
+                        st.search[c] = k
+                        moved = True
+                        break
+                    k = k + 1 if k + 1 < length else 2
+                    if k == first:
+                        break
             if moved:
                 continue
             watches[j] = w
@@ -439,6 +460,9 @@ def _refutes(st, c, d, skip, mark):
     for clause in (c, d):
         if clause < 0 or found:
             continue
+        # the literals falsified are work too: a long lemma is falsified again for every RAT
+        # candidate, while its propagation may visit only a few watches
+        st.scalars[_WORK] += st.start[clause + 1] - st.start[clause]
         for k in range(st.start[clause], st.start[clause + 1]):
             code = st.db[k]
             if clause == d and code == skip:
@@ -582,9 +606,9 @@ def _backward(st, begin, end, deadline):
     return _GOING, end
 
 
-def _state(flat: np.ndarray, proof: Proof):
+def _state(flat: np.ndarray, proof: Proof, deadline: float):
     """The checker's state for the formula ``flat`` and ``proof``: (state, formula clauses,
-    numbering)."""
+    numbering); past ``deadline`` a TimeoutError."""
     flat = np.asarray(flat)
     n = flat.shape[0]
     if n and flat[-1] != 0:
@@ -599,7 +623,10 @@ def _state(flat: np.ndarray, proof: Proof):
     buffer[:n] = flat
     numbering = _renumber(buffer)
     num_vars = numbering.variables
-    top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars)
+    top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars,
+                                                       deadline)
+    if top < 0:
+        raise TimeoutError
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
     db = buffer
     lengths = np.diff(start)
@@ -614,7 +641,7 @@ def _state(flat: np.ndarray, proof: Proof):
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
-                np.zeros(3, np.int64))
+                np.zeros(3, np.int64), np.full(n_clauses, 2, np.int32))
     return st, n_formula, numbering
 
 
@@ -684,8 +711,8 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
     literals are given up (emptied) once copied into the checker's database."""
-    st, n_formula, numbering = _state(flat, proof)
     late = _NEVER if deadline is None else deadline
+    st, n_formula, numbering = _state(flat, proof, late)
     n_steps = st.step_clause.shape[0]
     conflict = _start(st, n_formula)
     step = -1
