@@ -241,6 +241,18 @@ def test_binary_garbage_is_a_format_error(data, message):
         read_proof(data)
 
 
+def test_a_long_lemma_is_shown_in_part_and_a_proof_is_checked_once():
+    """A failure shows the first literals of its lemma (a lemma of 100,000 literals made a
+    message of 600 kB); a proof whose literals a check has taken is not checked again as if
+    it were empty."""
+    proof = read_proof(" ".join(map(str, range(2, 100_002))).encode() + b" 0\n0\n")
+    ok, reason = check_drat(flat(SAT_2), proof, backward=False)
+    assert (ok, reason) == (False, "step 1: lemma 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 ... 0 "
+                                   "(100000 literals) is neither RUP nor RAT")
+    with pytest.raises(ValueError, match="checked already"):
+        check_drat(flat(SAT_2), proof)
+
+
 def test_a_huge_variable_count_or_number_costs_no_memory():
     """A p line declaring 2**31 - 1 variables, or a formula and proof using that number: the
     checker's arrays follow the literals there are, not the numbers (no MemoryError)."""
@@ -364,14 +376,15 @@ def test_one_costly_rat_check_does_not_outlast_the_deadline():
     assert time.monotonic() - start < 3.0
 
 
-def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline():
-    """Deletions are matched to clauses through a hash table before any step is checked; the
-    hash is fixed, so a proof can put n clauses in one bucket (n copies of "3 4") and delete n
-    times an absent clause of that bucket (found here by trying pairs of literals): each
-    deletion walks all n (n = 100000, a 2 MB proof: about 15 s here, quadratic in n). The clock
-    is looked at while deletions are matched, not only once steps are checked."""
+def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline(monkeypatch):
+    """Deletions are matched to clauses through a hash table before any step is checked. With
+    the hash's key known (here: fixed), a proof can put n clauses in one bucket (n copies of
+    "3 4") and delete n times an absent clause of that bucket (found by trying pairs of
+    literals): each deletion walks all n (n = 100000, a 2 MB proof: about 15 s, quadratic in
+    n). The clock is looked at while deletions are matched; and each check draws its own key,
+    so the same proof is no longer slow."""
     n, k = 100_000, 1100
-    mix = np.array([drat._mix(code) for code in range(2 * k + 2)], np.int64)
+    mix = np.array([drat._mix(code, 0) for code in range(2 * k + 2)], np.int64)
     low = (1 << 20) - 1  # equal modulo 2**20: in one bucket of any table up to 2**20 buckets
     a, b = np.triu_indices(mix.size, 1)
     same = (a >= 8) & (a >> 1 != b >> 1) & ((mix[a] + mix[b] & low) == (mix[6] + mix[8] & low))
@@ -381,9 +394,14 @@ def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline():
              + "3 4 0\n" * n + f"d {absent} 0\n" * n + "1 0\n0\n").encode()
     assert ours(unsat, b"1 0\n0\n")[0] is True  # the kernels are compiled before the clock starts
     start = time.monotonic()
+    assert check_drat(flat(unsat), read_proof(proof), deadline=start + 10)[0] is True
+    drawn = time.monotonic() - start
+    monkeypatch.setattr(drat, "_hash_key", lambda: 0)
+    start = time.monotonic()
     with pytest.raises(TimeoutError):
         check_drat(flat(unsat), read_proof(proof), deadline=start + 0.3)
     assert time.monotonic() - start < 3.0
+    assert drawn < 3.0
 
 
 def test_deletions_that_each_walk_a_long_watch_list_do_not_outlast_the_deadline():

@@ -53,6 +53,7 @@ gives LLVM's pages back.
 from __future__ import annotations
 
 import functools
+import secrets
 import time
 from typing import NamedTuple
 
@@ -99,16 +100,24 @@ class _State(NamedTuple):
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
 
 
+def _hash_key() -> int:
+    """A fresh key for the clause hash of one check: a proof cannot be made to crowd one bucket
+    (which would make matching its deletions quadratic) without knowing it, and the verdict
+    does not depend on it (clauses in a bucket are compared literal by literal)."""
+    return secrets.randbits(62)
+
+
 @njit(cache=True)
-def _mix(code):
-    """A per-literal hash; summed, it hashes a clause whatever the order of its literals."""
-    h = np.int64(code) * np.int64(0x9E3779B1)
+def _mix(code, key):
+    """A per-literal hash under ``key``; summed, it hashes a clause whatever the order of its
+    literals."""
+    h = (np.int64(code) ^ key) * np.int64(0x9E3779B1)
     h ^= h >> 15
     return h * np.int64(0x85EBCA77)
 
 
 @njit(cache=True)
-def _build(db, n_formula_literals, proof_deletions, num_vars, deadline):
+def _build(db, n_formula_literals, proof_deletions, num_vars, key, deadline):
     """The clause database, built in place in ``db``: it holds the formula's literals (the
     first ``n_formula_literals``), then the proof's, each clause or step ending in 0, and
     leaves the literal codes of the formula's clauses then of the proof's additions, without
@@ -167,7 +176,7 @@ def _build(db, n_formula_literals, proof_deletions, num_vars, deadline):
         i += 1
         h = np.int64(n) * np.int64(0x27D4EB2F)
         for k in range(n):
-            h += _mix(scratch[k] if deleting else db[top + k])
+            h += _mix(scratch[k] if deleting else db[top + k], key)
         bucket = h & (size - 1)
         if deleting:
             previous = -1
@@ -183,8 +192,8 @@ def _build(db, n_formula_literals, proof_deletions, num_vars, deadline):
                         break
                 previous, c = c, nxt[c]
                 work += 1
-            if work > look:  # the hash is fixed: a proof can put every clause in one bucket
-                if _past(deadline):  # and make each deletion walk them all
+            if work > look:  # (a bucket crowded all the same, by chance or by a known key)
+                if _past(deadline):
                     return -1, start, pivot, step_clause, n_formula
                 look = work + _WORK_PER_CALL
             if c >= 0:  # unlink: the clause can be deleted once
@@ -502,7 +511,7 @@ def _redundant(st, c, mark, deadline):
     p = st.pivot[c]
     if p < 0:
         return 0
-    st.scalars[_WORK] += st.alive.shape[0]
+    st.scalars[_WORK] += st.alive.shape[0] + st.db.shape[0]  # every clause's literals looked at
     look = st.scalars[_WORK] + _WORK_PER_CALL
     for d in range(st.alive.shape[0]):
         if st.scalars[_WORK] > look:  # one RAT check may cost candidates x propagations: a
@@ -615,16 +624,19 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float):
         raise ValueError("the formula's last clause does not end in 0")
     if np.count_nonzero(flat == 0) + np.count_nonzero(proof.deletions == 0) > MAX_CLAUSES:
         raise RuntimeError(f"more than {MAX_CLAUSES} clauses: beyond this checker")
+    if proof.given_up:
+        raise ValueError("this proof was checked already (the checker keeps its literals): "
+                         "read it again")
     buffer = proof.literals
     if proof.room != n or not buffer.flags.owndata:
         buffer = np.concatenate((np.zeros(n, np.int32), buffer[proof.room:]))
     # the database is built in this array: the proof gives its literals up
-    proof.literals, proof.room = np.zeros(0, np.int32), 0
+    proof.literals, proof.room, proof.given_up = np.zeros(0, np.int32), 0, True
     buffer[:n] = flat
     numbering = _renumber(buffer)
     num_vars = numbering.variables
     top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars,
-                                                       deadline)
+                                                       _hash_key(), deadline)
     if top < 0:
         raise TimeoutError
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
@@ -710,7 +722,8 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
     reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
-    literals are given up (emptied) once copied into the checker's database."""
+    literals become the checker's database: a proof is checked once (a second time is a
+    ValueError)."""
     late = _NEVER if deadline is None else deadline
     st, n_formula, numbering = _state(flat, proof, late)
     n_steps = st.step_clause.shape[0]
@@ -784,5 +797,12 @@ def _failure(st: _State, numbering: _Numbering, step: int) -> str:
         return f"step {step + 1}: the empty clause, but unit propagation finds no conflict"
     codes.sort(key=lambda code: code != st.pivot[c])
     lits = " ".join(("-" if code & 1 else "") + str(numbering.original(code >> 1))
-                    for code in codes)
+                    for code in codes[:_SHOWN_LITERALS])
+    if len(codes) > _SHOWN_LITERALS:
+        return (f"step {step + 1}: lemma {lits} ... 0 ({len(codes)} literals) is neither RUP "
+                f"nor RAT")
     return f"step {step + 1}: lemma {lits} 0 is neither RUP nor RAT"
+
+
+#: a failure shows at most this many literals of its lemma (a lemma may hold a million)
+_SHOWN_LITERALS = 16

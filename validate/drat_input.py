@@ -56,12 +56,14 @@ class Proof:
     """A parsed proof: ``literals[room:]`` holds each step's literals followed by 0 (the first
     ``room`` slots are left for the formula: the checker builds its clause database in this
     array, without a second copy of a large proof), ``deletions`` is 1 for each ``d`` step;
-    ``binary`` says which syntax it was read in."""
+    ``binary`` says which syntax it was read in; ``given_up`` once a check has taken its
+    literals."""
 
     literals: np.ndarray  # int32
     deletions: np.ndarray  # uint8, one per step
     binary: bool
     room: int = 0
+    given_up: bool = False
 
 
 def is_binary_proof(head: bytes) -> bool:
