@@ -60,7 +60,11 @@ _DENSE = 4
 def falsified_clauses(flat: np.ndarray, num_vars: int, literals: np.ndarray) -> np.ndarray:
     """0-based indices of the clauses without a true literal among ``literals`` (MALFORMED as
     :func:`given_literals` says)."""
-    given = given_literals(literals, num_vars)
+    return falsified_by(flat, given_literals(literals, num_vars))
+
+
+def falsified_by(flat: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """:func:`falsified_clauses` for literals :func:`given_literals` has already checked."""
     starts = clause_starts(flat)
     if not starts.size:
         return starts

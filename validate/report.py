@@ -64,6 +64,7 @@ from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,
     clause_starts,
+    falsified_by,
     falsified_clauses,
     full_model,
     given_literals,
@@ -198,7 +199,7 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
         given = given_literals(literals, dimacs.num_vars)
     except MalformedOutput as exc:
         return Verdict("MALFORMED", str(exc), **base)
-    bad = falsified_clauses(dimacs.literals, dimacs.num_vars, given)
+    bad = falsified_by(dimacs.literals, given)
     if bad.size:
         starts = clause_starts(dimacs.literals)
         shown: list[dict[str, Any]] = [
