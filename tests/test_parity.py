@@ -96,6 +96,16 @@ def _unsat_output(tmp_path):
     return out
 
 
+def _sat_output(tmp_path, formula):
+    """A solver's answer with CaDiCaL's model of ``formula``."""
+    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
+        assert solver.solve()
+        model = solver.get_model()
+    out = tmp_path / "sat.out"
+    out.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    return out
+
+
 def test_validate_cli_certifies_without_a_proof(puzzlesat, tmp_path):
     cnf = tmp_path / "f.cnf.xz"
     made = puzzlesat("generate", "edge-matching", "--rows", "5", "--border-colors", "2",
@@ -132,12 +142,7 @@ def test_header_puzzle_with_odd_counts_over_a_solvable_cnf_is_not_certified(
     assert "certificate parity:colour-count not applied: the header puzzle does not match " \
         f"the CNF ({why})" in result.out
     # and a model of the solvable CNF beats the header
-    with Solver(name="cadical195", bootstrap_with=plain.formula.clauses()) as solver:
-        assert solver.solve()
-        model = solver.get_model()
-    out = tmp_path / "sat.out"
-    out.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
-    result = puzzlesat("validate", cnf, out)
+    result = puzzlesat("validate", cnf, _sat_output(tmp_path, plain.formula))
     assert result.out.startswith("VERIFIED-SAT")
     assert "this model shows the header is wrong" in result.out
 
@@ -150,12 +155,7 @@ def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, 
     plain = build("edge-matching", PARAMS, "compact", 0)
     cnf = _hostile(tmp_path, odd, plain)
     monkeypatch.setattr(em, "encode", lambda puzzle, encoding: plain.formula)
-    with Solver(name="cadical195", bootstrap_with=plain.formula.clauses()) as solver:
-        assert solver.solve()
-        model = solver.get_model()
-    out = tmp_path / "sat.out"
-    out.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
-    result = puzzlesat("validate", cnf, out)
+    result = puzzlesat("validate", cnf, _sat_output(tmp_path, plain.formula))
     assert result.code == 3, result.out
     assert result.out.startswith("VERIFIED-SAT")
     assert "the header's certificate holds (parity:colour-count: colour" in result.out

@@ -257,14 +257,18 @@ def test_a_program_that_cannot_start_stops_a_suite_run(tmp_path, puzzlesat, body
     assert (results / "i0.cnf.xz.out").read_text() == "s UNKNOWN\n"
 
 
+def _program(path, body: str):
+    """A Python script at ``path`` (its folder made), executable, beside an instance s.cnf."""
+    path.parent.mkdir()
+    path.write_text(f"#!{sys.executable}\n{body}")
+    path.chmod(0o755)
+    (path.parent.parent / "s.cnf").write_bytes(SAT_CNF)
+    return path
+
+
 def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
     """The program was looked up as written ('{{'), run with '{': never found."""
-    folder = tmp_path / "bin{x}"
-    folder.mkdir()
-    program = folder / "solver"
-    program.write_text(f"#!{sys.executable}\nprint('s UNKNOWN')\n")
-    program.chmod(0o755)
-    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    program = _program(tmp_path / "bin{x}" / "solver", "print('s UNKNOWN')\n")
     escaped = str(program).replace("{", "{{").replace("}", "}}")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", f"{escaped} {{cnf}}")
     assert result.code == 0, result.err
@@ -275,12 +279,7 @@ def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
 def test_a_program_name_cannot_add_lines_to_the_answer(tmp_path, puzzlesat):
     """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that printed nothing was
     VERIFIED-SAT: its name became the answer's s and v lines."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    program = folder / "a\ns SATISFIABLE\nv 1 2 3 0"
-    program.write_text(f"#!{sys.executable}\n")
-    program.chmod(0o755)
-    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    program = _program(tmp_path / "bin" / "a\ns SATISFIABLE\nv 1 2 3 0", "")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
                        shlex.join([str(program), "{cnf}"]))
     assert result.code == 0
