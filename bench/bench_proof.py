@@ -27,7 +27,7 @@ _OURS = """
 import json, sys, time
 start = time.perf_counter()
 from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.validate.proof import check_proof_file
+from puzzlesat.validate.proof.check import check_proof_file
 formula = read_dimacs(sys.argv[1])
 check = check_proof_file(formula.literals, formula.num_vars, sys.argv[2])
 print(json.dumps([check.ok, check.reason]))

@@ -15,9 +15,9 @@ import pytest
 from conftest import TINY, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
-from puzzlesat.validate import runner
-from puzzlesat.validate.calibrate import calibrate_suite, plot_calibration, read_calibration
-from puzzlesat.validate.runner import solve_with_pysat
+from puzzlesat.validate.runs import solvers as runner
+from puzzlesat.validate.runs.calibrate import calibrate_suite, plot_calibration, read_calibration
+from puzzlesat.validate.runs.solvers import solve_with_pysat
 
 
 #: three quick instances: a sliding SAT/UNSAT pair (trace truncation k = 8, budgets 8 and 6)

@@ -14,8 +14,8 @@ import pytest
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
-from puzzlesat.validate import proof as proof_module
-from puzzlesat.validate.proof import ProofCheck
+from puzzlesat.validate.proof import check as proof_module
+from puzzlesat.validate.proof.check import ProofCheck
 from puzzlesat.validate.report import planted_witness_checks, validate_files
 
 EDGE = {"rows": 3, "cols": 3, "border_colors": 2, "center_colors": 2}

@@ -17,17 +17,18 @@ import time
 
 import numpy as np
 import pytest
+from drat_reference import check_reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pysat.examples.genhard import PHP
 from pysat.solvers import Cadical195
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate import drat, drat_input, llvm_pages
-from puzzlesat.validate.drat import check_drat, load_kernels
-from puzzlesat.validate.drat_input import ProofFormatError, read_proof
-from puzzlesat.validate.drat_reference import check_reference
-from puzzlesat.validate.proof import check_proof
+from puzzlesat.validate.proof import drat, llvm_pages
+from puzzlesat.validate.proof import reader as drat_input
+from puzzlesat.validate.proof.check import check_proof
+from puzzlesat.validate.proof.drat import check_drat, load_kernels
+from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
 
 drup = pytest.importorskip("drup")
 

@@ -104,7 +104,7 @@ def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budge
                                                                     monkeypatch):
     """A MemoryError on one instance aborted validate-suite with a traceback and no table:
     now that instance's verdict line, and the table holds every instance."""
-    import puzzlesat.validate.report as report
+    import puzzlesat.validate.suite as report
 
     folder, lie = lying_budget
     suite, results = folder / "suite", folder / "res"

@@ -134,7 +134,7 @@ def test_every_public_function_has_a_docstring():
     puzzlesat/) says in one line what it returns or does."""
     files = sorted(p for top in ("generator", "validate")
                    for p in (REPO / top).rglob("*.py"))
-    files += sorted((REPO / "puzzlesat").glob("*.py"))
+    files += sorted((REPO / "puzzlesat").glob("**/*.py"))
     missing = {str(p.relative_to(REPO)): names for p in files
                if (names := _public_functions_without_docstring(p))}
     assert not missing, "public functions without a docstring:\n" + "\n".join(

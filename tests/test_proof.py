@@ -15,9 +15,10 @@ from pysat.examples.genhard import PHP
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate import proof as proof_module
-from puzzlesat.validate.proof import certify_unsat, check_proof, check_proof_file
-from puzzlesat.validate.runner import SolveResult, run_solver
+from puzzlesat.validate.proof.check import check_proof, check_proof_file
+from puzzlesat.validate.runs import certify as proof_module
+from puzzlesat.validate.runs.certify import certify_unsat
+from puzzlesat.validate.runs.solvers import SolveResult, run_solver
 
 
 def php(holes: int) -> Formula:
@@ -130,7 +131,7 @@ def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
 #: way drat-trim is called and answers in drat-trim's words, deciding with our reference
 _DRAT_TRIM_STAND_IN = """#!{python}
 import sys
-from puzzlesat.validate.drat_reference import check_reference
+from drat_reference import check_reference
 cnf, proof = open(sys.argv[1]).read().split("\\n"), open(sys.argv[2]).read()
 if "{mode}" == "crash":
     sys.exit(1)
@@ -181,7 +182,7 @@ def test_debian_cadical_proofs(tmp_path, puzzlesat):
 def test_a_checker_that_breaks_its_own_invariant_checks_nothing(monkeypatch):
     """A RuntimeError inside the kernel (an invariant of the checker) is "not checked", never
     a verdict and never a traceback."""
-    from puzzlesat.validate import drat
+    from puzzlesat.validate.proof import drat
 
     def broken(*args, **kwargs):
         raise RuntimeError("DRAT checker: conflict when undoing step 3")

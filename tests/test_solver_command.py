@@ -21,7 +21,7 @@ from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, suite, wait_gone
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
-from puzzlesat.validate import command as command_module
+from puzzlesat.validate.runs import command as command_module
 
 FAKE = r'''
 import os, sys, time

@@ -357,7 +357,7 @@ def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
     the pool's shutdown waited for it until the time limit (tune -j 2 took > 20 s to stop)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from puzzlesat.validate.runner import running, stop_solvers
+    from puzzlesat.validate.runs.processes import running, stop_solvers
 
     started = []
 

@@ -19,9 +19,9 @@ from conftest import REPO, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
-from puzzlesat.validate import submission
-from puzzlesat.validate.calibrate import calibrate_suite
-from puzzlesat.validate.submission import (
+from puzzlesat.validate.runs import submission
+from puzzlesat.validate.runs.calibrate import calibrate_suite
+from puzzlesat.validate.runs.submission import (
     MARKER,
     Rules,
     build_bundle,

@@ -14,16 +14,17 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
-from puzzlesat.validate import tune as tune_module
-from puzzlesat.validate.runner import SolveResult
-from puzzlesat.validate.tune import (
+from puzzlesat.validate.runs.solvers import SolveResult
+from puzzlesat.validate.runs.tune import cache as tune_module
+from puzzlesat.validate.runs.tune import tune
+from puzzlesat.validate.runs.tune.cache import RunCache
+from puzzlesat.validate.runs.tune.plan import (
     Axis,
     Limit,
-    RunCache,
     make_plan,
     parse_axis,
     parse_follow,
-    tune,
+    parse_limit,
 )
 
 FIXED = ("border_colors=2", "scramble")
@@ -316,7 +317,7 @@ def test_huge_or_non_ascii_follows_are_one_line(text):
 
 
 def test_limits():
-    assert tune_module.parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
+    assert parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
 
 
 def test_without_matplotlib_the_rest_is_written(stub, tmp_path, monkeypatch):

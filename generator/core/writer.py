@@ -400,11 +400,35 @@ def gbd_hash_of_body(body: bytes) -> str:
     return hashlib.md5(body.translate(_NEWLINE_TO_SPACE).rstrip(b" ")).hexdigest()
 
 
-def gbd_hash_of_literals(flat: np.ndarray) -> str:
-    """GBD hash of a flat literal array (each clause followed by its 0), as the reader gives."""
+def stream_flat_clauses(flat: np.ndarray, write, chunk: int = 1 << 22) -> None:
+    """Write the clauses of a flat literal array (each clause followed by its 0) as DIMACS
+    text, one clause a line, ``chunk`` literals at a time (never a Python object per clause)."""
     num_vars = int(np.abs(flat).max()) if flat.size else 0
     table = literal_table(num_vars)
     table[num_vars, 0] = ord("0")  # here 0 is a token (clause end), not padding
-    table[num_vars, 1] = ord(" ")
-    text = table[flat.astype(np.int64) + num_vars].tobytes().translate(None, _DELETE_NUL)
-    return hashlib.md5(text.rstrip(b" ")).hexdigest()
+    table[num_vars, 1] = ord("\n")
+    for start in range(0, flat.size, chunk):
+        piece = flat[start: start + chunk].astype(np.int64) + num_vars
+        write(table[piece].tobytes().translate(None, _DELETE_NUL))
+
+
+def plain_dimacs(flat: np.ndarray, num_vars: int, write) -> None:
+    """Write a plain DIMACS file (``p cnf`` line and clauses) of a flat literal array, as an
+    external solver or checker reads it."""
+    write(f"p cnf {num_vars} {int(np.count_nonzero(flat == 0))}\n".encode("ascii"))
+    stream_flat_clauses(flat, write)
+
+
+def gbd_hash_of_literals(flat: np.ndarray) -> str:
+    """GBD hash of a flat literal array (each clause followed by its 0), as the reader gives."""
+    digest = hashlib.md5()
+    held = b""  # the last byte is held back: the hash's text ends without its final separator
+
+    def update(text: bytes) -> None:
+        nonlocal held
+        text = held + text.translate(_NEWLINE_TO_SPACE)
+        digest.update(text[:-1])
+        held = text[-1:]
+
+    stream_flat_clauses(flat, update)
+    return digest.hexdigest()

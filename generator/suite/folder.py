@@ -224,3 +224,25 @@ def read_published(out: Path) -> tuple[Spec, list[dict]]:
     spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
                       base=out)
     return spec, read_manifest(out)["instances"]
+def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
+    """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*``, sorted."""
+    folder = Path(suite_dir) / "instances"
+    if not folder.is_dir():
+        raise UserError(f"{suite_dir}: not a suite folder (no instances/ inside)")
+    files = sorted(p for p in folder.iterdir() if p.is_file() and ".cnf" in p.name
+                   and not p.name.startswith("."))
+    if not files:
+        raise UserError(f"{folder}: no instance files (*.cnf, *.cnf.xz, ...)")
+    return files
+
+
+def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".out") -> Path:
+    """Where the answer for ``instance`` is written in ``results_dir``."""
+    return Path(results_dir) / (instance.name + suffix)
+
+
+
+
+def witness_path(instance: Path) -> Path:
+    """The planted witness published beside a suite instance: ``witnesses/<name>.json``."""
+    return instance.parent.parent / "witnesses" / (instance.name.split(".cnf")[0] + ".json")

@@ -1,4 +1,4 @@
-"""The plain-Python DRAT reference: the semantics of :mod:`puzzlesat.validate.drat`, checked
+"""The plain-Python DRAT reference: the semantics of :mod:`puzzlesat.validate.proof.drat`, checked
 forward, step by step, as literally as they are stated (slow: unit propagation from scratch on
 the whole clause list for every check). For tests on small proofs only.
 

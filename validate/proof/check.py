@@ -1,11 +1,11 @@
 """UNSAT proofs: DRAT/DRUP, text or binary, plain or compressed, checked by our own checker
-(:mod:`puzzlesat.validate.drat`), and :func:`certify_unsat` for generators.
+(:mod:`puzzlesat.validate.proof.drat`).
 
 DRAT (Wetzler, Heule, Hunt: "DRAT-trim: Efficient Checking and Trimming Using Expressive
 Clausal Proofs", SAT 2014) is a list of added clauses, each RUP or RAT with respect to the
 formula and the clauses before it, and deletions (``d`` steps); a proof is valid when the
 empty clause is derived. The exact semantics checked, and why they are sound, are stated in
-:mod:`puzzlesat.validate.drat`.
+:mod:`puzzlesat.validate.proof.drat`.
 
 Our checker is always the default, even where drat-trim is installed: its verdict must not depend
 on the machine (it goes into instance headers and suite tables), it reads compressed proofs and
@@ -15,11 +15,6 @@ bounds what they expand to, and it is sound on the hostile proofs of tests/test_
 A check has three outcomes: verified, rejected (the solver is wrong: WRONG-PROOF), or not
 checked (no time left, or the referee said nothing: the answer stays UNSAT-UNCHECKED).
 
->>> from puzzlesat.generator.core.cnf import Formula
->>> f = Formula(); x = f.new_vars("x", 2)
->>> f.add("all sign patterns", [[1, 2], [1, -2], [-1, 2], [-1, -2]])
->>> certify_unsat(f)
-'certified:cadical195+puzzlesat-drat'
 """
 
 from __future__ import annotations
@@ -34,10 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import read_bytes
-from puzzlesat.validate.runner import clause_lists, run_solver
+from puzzlesat.generator.core.writer import plain_dimacs
 
 #: our checker's name in verdicts and in ``expected-from`` headers
 CHECKER = "puzzlesat-drat"
@@ -71,8 +65,8 @@ def _check(flat, num_vars, source, checker, time_limit) -> ProofCheck:
         return _check_with_drat_trim(flat, num_vars, data, time_limit)
     if checker not in (None, CHECKER):
         raise UserError(f"unknown proof checker {checker!r} (choices: {CHECKER}, drat-trim)")
-    from puzzlesat.validate.drat import check_drat, load_kernels
-    from puzzlesat.validate.drat_input import ProofFormatError, read_proof
+    from puzzlesat.validate.proof.drat import check_drat, load_kernels
+    from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
@@ -92,12 +86,10 @@ def _check(flat, num_vars, source, checker, time_limit) -> ProofCheck:
 
 def _check_with_drat_trim(flat: np.ndarray, num_vars: int, proof: bytes,
                           time_limit: float | None = None) -> ProofCheck:
-    clauses = clause_lists(flat)
-    text = f"p cnf {num_vars} {len(clauses)}\n" + "".join(
-        " ".join(map(str, c + [0])) + "\n" for c in clauses)
     with tempfile.TemporaryDirectory(prefix="puzzlesat-proof-") as tmp:
         cnf, drat = Path(tmp, "f.cnf"), Path(tmp, "f.drat")
-        cnf.write_text(text)
+        with open(cnf, "wb") as out:
+            plain_dimacs(flat, num_vars, out.write)
         drat.write_bytes(proof)
         if not shutil.which("drat-trim"):
             return ProofCheck(None, "drat-trim", "drat-trim is not on PATH")
@@ -116,22 +108,3 @@ def _check_with_drat_trim(flat: np.ndarray, num_vars: int, proof: bytes,
     if said:
         return ProofCheck(False, "drat-trim", said[-1])
     return ProofCheck(None, "drat-trim", f"drat-trim gave no verdict (exit {run.returncode})")
-
-
-def certify_unsat(formula: Formula, solver: str = "cadical195",
-                  time_limit: float | None = None) -> str | None:
-    """``"certified:<solver>+puzzlesat-drat"`` when ``solver`` refutes ``formula`` and our
-    checker verifies its DRAT proof; None when the formula is SAT or the time limit is reached.
-    A proof that does not check is a UserError (never trust the answer then)."""
-    result = run_solver((formula.flat_literals(), formula.num_vars), solver, time_limit,
-                        proof=True)
-    if result.status != "UNSAT":
-        return None
-    lines = result.proof if isinstance(result.proof, list) else []  # python-sat gives lines
-    text = "".join(line + "\n" for line in lines).encode()
-    check = check_proof(formula.flat_literals(), formula.num_vars, text)
-    if check.ok is None:
-        raise UserError(f"cannot certify UNSAT: {check.reason}")
-    if not check.ok:
-        raise UserError(f"{result.solver}'s UNSAT proof does not check ({check.reason})")
-    return f"certified:{result.solver}+{CHECKER}"

@@ -42,10 +42,10 @@ already marked propagate as far as they can before any other is visited, so a co
 with marked clauses when it can be, and fewer lemmas are marked and checked (the order changes
 which conflict is found, never whether one is). :func:`check_drat` with ``backward=False``
 checks every lemma in the forward pass instead: the same verdicts as the plain-Python reference
-(:mod:`puzzlesat.validate.drat_reference`), which the property tests compare it with.
+(:mod:`drat_reference`), which the property tests compare it with.
 
 Memory: the clause database is built in the array the proof was read into (with room left for
-the formula: :func:`puzzlesat.validate.drat_input.read_proof`), one int32 per literal, and the
+the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal, and the
 watch lists take one more; :func:`load_kernels` loads the kernels before any data exists and
 gives LLVM's pages back.
 """
@@ -60,8 +60,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, objmode
 
-from puzzlesat.validate.drat_input import Proof, read_proof
-from puzzlesat.validate.llvm_pages import page_out_llvm
+from puzzlesat.validate.proof.llvm_pages import page_out_llvm
+from puzzlesat.validate.proof.reader import Proof, read_proof
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4

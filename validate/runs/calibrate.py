@@ -3,7 +3,7 @@ validated, times and verdicts recorded with the suite.
 
 ``puzzlesat calibrate DIR`` runs every solver (default MiniSat 2.2, CaDiCaL 1.9.5, Kissat
 4.0.4 from python-sat) on every instance of the manifest, each in a child process killed at
-the time limit (:func:`puzzlesat.validate.runner.run_solver`): past the limit the status is UNKNOWN and
+the time limit (:func:`puzzlesat.validate.runs.solvers.run_solver`): past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver process crashes. Each answer is judged by the
 validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
 must not contradict the result the instance's header knows). The calls are pure and go to any
@@ -59,7 +59,8 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
-from puzzlesat.validate.runner import check_solver, run_solver, solver_pool
+from puzzlesat.validate.runs.processes import solver_pool
+from puzzlesat.validate.runs.solvers import check_solver, run_solver
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
 

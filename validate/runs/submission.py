@@ -46,9 +46,9 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.suite.folder import read_published
-from puzzlesat.validate.calibrate import read_calibration
 from puzzlesat.validate.report import FAILED
-from puzzlesat.validate.runner import solver_name
+from puzzlesat.validate.runs.calibrate import read_calibration
+from puzzlesat.validate.runs.solvers import solver_name
 
 METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")

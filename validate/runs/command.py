@@ -52,6 +52,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.validate.output import MalformedOutput, parse_output
+from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 
 PLACEHOLDERS = ("cnf", "proof", "timeout")
 #: a solver's stdout (or stderr) beyond this is not an answer worth reading (a model of 10^8
@@ -203,7 +204,6 @@ def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
     TIME_LIMIT / OUTPUT_LIMIT when it was stopped. The group, and every process that carries
     this run's mark, is killed before this returns, whatever happens (a limit, the solver's
     end, an exception such as a Ctrl-C here)."""
-    from puzzlesat.validate.runner import die_with, running, sigint_blocked
 
     parent = os.getpid()
     mark = f"{parent}-{uuid.uuid4().hex}"

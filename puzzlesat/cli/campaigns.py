@@ -1,0 +1,127 @@
+"""Solver campaigns on a published suite: ``calibrate``, ``tune``, ``submission``."""
+
+from __future__ import annotations
+
+import click
+
+from puzzlesat.cli.options import Seconds, _executor_options
+
+
+@click.command()
+@click.argument("directory", metavar="DIR")
+@click.option("--solvers", default=",".join(("minisat22", "cadical195", "kissat404")),
+              show_default=True, help="Comma-separated python-sat solvers.")
+@click.option("--time-limit", type=Seconds(), default=60.0,
+              show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Solver runs in parallel (timings are fairer with 1).")
+@click.option("--only", metavar="GLOB", multiple=True,
+              help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
+@click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
+@_executor_options
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
+    """Run reference solvers on every instance of a published suite, validate the answers and
+    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
+    from puzzlesat.generator.core.executors import make_executor
+    from puzzlesat.validate.runs.calibrate import calibrate_suite
+
+    names = [s.strip() for s in solvers.split(",") if s.strip()]
+    # local: -j threads, each waiting on its solver's child process
+    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+        result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
+                                 only=only)
+    click.echo(result.summary())
+
+
+@click.command("tune")
+@click.argument("family", metavar="FAMILY")
+@click.option("--axis", required=True, metavar="NAME=A..B",
+              help="The one integer parameter walked, easy to hard: NAME=A..B (inclusive), "
+                   "NAME=A..B:STEP or NAME=V1,V2,...")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A fixed parameter, named as in a suite spec (border_colors=2; a bare "
+                   "flag name sets it: scramble). Repeatable.")
+@click.option("--follow", "follows", multiple=True, metavar="NAME=R*AXIS[+C]",
+              help="A parameter that follows the axis: center_colors=0.5*rows is "
+                   "round(0.5*rows) at each value (half up, at least 1). Repeatable.")
+@click.option("--encoding", "encodings", multiple=True, metavar="NAME",
+              help="Encoding; repeat for several (each is a sample of its own) [default: the "
+                   "family's first].")
+@click.option("--samples", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Instances per axis value: replicates 1..N, seeded as in a suite.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The suite seed the replicates' seeds derive from (use it as [suite] seed "
+                   "when pasting group.toml).")
+@click.option("--easy", default="minisat22:60", show_default=True, metavar="SOLVER:SECONDS",
+              help="The band's lower edge: in-band instances are not solved by it in time.")
+@click.option("--reference", default="kissat404:1000", show_default=True,
+              metavar="SOLVER:SECONDS",
+              help="The band's upper edge: in-band instances are solved by it in time.")
+@click.option("-o", "--output", required=True, metavar="DIR",
+              help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
+                   "a rerun resumes from).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Solver runs in parallel (timings are fairer with 1).")
+@click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
+@_executor_options
+def tune_command(family, axis, params, follows, encodings, samples, seed, easy, reference,
+                 output, jobs, no_plot, executor, scheduler):
+    """Find where a family's instances are hard enough: walk --axis and classify --samples
+    instances per value as easy (solved by --easy in time), band (not, but solved by
+    --reference in time) or hard (neither). Runs never go past a limit and stop once a value's
+    median is decided; the walk stops after 2 values in a row whose median is hard. Every run
+    is cached in DIR/runs (by GBD hash): a rerun resumes. Exit 0 when some value's median is
+    in the band (group.toml holds those values and their in-band replicates), 1 when none is
+    (a measurement, not a mistake: the landscape says where to look), 2 on bad input.
+
+    \b
+    Example:
+      puzzlesat tune edge-matching --param border_colors=2 --param scramble \\
+          --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
+    """
+    from puzzlesat.generator.core.executors import make_executor
+    from puzzlesat.validate.runs.tune import tune
+    from puzzlesat.validate.runs.tune.plan import make_plan
+
+    plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference)
+    # local: -j threads, each waiting on its solver's child process
+    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+        result = tune(plan, output, jobs, pool, plot=not no_plot)
+    click.echo(result.summary())
+    raise click.exceptions.Exit(result.exit_code)
+
+
+@click.command()
+@click.argument("directory", metavar="DIR")
+@click.option("-o", "--output", default=None, metavar="FOLDER",
+              help="Bundle folder; FOLDER.tar.xz beside it [default: DIR-submission].")
+@click.option("--reference", default="kissat404", show_default=True,
+              help="The team's solver: must solve every instance within --time-limit.")
+@click.option("--time-limit", type=Seconds(), default=1000.0, show_default=True,
+              metavar="SECONDS", help="The team's solver's limit (the competition's is 5000).")
+@click.option("--minisat", default="minisat22", show_default=True,
+              help="The baseline solver of the 'not solved within a minute' rule.")
+@click.option("--minisat-limit", type=Seconds(), default=60.0,
+              show_default=True, metavar="SECONDS")
+@click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Instances a submission must have.")
+@click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Instances that must count: not solved by MiniSat within --minisat-limit, "
+                   "solved by the team's solver within --time-limit.")
+def submission(directory, output, reference, time_limit, minisat, minisat_limit, count,
+               min_hard):
+    """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
+    bundle; exit 1 naming each broken rule."""
+    from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
+
+    rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
+    check = check_submission(directory, rules)
+    for line in [c.line() for c in check.instances] + check.notes:
+        click.echo(line)
+    if check.failures:
+        for line in check.failures:
+            click.echo(line)
+        raise click.exceptions.Exit(1)
+    click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
+
+

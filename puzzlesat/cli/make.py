@@ -1,0 +1,158 @@
+"""Commands that make and check instances: ``generate``, ``families``, ``show``, ``publish``,
+``verify``."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.families import Param, family_names, get_family
+
+
+class FamilyGroup(click.Group):
+    """``generate <family>``: one subcommand per registered family, built from its PARAMS and
+    imported only when asked for."""
+
+    def list_commands(self, ctx):
+        """The family names, one ``generate`` subcommand each."""
+        return family_names()
+
+    def get_command(self, ctx, name):
+        """The ``generate`` command of family ``name``, or None."""
+        if name not in family_names():
+            return None
+        return _generate_command(get_family(name))
+
+
+def _click_option(param: Param) -> click.Option:
+    if param.kind is bool:
+        return click.Option([param.option], is_flag=True, default=None, help=param.help)
+    metavar = {int: "INT", float: "X", str: "TEXT", "ints": "I,J,..."}[param.kind]
+    shown = f" [default: {param.default}]" if param.default not in (None, False) else ""
+    return click.Option([param.option], default=None, metavar=metavar, help=param.help + shown)
+
+
+def _generate_command(family) -> click.Command:
+    def run(seed, encoding, output, name, witness, force, **raw):
+        from puzzlesat.generator.core.files import atomic_write, check_writable
+        from puzzlesat.generator.core.header import canonical_json
+        from puzzlesat.generator.core.inputs import check_distinct
+        from puzzlesat.generator.core.save import write_instance
+        from puzzlesat.generator.instance import build
+
+        def certify_unsat(formula):  # imported only by a family that asks for a certificate
+            from puzzlesat.validate.runs.certify import certify_unsat
+
+            return certify_unsat(formula)
+
+        params = {k: v for k, v in raw.items() if v is not None}
+        check_distinct(("-o", output), ("--witness", witness))
+        if witness:  # a bad witness path must not leave the instance behind
+            check_writable(witness, "--witness")
+        if output != "-":
+            check_writable(output, "-o")
+        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat,
+                     force=force)
+        solution = inst.witness_json() if witness else None
+        if witness and solution is None:
+            raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
+        written = False
+        try:
+            write_instance(output, inst.formula, inst.header())
+            written = output != "-"
+            if witness:
+                atomic_write(witness, (canonical_json(solution) + "\n").encode())
+        except BaseException:  # a failed or stopped run leaves neither file
+            if written and witness:
+                os.unlink(output)  # the instance this run just wrote
+            raise
+        where = "stdout" if output == "-" else output
+        click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
+                   f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
+                   f"({inst.expected_from})", err=True)
+
+    params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
+        click.Option(["--seed"], type=int, default=None,
+                     help="Random seed (recorded in the header) [default: 0]."),
+        click.Option(["--encoding"], type=click.Choice(list(family.ENCODINGS)), default=None,
+                     help=f"Encoding [default: {next(iter(family.ENCODINGS))}]."),
+        click.Option(["-o", "--output"], required=True, metavar="PATH",
+                     help="Output file; compression by extension (.xz .gz .bz2); '-' = plain "
+                          "DIMACS on stdout."),
+        click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
+        click.Option(["--witness"], default=None, metavar="PATH",
+                     help="Also write the known solution as JSON."),
+        _force_option(),
+    ]
+    return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
+
+
+@click.group(cls=FamilyGroup)
+def generate():
+    """Generate one instance of a family."""
+
+
+@click.command()
+def families():
+    """List the families, their parameters and encodings."""
+    for name in family_names():
+        family = get_family(name)
+        click.echo(f"{name}: {family.SUMMARY}")
+        click.echo("  encodings: " + ", ".join(family.ENCODINGS))
+        for p in family.PARAMS:
+            default = "" if p.default in (None, False) else f" (default {p.default})"
+            click.echo(f"  {p.option}: {p.help}{default}")
+
+
+@click.command()
+@click.argument("instance")
+@click.option("--svg", default=None, metavar="PATH", help="Also draw the puzzle as SVG.")
+def show(instance, svg):
+    """Print an instance's header, its puzzle as a picture, and its counts."""
+    from puzzlesat.generator.show import show_instance
+
+    click.echo(show_instance(instance, svg))
+
+
+@click.command()
+@click.argument("spec", metavar="SPEC.toml")
+@click.option("-o", "--output", required=True, metavar="DIR", help="Folder to publish into.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
+              show_default="all CPUs", help="Instances built in parallel (never changes bytes).")
+@click.option("--force", is_flag=True, help="Build past the size thresholds (10^8 clauses per "
+              "instance, 10^5 instances); never past the DIMACS limits.")
+@_executor_options
+def publish(spec, output, jobs, force, executor, scheduler):
+    """Publish a suite: instances, witnesses, manifests, SHA256SUMS, description, citation.
+    DIR must be new, empty, or this suite's earlier publication."""
+    from puzzlesat.generator.core.executors import make_executor
+    from puzzlesat.generator.suite import publish_suite
+
+    with make_executor(executor, scheduler, jobs) as pool:
+        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force).summary())
+
+
+@click.command()
+@click.argument("directory", metavar="DIR")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
+              show_default="all CPUs", help="Instances regenerated in parallel.")
+@click.option("--force", is_flag=True, help="Regenerate past the size thresholds (as publish).")
+@_executor_options
+def verify(directory, jobs, force, executor, scheduler):
+    """Regenerate a published suite from its suite.toml and compare every file; exit 1 on any
+    difference."""
+    from puzzlesat.generator.core.executors import make_executor
+    from puzzlesat.generator.suite import verify_suite
+
+    with make_executor(executor, scheduler, jobs) as pool:
+        result = verify_suite(directory, jobs, pool, force=force)
+    for line in result.differences:
+        click.echo(line)
+    click.echo(result.summary())
+    if result.differences:
+        raise click.exceptions.Exit(1)
+
+

@@ -1,0 +1,84 @@
+"""Options and types several commands share: time limits, solvers, executors."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from puzzlesat.generator.core.errors import UserError
+
+
+def _force_option() -> click.Option:
+    return click.Option(["--force"], is_flag=True, default=False,
+                        help="Build past the size threshold (10^8 clauses per instance, 10^5 "
+                             "instances per suite); never past the DIMACS limits.")
+
+
+class Seconds(click.ParamType):
+    """A time limit: a finite number of seconds, > 0 and at most 20 days."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        """Seconds as a positive finite float within the runner's limit, or a usage error."""
+        import math
+
+        from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIME_LIMIT:
+            self.fail(f"{value!r} must be a finite number of seconds in (0, "
+                      f"{MAX_TIME_LIMIT:g}] (20 days)", param, ctx)
+        return seconds
+
+
+def _default_jobs() -> int:
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _executor_options(command):
+    """``--executor local|dask`` and ``--scheduler ADDR`` (see generator/core/executors.py)."""
+    command = click.option("--scheduler", default=None, metavar="ADDR",
+                           help="Dask scheduler address (tcp://host:8786) [default: a "
+                                "LocalCluster of -j workers].")(command)
+    return click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+                        show_default=True, help="Where per-instance work runs (never changes "
+                                                "results).")(command)
+
+
+_SOLVER = click.option("--solver", default=None,
+                       help="python-sat solver or alias (cadical195, kissat404, glucose4, "
+                            "minisat22, ...) [default: cadical195].")
+_SOLVER_COMMAND = click.option(
+    "--solver-command", default=None, metavar="'PROGRAM ARGS'",
+    help="Run an external solver instead (SAT Competition output; no shell), e.g. 'kissat "
+         "--time={timeout} {cnf} {proof}': {cnf} the instance as a temporary plain CNF, "
+         "{proof} where it writes its DRAT proof, {timeout} --time-limit in whole seconds.")
+
+
+def _client(solver: str | None, command: str | None):
+    """(python-sat solver name, parsed --solver-command or None); not both."""
+    if command is None:
+        return solver or "cadical195", None
+    if solver is not None:
+        raise UserError("give --solver or --solver-command, not both")
+    from puzzlesat.validate.runs.command import SolverCommand
+
+    return "", SolverCommand.parse(command)
+
+
+_TIME_LIMIT = click.option("--time-limit", type=Seconds(),
+                           default=None, metavar="SECONDS",
+                           help="Kill the solver after this many seconds: s UNKNOWN "
+                                "[default: no limit].")
+_PROOF_TIME_LIMIT = click.option("--proof-time-limit", type=Seconds(), default=None,
+                                 metavar="SECONDS",
+                                 help="Stop checking a proof after this many seconds: the UNSAT "
+                                      "answer stays UNSAT-UNCHECKED [default: no limit].")
+
+

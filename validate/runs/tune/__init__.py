@@ -1,0 +1,60 @@
+"""Hardness targeting: walk one ordered parameter axis of a family and find where its
+instances fall inside a band — not solved by an easy solver within its limit, solved by a
+reference solver within its.
+
+``puzzlesat tune FAMILY --param NAME=VALUE ... --axis NAME=A..B`` builds, for each axis value,
+``--samples`` instances (replicates 1..N, seeds derived from ``--seed`` exactly as a suite with
+that ``[suite] seed`` derives them, so the in-band replicates can be pasted into a spec) and
+classifies each one:
+
+* ``easy``: the easy solver (default ``minisat22:60``) solved it within its limit. The
+  reference solver is not run: nothing it could say changes the class.
+* ``band``: the easy solver did not, the reference solver (default ``kissat404:1000``) did.
+* ``hard``: neither did.
+
+No solver runs past its limit, and runs that decide nothing are not made: once more than half
+of a value's samples are easy (or hard), its median is known and the remaining reference runs
+are skipped (with -j N, runs already handed out still end: at most N-1 more per value). A
+value's median is the middle sample in the order easy < band < hard (the upper
+middle one for an even count). The walk stops after :data:`HARD_STREAK` consecutive values
+whose median is hard: hardness grows along the axis, so further values would only cost
+reference runs to their limit.
+
+Colour counts (any integer parameter) may follow the axis: ``--follow center_colors=0.5*rows``
+sets it to ``round(0.5 * rows)`` at each value (``R*AXIS+C`` and ``R*AXIS-C`` also work; half
+rounds up; at least 1).
+
+Every solver run is cached in ``OUT/runs/<gbd hash>.<solver>.json``, written atomically as it
+ends, so an interrupted tune resumes and a second run redoes nothing. A cached answer serves
+any limit it decides: solved in S seconds decides every limit (solved when S <= limit, else
+stopped), a run stopped at limit L decides every limit <= L.
+
+Written into ``OUT`` at the end: ``landscape.csv`` (one row per run, :data:`COLUMNS`),
+``landscape.png`` (when matplotlib is installed) and ``group.toml``: one ``[[group]]`` per
+(axis value whose median is in the band, encoding), with the replicates that landed in the
+band, ready to paste into a suite spec whose ``[suite] seed`` is the tune's ``--seed``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.validate.runs.tune.landscape import write_landscape
+from puzzlesat.validate.runs.tune.plan import Plan
+from puzzlesat.validate.runs.tune.walk import Tune, walk
+
+
+def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True,
+         plot: bool = True) -> Tune:
+    """Walk the plan's axis and write the output folder."""
+    out = Path(output)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"-o {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
+    result = walk(plan, out, jobs, executor, progress)
+    write_landscape(out, result, plot)
+    return result

@@ -1,0 +1,117 @@
+"""Tune's solver runs and their cache: ``OUT/runs/<gbd hash>.<solver>.json``, one record a run,
+reused for any limit it decides."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import atomic_write
+from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.inputs import read_input
+from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.writer import gbd_hash_of_literals
+from puzzlesat.generator.instance import build
+from puzzlesat.generator.suite.spec import Task
+from puzzlesat.validate.runs.solvers import run_solver
+from puzzlesat.validate.runs.tune.plan import Limit
+
+
+def _task_key(task: Task) -> str:
+    """What fixes an instance's bytes: family, params, seed, encoding."""
+    return canonical_json([task.family, task.params, task.seed, task.encoding])
+
+
+def solve_task(task: Task, limit: Limit) -> dict:
+    """Worker: build the task's instance and run one solver on it up to the limit. Returns
+    the run's record (picklable, no file access)."""
+    inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True)
+    flat = inst.formula.flat_literals()
+    result = run_solver((flat, inst.formula.num_vars), limit.solver, limit.seconds)
+    if result.status == "UNKNOWN" and result.seconds < limit.seconds:
+        # the solver died before its limit (out of memory, a signal): that decides nothing,
+        # so it is not recorded; the tune stops and a rerun tries again
+        raise UserError(f"{limit.solver} on {task.name} ({task.params}, seed {task.seed}) "
+                        f"ended without an answer: {'; '.join(result.notes) or 'no reason'}")
+    return {"gbd_hash": gbd_hash_of_literals(flat), "solver": limit.solver,
+            "limit": limit.seconds, "status": result.status,
+            "seconds": round(min(result.seconds, limit.seconds), 3),
+            "expected": inst.expected, "keys": [_task_key(task)]}
+
+
+#: a run record is a few hundred bytes; anything far larger was not written by tune
+MAX_RECORD = 1 << 16
+_STATUSES = ("SAT", "UNSAT", "UNKNOWN")
+
+
+def _sound_record(record, name: str) -> bool:
+    """Whether ``record`` has the shape :func:`solve_task` gives, is stored under its own
+    name and does not contradict its instance's expected answer; anything else in the cache
+    (tampered, truncated, from another version) is ignored and the run made again."""
+    def number(value) -> bool:
+        return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    return (isinstance(record, dict)
+            and isinstance(record.get("gbd_hash"), str)
+            and re.fullmatch(r"[0-9a-f]{32}", record["gbd_hash"]) is not None
+            and isinstance(record.get("solver"), str)
+            and name == f"{record['gbd_hash']}.{record['solver']}.json"
+            and record.get("status") in _STATUSES
+            and number(record.get("seconds")) and number(record.get("limit"))
+            and record["seconds"] <= record["limit"]
+            and record.get("expected") in (*_STATUSES, None)
+            and not (record["status"] != "UNKNOWN" and record["expected"] in ("SAT", "UNSAT")
+                     and record["status"] != record["expected"])
+            and isinstance(record.get("keys"), list) and record["keys"] != []
+            and all(isinstance(key, str) for key in record["keys"]))
+
+
+class RunCache:
+    """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.records: dict[tuple[str, str], dict] = {}
+        self.hashes: dict[str, str] = {}  # task key -> gbd hash
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+            if path.is_symlink():
+                continue  # not a file tune wrote: never read through it
+            try:
+                record = load_json(read_input(path, MAX_RECORD, "tune run"), str(path))
+            except (UserError, OSError):
+                continue  # damaged: that run is simply made again (and the file replaced)
+            if _sound_record(record, path.name):
+                self._index(record)
+
+    def _index(self, record: dict) -> None:
+        self.records[(record["gbd_hash"], record["solver"])] = record
+        for key in record["keys"]:
+            self.hashes[key] = record["gbd_hash"]
+
+    def lookup(self, task: Task, limit: Limit) -> dict | None:
+        """The cached run that decides ``task`` at ``limit``, as a run at that limit."""
+        gbd = self.hashes.get(_task_key(task))
+        record = self.records.get((gbd, limit.solver)) if gbd else None
+        if record is None:
+            return None
+        if record["status"] in ("SAT", "UNSAT"):
+            if record["seconds"] <= limit.seconds:
+                return {**record, "limit": limit.seconds}
+            return {**record, "limit": limit.seconds, "status": "UNKNOWN",
+                    "seconds": limit.seconds}
+        if record["limit"] >= limit.seconds:
+            return {**record, "limit": limit.seconds, "seconds": limit.seconds}
+        return None  # stopped below this limit: decides nothing here
+
+    def store(self, task: Task, record: dict) -> None:
+        """Record a run of ``task``, merging its keys with an earlier record of the instance."""
+        known = self.records.get((record["gbd_hash"], record["solver"]))
+        keys = sorted({*record["keys"], *(known["keys"] if known else [])})
+        record = {**record, "keys": keys}
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / f"{record['gbd_hash']}.{record['solver']}.json",
+                     (canonical_json(record) + "\n").encode())
+        self._index(record)
+
+

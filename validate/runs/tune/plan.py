@@ -1,0 +1,265 @@
+"""The tune's plan: its command-line words (limits, the axis, follows, fixed parameters) and,
+per axis value, the suite tasks the axis stands for."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.families import coerce, get_family, normalize_params
+from puzzlesat.generator.instance import build
+from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT, solver_name
+
+DEFAULT_EASY = "minisat22:60"
+DEFAULT_REFERENCE = "kissat404:1000"
+#: the walk stops after this many consecutive axis values whose median is hard
+HARD_STREAK = 2
+CLASSES = ("easy", "band", "hard")
+COLUMNS = ("axis", "value", "replicate", "seed", "encoding", "solver", "limit", "status",
+           "seconds", "gbd_hash", "expected", "params")
+RUNS = "runs"
+STOPPED = "a run stopped at its limit"
+LANDSCAPE_CSV, LANDSCAPE_PNG, GROUP_TOML = "landscape.csv", "landscape.png", "group.toml"
+
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A solver and its time limit: one edge of the band."""
+
+    solver: str
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"{self.solver}:{self.seconds:g}"
+
+    def text(self) -> str:
+        """``solver within N s``."""
+        return f"{self.solver} within {self.seconds:g} s"
+
+
+def parse_limit(text: str, option: str) -> Limit:
+    """``SOLVER:SECONDS`` (``minisat22:60``) with a known python-sat solver."""
+    solver, sep, seconds = text.rpartition(":")
+    try:
+        value = float(seconds)
+    except ValueError:
+        value = math.nan
+    if not sep or not solver or not (math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
+        raise UserError(f"{option} must be SOLVER:SECONDS with 0 < SECONDS <= "
+                        f"{MAX_TIME_LIMIT:g} (e.g. minisat22:60), got {text!r}")
+    try:
+        return Limit(solver_name(solver), value)
+    except UserError as exc:
+        raise UserError(f"{option}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The one ordered parameter walked, and its values in walking order."""
+
+    name: str
+    values: tuple[int, ...]
+
+
+#: more axis values than this is a typo, not a walk: each value is samples x encodings builds
+MAX_AXIS_VALUES = 1000
+
+
+def _few(text: str, values) -> tuple[int, ...]:
+    """``values`` as a tuple, refused (before any is made) when there are too many."""
+    if len(values) > MAX_AXIS_VALUES:
+        raise UserError(f"--axis {text}: {len(values)} values, at most {MAX_AXIS_VALUES} "
+                        f"(use a step, A..B:STEP)")
+    return tuple(values)
+
+
+def parse_axis(text: str) -> Axis:
+    """``NAME=A..B`` (inclusive), ``NAME=A..B:STEP`` or ``NAME=V1,V2,...`` (increasing)."""
+    name, sep, spec = text.partition("=")
+    name = name.strip().replace("-", "_")
+    # ASCII digits only: int() would also read other scripts' digits, a value nobody typed
+    shape = re.fullmatch(r"\s*(-?\d{1,9})\s*\.\.\s*(-?\d{1,9})\s*(?::\s*(\d{1,9})\s*)?",
+                         spec, re.ASCII)
+    if sep and name and shape:
+        start, stop, step = int(shape[1]), int(shape[2]), int(shape[3] or 1)
+        if step < 1 or stop < start:
+            raise UserError(f"--axis {text}: the range is empty or reversed (write A..B with "
+                            f"A <= B, step >= 1)")
+        return Axis(name, _few(text, range(start, stop + 1, step)))
+    if sep and name and re.fullmatch(r"\s*-?\d{1,9}(\s*,\s*-?\d{1,9})*\s*", spec, re.ASCII):
+        values = _few(text, [int(v) for v in spec.split(",")])
+        if any(b <= a for a, b in zip(values, values[1:])):
+            raise UserError(f"--axis {text}: values must increase (the axis is walked in "
+                            f"order, easy to hard)")
+        return Axis(name, values)
+    raise UserError(f"--axis must be NAME=A..B, NAME=A..B:STEP or NAME=V1,V2,... (integers), "
+                    f"got {text!r}")
+
+
+@dataclass(frozen=True)
+class Follow:
+    """A parameter set from the axis value: ``round(ratio * value + offset)``, at least 1."""
+
+    name: str
+    ratio: float
+    offset: float
+
+    def at(self, value: int) -> int:
+        """The followed parameter's value at ``value`` of the axis (at least 1)."""
+        return max(1, math.floor(self.ratio * value + self.offset + 0.5))
+
+
+def parse_follow(text: str, axis: Axis) -> Follow:
+    """``NAME=R*AXIS``, ``NAME=R*AXIS+C``, ``NAME=AXIS-C`` ... (R, C decimal numbers)."""
+    name, sep, expr = text.partition("=")
+    number = r"\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}"  # ASCII (re.ASCII), no 10**20 ratios
+    shape = re.fullmatch(rf"\s*(?:({number})\s*\*\s*)?([A-Za-z_-]+)\s*(?:([+-])\s*({number})\s*)?",
+                         expr, re.ASCII)
+    if not sep or not name.strip() or not shape:
+        raise UserError(f"--follow must be NAME=R*{axis.name} (optionally +C or -C), got "
+                        f"{text!r}")
+    if shape[2].replace("-", "_") != axis.name:
+        raise UserError(f"--follow {text}: follows {shape[2]!r}, but the axis is {axis.name!r}")
+    offset = float(shape[4] or 0) * (-1 if shape[3] == "-" else 1)
+    return Follow(name.strip().replace("-", "_"), float(shape[1] or 1), offset)
+
+
+def parse_params(family, texts: tuple[str, ...]) -> dict:
+    """``NAME=VALUE`` words (a bare ``NAME`` is a flag set to true) as typed params, named as
+    in a suite spec (``border_colors``; ``border-colors`` is accepted)."""
+    kinds = {p.name: p for p in family.PARAMS}
+    out: dict = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if name not in kinds:
+            raise UserError(f"--param {text}: unknown parameter {name!r} for family "
+                            f"{family.NAME} (known: {', '.join(kinds)})")
+        if name in out:
+            raise UserError(f"--param {name} is given twice")
+        param = kinds[name]
+        if param.kind is bool:
+            words = {"": True, "true": True, "yes": True, "1": True, "false": False,
+                     "no": False, "0": False}
+            if value.strip().lower() not in words or (sep and not value.strip()):
+                raise UserError(f"--param {text}: {name} is a flag: write {name}, "
+                                f"{name}=true or {name}=false")
+            out[name] = words[value.strip().lower()]
+        elif not sep:
+            raise UserError(f"--param {text}: write NAME=VALUE")
+        else:
+            with prefixed("--param "):
+                out[name] = coerce(param, value)
+    return out
+
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to tune: the validated inputs and, per axis value, the suite tasks to classify."""
+
+    family: str
+    params: dict  # fixed, typed
+    axis: Axis
+    follows: tuple[Follow, ...]
+    encodings: tuple[str, ...]
+    samples: int
+    seed: int
+    easy: Limit
+    reference: Limit
+    tasks: dict  # axis value -> tuple[Task, ...]
+    notes: tuple[str, ...] = ()
+
+    def point(self, value: int) -> dict:
+        """The params at one axis value (fixed, axis, followers)."""
+        return {**self.params, self.axis.name: value,
+                **{f.name: f.at(value) for f in self.follows}}
+
+
+def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis,
+              follows: tuple[str, ...] = (), encodings: tuple[str, ...] = (),
+              samples: int = 5, seed: int = 0, easy: str = DEFAULT_EASY,
+              reference: str = DEFAULT_REFERENCE) -> Plan:
+    """Validate everything a tune needs before any solver runs (each mistake one UserError)
+    and expand the axis into suite tasks, seeds derived as a suite with ``seed`` does."""
+    family = get_family(family_name)
+    axis = axis if isinstance(axis, Axis) else parse_axis(axis)
+    fixed = params if isinstance(params, dict) else parse_params(family, params)
+    followers = tuple(parse_follow(f, axis) for f in follows)
+    kinds = {p.name: p.kind for p in family.PARAMS}
+    for name, what in [(axis.name, "--axis"), *((f.name, "--follow") for f in followers)]:
+        if name not in kinds:
+            raise UserError(f"{what}: unknown parameter {name!r} for family {family.NAME} "
+                            f"(known: {', '.join(kinds)})")
+        if kinds[name] is not int:
+            raise UserError(f"{what}: {name} is not an integer parameter")
+        if name in fixed:
+            raise UserError(f"{what}: {name} is also given as --param; give it once")
+    names = [axis.name, *(f.name for f in followers)]
+    if len(set(names)) != len(names):
+        raise UserError("--follow names the axis or another --follow twice")
+    if samples < 1:
+        raise UserError(f"--samples must be at least 1, got {samples}")
+    if seed < 0:
+        raise UserError(f"--seed must be a non-negative integer, got {seed}")
+    easy_limit, reference_limit = parse_limit(easy, "--easy"), parse_limit(reference,
+                                                                           "--reference")
+    if easy_limit.seconds > reference_limit.seconds or easy_limit == reference_limit:
+        raise UserError(f"the band is empty: --easy {easy_limit} is not below --reference "
+                        f"{reference_limit} (the easy limit is the band's lower edge, the "
+                        f"reference limit its upper edge)")
+    encodings = tuple(dict.fromkeys(encodings)) or (next(iter(family.ENCODINGS)),)
+    base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
+                                                   for f in followers}}
+    notes = []
+    if not family.uses_seed(normalize_params(family, base)) and samples > 1:
+        notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
+        samples = 1
+    plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,
+                reference_limit, {}, tuple(notes))
+    groups = "".join(group_toml(plan, value, encodings, list(range(1, samples + 1)))
+                     for value in axis.values)
+    spec = parse_spec((_suite_head(seed) + groups).encode(), "tune", force=True)
+    tasks: dict = {}
+    for task in spec.tasks:
+        tasks.setdefault(axis.values[task.group - 1], []).append(task)
+    first = spec.tasks[0]  # the family's own checks, before any solver runs
+    build(first.family, first.params, first.encoding, first.seed, first.name, force=True)
+    return dataclasses.replace(plan, tasks={v: tuple(t) for v, t in tasks.items()})
+
+
+def _suite_head(seed: int) -> str:
+    return f'[suite]\nname = "tune"\nauthor = "puzzlesat tune"\nversion = "1"\nseed = {seed}\n' \
+           f'compression = "none"\n'
+
+
+def toml_value(value) -> str:
+    """A TOML literal for the values params hold (bool, int, float, str, lists of them)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML literal for {value!r}")
+
+
+def group_toml(plan: Plan, value: int, encodings, replicates: list[int]) -> str:
+    """One ``[[group]]`` for the axis value ``value``."""
+    params = ", ".join(f"{k} = {toml_value(v)}" for k, v in plan.point(value).items())
+    lines = ["[[group]]", f"family = {toml_value(plan.family)}",
+             f"encodings = {toml_value(list(encodings))}"]
+    if plan.samples > 1 or replicates != [1]:
+        lines.append(f"replicates = {toml_value(replicates)}")
+    lines.append(f"params = {{ {params} }}")
+    return "\n".join(lines) + "\n\n"
+
+
