@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,6 +132,8 @@ def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
 #: way drat-trim is called and answers in drat-trim's words, deciding with our reference
 _DRAT_TRIM_STAND_IN = """#!{python}
 import sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
 from drat_reference import check_reference
 cnf, proof = open(sys.argv[1]).read().split("\\n"), open(sys.argv[2]).read()
 if "{mode}" == "crash":
@@ -154,7 +157,8 @@ def test_drat_trim_referee_is_called_and_read(tmp_path, monkeypatch, mode, proof
     """drat-trim, when asked for: the CNF it is given is clean DIMACS with the right counts,
     and its "s" line (or its silence) becomes the verdict; ours stays the default."""
     script = tmp_path / "drat-trim"
-    script.write_text(_DRAT_TRIM_STAND_IN.format(python=sys.executable, mode=mode))
+    script.write_text(_DRAT_TRIM_STAND_IN.format(python=sys.executable, mode=mode,
+                                                 tests=str(Path(__file__).parent)))
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     formula = php(3)

@@ -127,7 +127,7 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
     # local pool's do) leave the decision to this process, which stops them; else each printed
     # its CancelledError/KeyboardInterrupt traceback
     with dask.config.set({"distributed.worker.daemon": False}), _sigint_ignored(), \
-            _worker_logging("error"):
+            _worker_logging("critical"):
         cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1,
                                processes=processes, dashboard_address=":0")  # any free port
     with cluster, Client(cluster) as client:
@@ -137,7 +137,9 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
 @contextlib.contextmanager
 def _worker_logging(level: str):
     """Worker processes started meanwhile log ``distributed`` at ``level`` (they read it from
-    the environment at import): an interrupted run's cancelled tasks each logged a warning."""
+    the environment at import). Workers started here log only what is critical: a task's
+    failure reaches this process through its future, while a stopped run's cancelled tasks and
+    lost heartbeats (a loaded machine) are errors the run itself caused."""
     key = "DASK_LOGGING__DISTRIBUTED"
     previous = os.environ.get(key)
     os.environ[key] = level
