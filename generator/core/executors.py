@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import multiprocessing
 import os
 import signal
@@ -130,8 +131,22 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
             _worker_logging("critical"):
         cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1,
                                processes=processes, dashboard_address=":0")  # any free port
-    with cluster, Client(cluster) as client:
+    with cluster, Client(cluster) as client, _quiet_logger("tornado.application"):
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    """Only critical records from logger ``name`` while the block runs: a Ctrl-C makes the
+    client's event loop log the cancelled calls it was waiting on (an error of the stop
+    itself; a task's failure reaches this process through its future)."""
+    logger = logging.getLogger(name)
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
 
 
 @contextlib.contextmanager
