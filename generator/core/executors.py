@@ -131,22 +131,26 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
             _worker_logging("critical"):
         cluster = LocalCluster(n_workers=cap_jobs(jobs), threads_per_worker=1,
                                processes=processes, dashboard_address=":0")  # any free port
-    with cluster, Client(cluster) as client, _quiet_logger("tornado.application"):
+    with _quiet_loggers("distributed", "tornado.application"), cluster, \
+            Client(cluster) as client:
         yield client
 
 
 @contextlib.contextmanager
-def _quiet_logger(name: str):
-    """Only critical records from logger ``name`` while the block runs: a Ctrl-C makes the
-    client's event loop log the cancelled calls it was waiting on (an error of the stop
-    itself; a task's failure reaches this process through its future)."""
-    logger = logging.getLogger(name)
-    previous = logger.level
-    logger.setLevel(logging.CRITICAL)
+def _quiet_loggers(*names: str):
+    """Only critical records from the loggers ``names`` while the block runs, the cluster's
+    shutdown included: a Ctrl-C makes the in-process scheduler and the client's event loop log
+    the calls and keys it cancelled (errors of the stop itself; a task's failure reaches this
+    process through its future)."""
+    loggers = [logging.getLogger(name) for name in names]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        logger.setLevel(previous)
+        for logger, level in zip(loggers, previous):
+            logger.setLevel(level)
 
 
 @contextlib.contextmanager
