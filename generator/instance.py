@@ -16,7 +16,9 @@ from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families import (
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import (
     FORCE_BYTES,
     FORCE_CLAUSES,
     MAX_CLAUSES,
@@ -25,7 +27,6 @@ from puzzlesat.generator.families import (
     Estimate,
     check_encoding,
     file_params,
-    get_family,
     normalize_params,
 )
 
@@ -76,11 +77,11 @@ class Instance:
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
-          name: str | None = None, certify=None, force: bool = False,
+          name: str | None = None, solving: Solving | None = None, force: bool = False,
           files_root: str | os.PathLike | None = None) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
-    ``certify`` (a :data:`~puzzlesat.generator.families.Certifier`) proves UNSAT answers for
-    families that can ask for a certificate. The family's size estimate is checked first
+    ``solving`` (a :class:`~puzzlesat.generator.core.solving.Solving`) runs the solvers a
+    family may ask for (a checked UNSAT certificate, a uniqueness test). The family's size estimate is checked first
     (:func:`check_size`; ``force`` lets past the threshold, never past the DIMACS limits).
     ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
     are read (the header keeps the relative path)."""
@@ -102,17 +103,17 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
         made = {k: (os.path.join(files_root, v) if k in files
                     and isinstance(v, str) and v.startswith("inputs/") else v)
                 for k, v in params.items()}
-    check_size(family, made, encoding, force, seed)
-    puzzle = family.generate(made, Rng(seed if seed is not None else 0))
+    check_size(family, made, encoding, force, seed, solving)
+    puzzle = family.generate(made, Rng(seed if seed is not None else 0), solving)
     formula = family.encode(puzzle, encoding)
-    expected, source = family.expected(puzzle, made, certify)
+    expected, source = family.expected(puzzle, made, solving)
     assert expected in EXPECTED_VALUES, expected
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
                     seed, encoding, puzzle, formula, expected, source)
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,
-               seed: int | None = None) -> Estimate:
+               seed: int | None = None, solving: Solving | None = None) -> Estimate:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
     above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``.
     ``family`` is a module or a name. A ``loose`` estimate that fails is asked again with the
@@ -122,7 +123,7 @@ def check_size(family, params: dict, encoding: str, force: bool = False,
         params = normalize_params(family, params)
     size = family.estimate(params, encoding)
     if size.loose and not _fits(size, force):
-        puzzle = family.generate(params, Rng(seed if seed is not None else 0))
+        puzzle = family.generate(params, Rng(seed if seed is not None else 0), solving)
         size = family.estimate(params, encoding, puzzle)
     refuse_size(size, force)
     return size

@@ -26,6 +26,7 @@ from collections import Counter
 import puzzlesat
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families import get_family
 
 RESULTS = ("sat", "unsat", "unknown")
@@ -224,7 +225,7 @@ _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", 
           "Psi", "Omega"}
 
 
-def latex(spec, rows, plots: tuple[str, ...] = ()) -> str:
+def latex(spec, rows, plots: tuple[str, ...] = (), solving: Solving | None = None) -> str:
     """A 1-2 page IEEE-proceedings benchmark description, ready to edit and to compile with
     pdflatex: a picture of the smallest instance of each family, a summary table per group
     and, when the suite is calibrated, its hardness ``plots`` (file names beside it)."""
@@ -243,7 +244,7 @@ def latex(spec, rows, plots: tuple[str, ...] = ()) -> str:
            _tex_paragraphs(spec.extra.get("description", "")) or "% TODO: why these instances.",
            ""]
     # a figure* goes to the top of the next page at the earliest: defined early
-    out += _figure(spec, rows, plots)
+    out += _figure(spec, rows, plots, solving)
     out.append(r"\section{The families}")
     for name in spec.families:
         family = get_family(name)
@@ -285,7 +286,7 @@ def _tex_paragraphs(text: str) -> str:
         for p in paragraphs if p)
 
 
-def _figure(spec, rows, plots: tuple[str, ...]) -> list[str]:
+def _figure(spec, rows, plots: tuple[str, ...], solving: Solving | None) -> list[str]:
     """One figure across both columns: the TikZ picture (the family's ``render_tikz``) of each
     family's smallest instance, with its known solution when the family draws one, and below
     them the calibration ``plots`` (each only if its file is there when compiled)."""
@@ -304,7 +305,7 @@ def _figure(spec, rows, plots: tuple[str, ...]) -> list[str]:
         letter = chr(ord("a") + len(pictures))
         names.append(f"({letter}) \\texttt{{{tex(row['name'])}}}, {row['variables']:,} variables")
         pictures.append(f"\\begin{{minipage}}[b]{{{cell}}}\\centering\n"
-                        f"{_picture(spec, tasks[row['name']])}\n"
+                        f"{_picture(spec, tasks[row['name']], solving)}\n"
                         f"\\\\[2pt]\\footnotesize ({letter}) {tex(name)}\n\\end{{minipage}}")
     out = [r"\begin{figure*}[!t]", r"\centering", "\\hfill\n".join(pictures)]
     caption = ("The smallest instance of each family, drawn by its renderer with its known "
@@ -319,12 +320,12 @@ def _figure(spec, rows, plots: tuple[str, ...]) -> list[str]:
     return out + [f"\\caption{{{caption}}}", r"\label{fig:suite}", r"\end{figure*}", ""]
 
 
-def _picture(spec, task) -> str:
+def _picture(spec, task, solving: Solving | None) -> str:
     """The TikZ picture of a suite task's puzzle, regenerated, with its known solution."""
     family = get_family(task.family)
     params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
               for k, v in task.params.items()}
-    puzzle = family.generate(params, Rng(task.seed if task.seed is not None else 0))
+    puzzle = family.generate(params, Rng(task.seed if task.seed is not None else 0), solving)
     return family.render_tikz(puzzle, family.witness(puzzle), width=PICTURE_WIDTH)
 
 

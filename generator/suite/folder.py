@@ -18,7 +18,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, part_name
 from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.structured import load_json
-from puzzlesat.generator.families import SAFE_NAME
+from puzzlesat.generator.families.params import SAFE_NAME
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
 
 MANIFEST = "manifest.json"

@@ -28,6 +28,7 @@ from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
@@ -77,8 +78,9 @@ LOCK_FILE = ".puzzlesat-publish.lock"
 
 def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: int = 1,
                   executor: Executor | None = None, progress: bool = False,
-                  force: bool = False) -> Published:
+                  force: bool = False, solving: Solving | None = None) -> Published:
     """Publish the suite ``spec_path`` into folder ``out`` (see the module docstring).
+    ``solving`` runs the solvers a family may ask for (:func:`.build.build_task`).
 
     ``out`` must be new, empty, or a folder this suite was published into (its manifest.json
     and suite.toml name the same suite). Only files the folder's previous manifest lists are
@@ -101,7 +103,7 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
                 pool = local_executor(jobs) if own else executor
                 try:
                     with _inputs_root(folder, spec) as root:
-                        return _publish(spec, folder, pool, progress, root)
+                        return _publish(spec, folder, pool, progress, root, solving)
                 finally:
                     if own and pool is not None:
                         pool.shutdown(wait=True, cancel_futures=True)
@@ -331,11 +333,12 @@ def _existing_text_sha256(path: Path) -> str | None:
 
 
 def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: bool,
-             root: str) -> Published:
+             root: str, solving: Solving | None) -> Published:
     from tqdm import tqdm
 
     out = folder.out
-    calls = [(task, _existing_text_sha256(out / task.file), root) for task in spec.tasks]
+    calls = [(task, _existing_text_sha256(out / task.file), root, solving)
+             for task in spec.tasks]
     rows: list[dict | None] = [None] * len(spec.tasks)
     built = reused = 0
     bar = tqdm(total=len(calls), unit="inst", desc=spec.name, disable=None if progress else True)
@@ -355,7 +358,7 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
             bar.update()
     rows_done = [r for r in rows if r is not None]
     calibration, dropped = kept_calibration(out, rows_done)
-    files = suite_files(spec, rows_done, calibration)
+    files = suite_files(spec, rows_done, calibration, solving)
     for rel in spec.inputs:
         folder.create((out / rel).parent)
     for rel, data in files.items():
@@ -368,9 +371,10 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
     return Published(out, spec, rows_done, built, reused)
 
 
-def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str) -> Built:
+def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str,
+                       solving: Solving | None) -> Built:
     try:
-        return build_task(task, reuse_text_sha256, root=root)
+        return build_task(task, reuse_text_sha256, root=root, solving=solving)
     except UserError as exc:
         raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
@@ -429,11 +433,11 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
     }
 
 
-def suite_files(spec: Spec, rows: list[dict],
-                calibration: dict[str, bytes] | None = None) -> dict[str, bytes]:
+def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | None = None,
+                solving: Solving | None = None) -> dict[str, bytes]:
     """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last.
     ``calibration`` (from :func:`~puzzlesat.generator.suite.calibration.calibration_files`) is summarised in manifest.json and listed
-    in SHA256SUMS."""
+    in SHA256SUMS. ``solving`` regenerates the puzzles description.tex draws."""
     calibration = calibration or {}
     manifest = manifest_json(spec, rows)
     if CALIBRATION_FILE in calibration:
@@ -446,7 +450,7 @@ def suite_files(spec: Spec, rows: list[dict],
         "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
         "description.md": describe.markdown(spec, rows).encode(),
         "description.tex": describe.latex(spec, rows, tuple(
-            name for name in calibration if name.endswith(".png"))).encode(),
+            name for name in calibration if name.endswith(".png")), solving).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
         **calibration,
     }

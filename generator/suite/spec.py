@@ -27,11 +27,11 @@ from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.seeds import derive_seed
 from puzzlesat.generator.core.structured import load_toml
-from puzzlesat.generator.families import (
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import (
     SAFE_NAME,
     check_encoding,
     file_params,
-    get_family,
     normalize_params,
 )
 

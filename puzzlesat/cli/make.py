@@ -9,7 +9,8 @@ import click
 
 from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.families import Param, family_names, get_family
+from puzzlesat.generator.families import family_names, get_family
+from puzzlesat.generator.families.params import Param
 
 
 class FamilyGroup(click.Group):
@@ -42,11 +43,7 @@ def _generate_command(family) -> click.Command:
         from puzzlesat.generator.core.inputs import check_distinct
         from puzzlesat.generator.core.save import write_instance
         from puzzlesat.generator.instance import build
-
-        def certify_unsat(formula):  # imported only by a family that asks for a certificate
-            from puzzlesat.validate.runs.certify import certify_unsat
-
-            return certify_unsat(formula)
+        from puzzlesat.validate.runs.certify import CheckedSolving
 
         params = {k: v for k, v in raw.items() if v is not None}
         check_distinct(("-o", output), ("--witness", witness))
@@ -54,7 +51,7 @@ def _generate_command(family) -> click.Command:
             check_writable(witness, "--witness")
         if output != "-":
             check_writable(output, "-o")
-        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat,
+        inst = build(family.NAME, params, encoding, seed, name, solving=CheckedSolving(),
                      force=force)
         solution = inst.witness_json() if witness else None
         if witness and solution is None:
@@ -130,9 +127,11 @@ def publish(spec, output, jobs, force, executor, scheduler):
     DIR must be new, empty, or this suite's earlier publication."""
     from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import publish_suite
+    from puzzlesat.validate.runs.certify import CheckedSolving
 
     with make_executor(executor, scheduler, jobs) as pool:
-        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force).summary())
+        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force,
+                                 solving=CheckedSolving()).summary())
 
 
 @click.command()
@@ -146,9 +145,10 @@ def verify(directory, jobs, force, executor, scheduler):
     difference."""
     from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import verify_suite
+    from puzzlesat.validate.runs.certify import CheckedSolving
 
     with make_executor(executor, scheduler, jobs) as pool:
-        result = verify_suite(directory, jobs, pool, force=force)
+        result = verify_suite(directory, jobs, pool, force=force, solving=CheckedSolving())
     for line in result.differences:
         click.echo(line)
     click.echo(result.summary())

@@ -15,6 +15,7 @@ from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task
+from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.solvers import run_solver
 from puzzlesat.validate.runs.tune.plan import Limit
 
@@ -27,7 +28,8 @@ def _task_key(task: Task) -> str:
 def solve_task(task: Task, limit: Limit) -> dict:
     """Worker: build the task's instance and run one solver on it up to the limit. Returns
     the run's record (picklable, no file access)."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True)
+    inst = build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
     flat = inst.formula.flat_literals()
     result = run_solver((flat, inst.formula.num_vars), limit.solver, limit.seconds)
     if result.status == "UNKNOWN" and result.seconds < limit.seconds:
