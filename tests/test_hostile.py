@@ -457,6 +457,46 @@ def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
     assert tree(out) == before
 
 
+SECRET = b"API_TOKEN=hunter2\n"
+
+
+def _published_with_pieces(tmp_path, puzzlesat):
+    """A suite published with a piece file of its own (inputs/my-pieces.txt)."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    pieces = (REPO / "generator" / "data" / "edgematch" / "clue1.txt").read_bytes()
+    (specs / "my-pieces.txt").write_bytes(pieces)
+    (specs / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
+                                   b'params = { pieces = "my-pieces.txt" }\n')
+    out = tmp_path / "out"
+    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    return out
+
+
+@pytest.mark.parametrize("how", ["absolute", "parent"])
+def test_verify_reads_no_input_outside_the_suite_folder(tmp_path, puzzlesat, how):
+    """An absolute or ../ input path in a published suite.toml is one line naming the path;
+    the file outside is never read, so its content is never shown."""
+    out = _published_with_pieces(tmp_path, puzzlesat)
+    value = str(tmp_path / "secret.txt") if how == "absolute" else "../secret.txt"
+    spec = out / "suite.toml"
+    spec.write_bytes(spec.read_bytes().replace(b"inputs/my-pieces.txt", value.encode()))
+    result = puzzlesat("verify", out)
+    assert_one_line_error(result, "params.pieces", "is not a path inside the folder")
+    assert "hunter2" not in result.out + result.err
+
+
+def test_verify_reads_no_symlink_in_inputs(tmp_path, puzzlesat):
+    """A symlink in inputs/ (to a file outside) is one line; its target is never read."""
+    out = _published_with_pieces(tmp_path, puzzlesat)
+    (out / "inputs" / "my-pieces.txt").unlink()
+    (out / "inputs" / "my-pieces.txt").symlink_to(tmp_path / "secret.txt")
+    result = puzzlesat("verify", out)
+    assert_one_line_error(result, "inputs/my-pieces.txt is a symlink")
+    assert "hunter2" not in result.out + result.err
+
+
 def test_spec_relative_pieces_missing_file(tmp_path, puzzlesat):
     (tmp_path / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
                                       b'params = { pieces = "nope.txt" }\n')

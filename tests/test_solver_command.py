@@ -38,6 +38,10 @@ if mode == "unsat":
         open(proof, "w").write("1 0\n0\n")
     print("s UNSATISFIABLE")
     sys.exit(20)
+if mode == "symlink-proof":  # the proof left as a symlink to a file elsewhere
+    os.symlink(os.environ["SECRET_FILE"], proof)
+    print("s UNSATISFIABLE")
+    sys.exit(20)
 if mode == "big-proof":  # 32 MB of comment lines before the refutation
     with open(proof, "w") as out:
         for _ in range(32):
@@ -212,6 +216,21 @@ def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
     proof = (tmp_path / "u.drat").read_bytes()
     assert len(proof) == 32 * 1024 * 1024 + 6 and proof.endswith(b"\n1 0\n0\n")
     assert peak < 4 << 20, peak
+
+
+def test_a_proof_left_as_a_symlink_is_never_copied(tmp_path, fake, monkeypatch):
+    """Only a regular file at {proof} is copied to the proof's destination: a symlink there
+    (to a file the solver did not write) is not followed, and the run says so."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("API_TOKEN=hunter2\n")
+    monkeypatch.setenv("SECRET_FILE", str(secret))
+    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
+    command = command_module.SolverCommand.parse(fake("symlink-proof", "{proof}"))
+    run = command_module.run_command(command, tmp_path / "u.cnf", 60, tmp_path / "u.drat")
+    assert run.status == "UNSAT"
+    assert not (tmp_path / "u.drat").exists()
+    assert any("wrote no proof file" in note and "symlink is never followed" in note
+               for note in run.notes), run.notes
 
 
 def test_a_proof_placeholder_without_proof_is_discarded(tmp_path, puzzlesat, fake):

@@ -222,7 +222,7 @@ def read_published(out: Path) -> tuple[Spec, list[dict]]:
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
     spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
-                      base=out)
+                      base=out, published=True)
     return spec, read_manifest(out)["instances"]
 def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
     """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*``, sorted."""

@@ -57,7 +57,8 @@ def verify_suite(directory: str | os.PathLike, jobs: int = 1,
     spec_file = out / SPEC_FILE
     if not os.path.lexists(spec_file):
         raise UserError(f"{out} holds no {SPEC_FILE}: not a published suite")
-    spec = parse_spec(read_suite_file(spec_file), str(spec_file), force=force, base=out)
+    spec = parse_spec(read_suite_file(spec_file), str(spec_file), force=force, base=out,
+                      published=True)
     check_sizes(spec, force)
     own = executor is None
     executor = local_executor(jobs) if own else executor
