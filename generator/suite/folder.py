@@ -17,6 +17,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, part_name
 from puzzlesat.generator.core.inputs import open_input
+from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families.params import SAFE_NAME
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
@@ -149,7 +150,7 @@ def remove_own(out: Path, rel: str, sha256: str | None) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise UserError(f"cannot remove {out / rel}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"remove {out / rel}") from None
     return True
 
 

@@ -51,7 +51,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
-from puzzlesat.generator.core.paths import is_regular_file
+from puzzlesat.generator.core.paths import is_regular_file, os_failure
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 
@@ -216,7 +216,7 @@ def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
                                        env={**os.environ, RUN_MARK: mark},
                                        preexec_fn=lambda: _in_child(parent, die_with))
     except OSError as exc:
-        raise SolverNotRunnable(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        raise SolverNotRunnable(str(os_failure(exc, f"run {argv[0]}"))) from None
     try:
         with running(process):  # an interrupted suite run kills it
             return _wait_unreaped(process.pid, time_limit, (out.fileno(), err.fileno()))
