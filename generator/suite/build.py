@@ -10,7 +10,8 @@ from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
-from puzzlesat.generator.instance import build
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.instance import build_checked
 from puzzlesat.generator.suite.spec import Task
 
 
@@ -36,8 +37,8 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
     suite folder its ``inputs/`` files are read from; ``solving`` runs the solvers a family
     may ask for (:func:`puzzlesat.generator.instance.build`). Sizes were checked (with the user's
     ``--force``) before any task was handed out: :func:`.publish.check_sizes`."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=solving, force=True, files_root=root)
+    inst = build_checked(get_family(task.family), task.params, task.encoding, task.seed,
+                         task.name, solving, root)
     body = clause_bytes(inst.formula)
     text = dimacs_bytes(inst.formula, inst.header(), body)
     text_sha256 = hashlib.sha256(text).hexdigest()

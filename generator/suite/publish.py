@@ -22,14 +22,16 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
-import puzzlesat
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.paths import os_failure, plain_folder
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.structured import load_toml
+from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import CALIBRATION_FILE, kept_calibration
@@ -125,9 +127,9 @@ def check_sizes(spec: Spec, force: bool) -> None:
 
     for task in spec.tasks:
         params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
-                  for k, v in task.params.items()}
+                  for k, v in task.params.items()}  # the spec's params are normalised
         try:
-            check_size(task.family, params, task.encoding, force, seed=task.seed)
+            check_size(get_family(task.family), params, task.encoding, force, seed=task.seed)
         except UserError as exc:
             raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
@@ -156,7 +158,7 @@ class _Folder:
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot create output folder {path}: {exc.strerror or exc}") \
+            raise os_failure(exc, f"create output folder {path}") \
                 from None
         self.dirs += reversed(missing)
 
@@ -178,7 +180,7 @@ class _Folder:
             try:
                 os.replace(self.out / pending_name(rel), self.out / rel)
             except OSError as exc:
-                raise UserError(f"cannot write {self.out / rel}: {exc.strerror or exc}") \
+                raise os_failure(exc, f"write {self.out / rel}") \
                     from None
         self.pending.clear()
 
@@ -215,7 +217,7 @@ def publish_lock(out: Path):
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
-            raise UserError(f"cannot create lock file {path}: {exc.strerror or exc}") from None
+            raise os_failure(exc, f"create lock file {path}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -261,9 +263,7 @@ def _prepare_output(folder: _Folder, spec: Spec) -> None:
         # SHA256SUMS does not list itself, but is replaced like the files it lists (last)
         folder.sums[SUMS] = file_sha256(out / SUMS) or ""
     for sub in SUBFOLDERS:
-        if (out / sub).is_symlink() or os.path.lexists(out / sub) and not (out / sub).is_dir():
-            raise UserError(f"output folder {out}: {sub} is a symlink or not a folder: "
-                            f"refusing to publish through it")
+        plain_folder(out / sub, f"output folder {out}: subfolder", create=False)
     for sub in ("instances", "witnesses"):
         folder.create(out / sub)
     clear_parts(out)  # left by a killed run
@@ -478,7 +478,7 @@ def manifest_json(spec: Spec, rows: list[dict]) -> dict:
     return {
         "suite": {"name": spec.name, "author": spec.author, "version": spec.version,
                   "seed": spec.seed, "compression": spec.compression, **spec.extra,
-                  "generator": f"puzzlesat {puzzlesat.__version__}", "instances": len(rows)},
+                  "generator": f"puzzlesat {VERSION}", "instances": len(rows)},
         "instances": rows,
     }
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.files import SUFFIXES
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.paths import file_under
@@ -36,7 +37,6 @@ from puzzlesat.generator.families.params import (
     normalize_params,
 )
 
-COMPRESSION_SUFFIX = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
@@ -69,7 +69,7 @@ class Task:
     @property
     def file(self) -> str:
         """The instance's path in the published suite."""
-        return f"instances/{self.name}.cnf{COMPRESSION_SUFFIX[self.compression]}"
+        return f"instances/{self.name}.cnf{SUFFIXES[self.compression]}"
 
     @property
     def witness_file(self) -> str:
@@ -266,9 +266,9 @@ def _suite_table(table: dict) -> dict:
         raise UserError(f"seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)
     out.setdefault("compression", "xz")
-    if out["compression"] not in COMPRESSION_SUFFIX:
+    if out["compression"] not in SUFFIXES:
         raise UserError(f"compression {out['compression']!r} is not one of "
-                        f"{', '.join(COMPRESSION_SUFFIX)}")
+                        f"{', '.join(SUFFIXES)}")
     return out
 
 

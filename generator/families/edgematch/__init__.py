@@ -156,12 +156,3 @@ ENCODINGS = {
     "explicit": "compact + explicit at-most-one square per piece",
     "all": "compact + fbcolors + explicit",
 }
-
-#: the contract (see :mod:`puzzlesat.generator.families`), gathered from the family's files
-__all__ = [
-    "ENCODINGS", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES", "STORY", "SUMMARY",
-    "Puzzle", "Solution", "assignment", "check", "check_certificate", "decode", "encode",
-    "estimate", "expected", "generate", "instance_name", "puzzle_from_json", "puzzle_to_json",
-    "render", "render_svg", "render_tikz", "solution_from_json", "solution_to_json",
-    "uses_seed", "witness",
-]

@@ -154,13 +154,3 @@ PARAMS: tuple[Param, ...] = (
           "moves one endpoint to a free cell of the other checkerboard colour, so the cell "
           f"count cannot balance ({CERTIFICATE}).", choices=UNSAT_CHOICES),
 )
-
-
-#: the contract (see :mod:`puzzlesat.generator.families`), gathered from the family's files
-__all__ = [
-    "ENCODINGS", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES", "STORY", "SUMMARY",
-    "Puzzle", "Solution", "assignment", "check", "check_certificate", "decode", "encode",
-    "estimate", "expected", "generate", "instance_name", "puzzle_from_json", "puzzle_to_json",
-    "render", "render_svg", "render_tikz", "solution_from_json", "solution_to_json",
-    "uses_seed", "witness",
-]

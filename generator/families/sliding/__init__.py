@@ -96,13 +96,3 @@ ENCODINGS = {
     "rotated-onehot": "rotated frame with one-hot tile numbers",
     "direct": "one-hot tile-at-square per step with explicit move and frame axioms",
 }
-
-
-#: the contract (see :mod:`puzzlesat.generator.families`), gathered from the family's files
-__all__ = [
-    "ENCODINGS", "HARDNESS_PARAM", "NAME", "PARAMS", "REFERENCES", "STORY", "SUMMARY",
-    "Puzzle", "Solution", "assignment", "check", "check_certificate", "decode", "encode",
-    "estimate", "expected", "generate", "instance_name", "puzzle_from_json", "puzzle_to_json",
-    "render", "render_svg", "render_tikz", "solution_from_json", "solution_to_json",
-    "uses_seed", "witness",
-]
