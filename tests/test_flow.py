@@ -468,7 +468,7 @@ def test_fewer_colours_are_met_exactly_or_refused_in_one_line(side, min_path, sh
 
 def test_more_stripes_than_labels_merge_down_to_the_default():
     """70x63 has 63 stripes but the text format 62 labels: the default count is planted by
-    merging (this was an error before)."""
+    merging."""
     puzzle = flow.generate({"width": 70, "height": 63}, Rng(1))
     assert puzzle.num_colors == 62 and planted_paths_ok(puzzle, 3) == []
 

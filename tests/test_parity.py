@@ -170,16 +170,21 @@ def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, 
     assert "INVALID" in result.out
 
 
-def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
-    """A planted (even) puzzle whose header claims the parity certificate."""
-    from puzzlesat.generator.core.reader import read_dimacs
+def _claimed_unsat(tmp_path, inst, certificate: str) -> tuple[bool, str]:
+    """``inst`` written as liar.cnf with a header claiming UNSAT by ``certificate``, and what
+    the validator makes of that claim (:func:`certified_unsat`)."""
     from puzzlesat.validate.report import certified_unsat
 
-    plain = build("edge-matching", PARAMS, "compact", 1)
-    plain.expected, plain.expected_from = "UNSAT", EM_CERTIFICATE
+    inst.expected, inst.expected_from = "UNSAT", certificate
     cnf = tmp_path / "liar.cnf"
-    write_instance(str(cnf), plain.formula, plain.header())
-    certified, why = certified_unsat(read_dimacs(cnf))
+    write_instance(str(cnf), inst.formula, inst.header())
+    return certified_unsat(read_dimacs(cnf))
+
+
+def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
+    """A planted (even) puzzle whose header claims the parity certificate."""
+    plain = build("edge-matching", PARAMS, "compact", 1)
+    certified, why = _claimed_unsat(tmp_path, plain, EM_CERTIFICATE)
     assert not certified
     assert why.startswith("the header's certificate does not hold: parity:colour-count: every "
                           "colour occurs on an even number of sides")
@@ -267,16 +272,11 @@ def test_validate_cli_certifies_sliding_parity_without_a_proof(puzzlesat, tmp_pa
 def test_sliding_header_parity_that_does_not_hold_is_not_trusted(puzzlesat, tmp_path):
     """A header that claims parity for a budget of the right parity is not believed, and the
     known witness shows the header wrong."""
-    from puzzlesat.validate.report import certified_unsat
-
     solvable = build("sliding", {"start": [1, 0, 2, 3, 4, 5, 6, 7, 8], "budget": 3}, "rotated")
-    solvable.expected, solvable.expected_from = "UNSAT", SLIDING_CERTIFICATE
-    cnf = tmp_path / "liar.cnf"
-    write_instance(str(cnf), solvable.formula, solvable.header())
-    certified, why = certified_unsat(read_dimacs(cnf))
+    certified, why = _claimed_unsat(tmp_path, solvable, SLIDING_CERTIFICATE)
     assert not certified
     assert why.startswith("the header's certificate does not hold: parity: the budget 3 has "
                           "the parity of the blank's square"), why
-    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    result = puzzlesat("validate", tmp_path / "liar.cnf", _unsat_output(tmp_path))
     assert result.code == 3, result.out
     assert result.out.startswith("WRONG-ANSWER")

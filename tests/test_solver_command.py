@@ -202,8 +202,8 @@ def test_proofs_of_a_suite_are_checked_in_parallel(tmp_path, puzzlesat, fake):
 
 
 def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
-    """A solver's proof is copied where it was asked to go a megabyte at a time (it was read
-    whole into memory: a proof of many GB would have been too)."""
+    """A solver's proof is copied where it was asked to go a megabyte at a time, never read whole
+    into memory (a proof may be many GB)."""
     (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("big-proof", "{proof}"))
     tracemalloc.start()
@@ -259,7 +259,8 @@ def test_solver_command_usage_errors(tmp_path, puzzlesat, args, fragment):
 
 @pytest.mark.parametrize("body", [b"echo no shebang\n", b"\x7fELF not a program"])
 def test_a_program_that_cannot_start_stops_a_suite_run(tmp_path, puzzlesat, body):
-    """An exec format error was an UNKNOWN .out for every instance, and exit 0."""
+    """A program that cannot start (an exec format error) stops a suite run with one line and exit
+    2, not an UNKNOWN .out per instance."""
     program = tmp_path / "solver"
     program.write_bytes(body)
     program.chmod(0o755)
@@ -286,7 +287,7 @@ def _program(path, body: str):
 
 
 def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
-    """The program was looked up as written ('{{'), run with '{': never found."""
+    """A program named with '{{' is looked up as '{' (the braces are unescaped), and found."""
     program = _program(tmp_path / "bin{x}" / "solver", "print('s UNKNOWN')\n")
     escaped = str(program).replace("{", "{{").replace("}", "}}")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", f"{escaped} {{cnf}}")
@@ -296,8 +297,8 @@ def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
 
 
 def test_a_program_name_cannot_add_lines_to_the_answer(tmp_path, puzzlesat):
-    """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that printed nothing was
-    VERIFIED-SAT: its name became the answer's s and v lines."""
+    """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that prints nothing is never
+    VERIFIED-SAT: its name never becomes the answer's s and v lines."""
     program = _program(tmp_path / "bin" / "a\ns SATISFIABLE\nv 1 2 3 0", "")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
                        shlex.join([str(program), "{cnf}"]))
