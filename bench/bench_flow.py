@@ -19,6 +19,7 @@ from pysat.solvers import Solver
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import flow
+from puzzlesat.generator.families.flow.plant import colour_range
 
 SIZES = tuple(range(10, 61, 5))
 SEEDS = 5
@@ -43,7 +44,7 @@ def plant_table() -> None:
             times.append(time.perf_counter() - start)
             assert keeps_its_plant(puzzle)
             counts.add(puzzle.num_colors)
-        low, high = flow.colour_range(size, size, 3)
+        low, high = colour_range(size, size, 3)
         start = time.perf_counter()
         top = flow.generate({**params, "colors": high}, Rng(0))
         top_ms = (time.perf_counter() - start) * 1000

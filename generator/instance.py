@@ -11,12 +11,17 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-import puzzlesat
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.core.header import FORMAT_VERSION
+from puzzlesat.generator.core.files import atomic_write, check_writable
+from puzzlesat.generator.core.header import FORMAT_VERSION, canonical_json
+from puzzlesat.generator.core.inputs import check_distinct
+from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families import (
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import (
     FORCE_BYTES,
     FORCE_CLAUSES,
     MAX_CLAUSES,
@@ -25,7 +30,6 @@ from puzzlesat.generator.families import (
     Estimate,
     check_encoding,
     file_params,
-    get_family,
     normalize_params,
 )
 
@@ -53,7 +57,7 @@ class Instance:
         """The self-describing header written as the DIMACS file's comments."""
         return {
             "puzzlesat-format": FORMAT_VERSION,
-            "generator": f"puzzlesat {puzzlesat.__version__}",
+            "generator": f"puzzlesat {VERSION}",
             "family": self.family.NAME,
             "instance": self.name,
             "encoding": self.encoding,
@@ -76,14 +80,14 @@ class Instance:
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
-          name: str | None = None, certify=None, force: bool = False,
+          name: str | None = None, solving: Solving | None = None, force: bool = False,
           files_root: str | os.PathLike | None = None) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
-    ``certify`` (a :data:`~puzzlesat.generator.families.Certifier`) proves UNSAT answers for
-    families that can ask for a certificate. The family's size estimate is checked first
-    (:func:`check_size`; ``force`` lets past the threshold, never past the DIMACS limits).
-    ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
-    are read (the header keeps the relative path)."""
+    ``solving`` (a :class:`~puzzlesat.generator.core.solving.Solving`) runs the solvers a
+    family may ask for (a checked UNSAT certificate, a uniqueness test). The family's size
+    estimate is checked first (:func:`check_size`; ``force`` lets past the threshold, never
+    past the DIMACS limits). ``files_root``: a published suite's folder, against which its
+    ``inputs/...`` file params are read (the header keeps the relative path)."""
     family = get_family(family_name)
     params = normalize_params(family, params)
     encoding = check_encoding(family, encoding)
@@ -96,33 +100,77 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
         seed = 0
     elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise UserError(f"seed must be a non-negative integer, got {seed!r}")
-    made = params
-    if files_root is not None:
-        files = file_params(family)
-        made = {k: (os.path.join(files_root, v) if k in files
-                    and isinstance(v, str) and v.startswith("inputs/") else v)
-                for k, v in params.items()}
-    check_size(family, made, encoding, force, seed)
-    puzzle = family.generate(made, Rng(seed if seed is not None else 0))
+    check_size(family, _in_folder(family, params, files_root), encoding, force, seed, solving)
+    return build_checked(family, params, encoding, seed, name, solving, files_root)
+
+
+def build_checked(family: Any, params: dict, encoding: str, seed: int | None,
+                  name: str | None = None, solving: Solving | None = None,
+                  files_root: str | os.PathLike | None = None) -> Instance:
+    """:func:`build` for what a suite spec has already checked: normalised ``params``, a known
+    ``encoding``, the seed the params use, a safe name, and a size checked against the
+    limits (:func:`puzzlesat.generator.suite.publish.check_sizes`)."""
+    made = _in_folder(family, params, files_root)
+    puzzle = family.generate(made, Rng(seed if seed is not None else 0), solving)
     formula = family.encode(puzzle, encoding)
-    expected, source = family.expected(puzzle, made, certify)
+    expected, source = family.expected(puzzle, made, solving)
     assert expected in EXPECTED_VALUES, expected
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
                     seed, encoding, puzzle, formula, expected, source)
 
 
+def _in_folder(family: Any, params: dict, files_root: str | os.PathLike | None) -> dict:
+    """``params`` with their ``inputs/...`` file params read from ``files_root``."""
+    if files_root is None:
+        return params
+    files = file_params(family)
+    return {k: (os.path.join(files_root, v) if k in files
+                and isinstance(v, str) and v.startswith("inputs/") else v)
+            for k, v in params.items()}
+
+
+def generate_files(family_name: str, params: dict, output: str, witness: str | None = None,
+                   encoding: str | None = None, seed: int | None = None,
+                   name: str | None = None, solving: Solving | None = None,
+                   force: bool = False) -> Instance:
+    """Build one instance (:func:`build`) and write it to ``output`` (compressed by extension,
+    ``-`` = stdout) and, with ``witness``, its known solution as JSON: both files or neither.
+    The paths are checked before anything is built; an instance without a known solution has
+    no witness to write (a UserError)."""
+    check_distinct(("-o", output), ("--witness", witness))
+    if witness:  # a bad witness path must not leave the instance behind
+        check_writable(witness, "--witness")
+    if output != "-":
+        check_writable(output, "-o")
+    inst = build(family_name, params, encoding, seed, name, solving=solving, force=force)
+    solution = inst.witness_json() if witness else None
+    if witness and solution is None:
+        raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
+    written = False
+    try:
+        write_instance(output, inst.formula, inst.header())
+        written = output != "-"
+        if witness:
+            atomic_write(witness, (canonical_json(solution) + "\n").encode())
+    except BaseException:  # a failed or stopped run leaves neither file
+        if written and witness:
+            os.unlink(output)  # the instance this run just wrote
+        raise
+    return inst
+
+
 def check_size(family, params: dict, encoding: str, force: bool = False,
-               seed: int | None = None) -> Estimate:
+               seed: int | None = None, solving: Solving | None = None) -> Estimate:
     """The family's size estimate, or a UserError stating it: beyond the DIMACS limits always,
     above :data:`FORCE_CLAUSES` clauses or :data:`FORCE_BYTES` bytes unless ``force``.
-    ``family`` is a module or a name. A ``loose`` estimate that fails is asked again with the
+    ``family`` is a module (``params`` normalised) or a name (``params`` raw). A ``loose`` estimate that fails is asked again with the
     puzzle generated from ``seed`` (cheap next to its CNF), as :func:`build` will make it."""
     if isinstance(family, str):
         family = get_family(family)
         params = normalize_params(family, params)
     size = family.estimate(params, encoding)
     if size.loose and not _fits(size, force):
-        puzzle = family.generate(params, Rng(seed if seed is not None else 0))
+        puzzle = family.generate(params, Rng(seed if seed is not None else 0), solving)
         size = family.estimate(params, encoding, puzzle)
     refuse_size(size, force)
     return size

@@ -1,7 +1,6 @@
 """puzzlesat: puzzles to SAT benchmark instances and back.
 
 :mod:`puzzlesat.generator` makes instances and suites, :mod:`puzzlesat.validate` checks what
-solvers say about them, :mod:`puzzlesat.cli` is the `puzzlesat` command on top of both.
+solvers say about them, :mod:`puzzlesat.cli` is the `puzzlesat` command on top of both. The
+version lives in :mod:`puzzlesat.generator.core.version`.
 """
-
-__version__ = "0.1.0"

@@ -151,9 +151,9 @@ def test_validate_suite_takes_a_flow_witness_from_witnesses(tmp_path, puzzlesat,
 @pytest.mark.parametrize("checker", [True, False, None])
 def test_a_witness_is_evidence_whatever_the_header_expects(tmp_path, monkeypatch, expected,
                                                            checker):
-    """A header tampered to expect UNSAT (or nothing) skipped the witness: with a proof the
-    checker passed, an UNSAT claim on a planted SAT instance was VERIFIED-UNSAT; without a
-    proof it was UNSAT-UNCHECKED, 'consistent with the expected UNSAT'."""
+    """A planted witness is checked whatever the header expects: a header tampered to expect UNSAT
+    (or nothing) never turns an UNSAT claim on a planted SAT instance into VERIFIED-UNSAT
+    (with a proof the checker passes) or UNSAT-UNCHECKED (without one)."""
     if checker is not None:
         stub_checker(monkeypatch, checker)
     inst = build("edge-matching", EDGE, seed=2)

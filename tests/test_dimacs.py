@@ -6,7 +6,7 @@ import lzma
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from references import pad_rows
+from references import integers_reference, numpy_clause_bytes, pad_rows
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
@@ -16,11 +16,11 @@ from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.writer import (
+    Tuning,
     clause_bytes,
     dimacs_bytes,
     gbd_hash_of_body,
     literal_table,
-    numpy_clause_bytes,
     stream_clauses,
     text_length,
 )
@@ -74,16 +74,11 @@ _edge_lit = st.sampled_from([1, 9, 10, 99, 100, 999, 1000, 9999]).flatmap(
 @given(rows=st.lists(st.lists(_edge_lit, min_size=1, max_size=4), min_size=1, max_size=12),
        unit=st.integers(1, 3), repeat=st.integers(1, 30), stage=st.sampled_from([64, 1 << 20]),
        chunk=st.sampled_from([3, 1 << 14]), run_literals=st.sampled_from([0, 1000, 10**9]))
-def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, run_literals,
-                                             monkeypatch_module):
+def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, run_literals):
     """The run writer (stream_clauses, clause_bytes) against the reference writer and the
     plain definition, on 2-D and 3-D (unit) blocks, small staging buffers and small steps,
     with every step formatted as runs (0), packed (10^9), or as the writer chooses."""
-    from puzzlesat.generator.core import writer
-
-    monkeypatch_module.setattr(writer, "_STAGE_BYTES", stage)
-    monkeypatch_module.setattr(writer, "_STEP_WORDS", chunk)
-    monkeypatch_module.setattr(writer, "_RUN_LITERALS", run_literals)
+    tuning = Tuning(step_words=chunk, stage_bytes=stage, run_literals=run_literals)
     clauses = rows * repeat
     count = len(clauses) // unit * unit
     f = Formula()
@@ -95,16 +90,16 @@ def test_run_writer_matches_reference_writer(rows, unit, repeat, stage, chunk, r
     f.add("zero inside", [[1, 0, 2], [3, 4, 0]])  # not clean DIMACS: 0 has no text
     want = numpy_clause_bytes(f.blocks, literal_table(9999))
     assert want.startswith(reference_text(clauses[:count] + clauses))
-    assert clause_bytes(f) == want
+    assert clause_bytes(f, tuning) == want
     pieces = []
-    assert stream_clauses(f, lambda view: pieces.append(bytes(view))) == len(want)
+    assert stream_clauses(f, lambda view: pieces.append(bytes(view)), tuning) == len(want)
     assert b"".join(pieces) == want
 
 
 def test_writer_makes_the_literal_table_once_per_formula(monkeypatch):
-    """A flow formula is thousands of small blocks that the reference writer formats: the
-    table of every literal's text (O(V)) must be made a fixed number of times per formula, not
-    once per block (it was: a 40x40 flow grid took 25 s to write instead of 1 s)."""
+    """A flow formula is thousands of small blocks that the reference writer formats: the table of
+    every literal's text (O(V)) is made a fixed number of times per formula, not once per
+    block."""
     from puzzlesat.generator.core import writer
 
     made = []
@@ -123,12 +118,6 @@ def test_writer_makes_the_literal_table_once_per_formula(monkeypatch):
         return len(made)
 
     assert tables_made(20) == tables_made(2)
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
 
 
 def test_writer_packs_texts_longer_than_a_word():
@@ -157,14 +146,12 @@ def test_writer_rejects_literal_beyond_num_vars():
 @given(blocks=st.lists(clauses_st.filter(bool), min_size=1, max_size=4),
        num_vars=st.just(1200), share=st.floats(0, 1))
 @example(blocks=[[[1, -2], [3]]], num_vars=10**6 + 3, share=0.5)  # texts of two words
-def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_vars, share,
-                                                  monkeypatch_module):
+def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_vars, share):
     """The child computes where its part starts from literal lengths (text_length) and writes
     there: the file must be byte for byte the one-process text, wherever the cut falls, for
     one-word and two-word literal texts, with a zero inside a clause and 3-D blocks."""
     from puzzlesat.generator.core import parallel
 
-    monkeypatch_module.setattr(parallel, "_FIRST_SHARE", share)
     f = Formula()
     f.new_vars("v", num_vars)
     for i, block in enumerate(blocks):
@@ -176,7 +163,7 @@ def test_two_process_writer_writes_the_same_bytes(tmp_path_factory, blocks, num_
     path = tmp_path_factory.mktemp("two") / "f.cnf"
     with atomic_file(path) as out:
         out.write(b"p cnf\n")
-        assert parallel.write_clauses(f, out, processes=2) == len(want)
+        assert parallel.write_clauses(f, out, processes=2, first_share=share) == len(want)
         assert out.position == len(want) + 6
     assert path.read_bytes() == b"p cnf\n" + want
 
@@ -344,19 +331,12 @@ _space = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n "])
 @settings(deadline=None)
 @given(tokens=st.lists(st.tuples(_space, _token), max_size=60), lead=st.sampled_from(["", " ", "\n"]),
        chunk=st.sampled_from([16, 64, 1 << 15]))
-def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_module):
-    """parse_literals (SWAR words, in steps) and parse_integers (numpy's reader, used for long
-    tokens and for models) accept and reject exactly what the plain-Python definition does,
-    with the same values. Issue 22: -2^63 read as 0 (a clause end)."""
-    from puzzlesat.generator.core import reader
-    from puzzlesat.generator.core.reader import (
-        integers_reference,
-        minus_signs_ok,
-        parse_integers,
-        parse_literals,
-    )
+def test_literal_reader_matches_reference(tokens, lead, chunk):
+    """parse_literals (SWAR words, in steps of any size) and parse_integers (numpy's reader, used
+    for long tokens and for models) accept and reject exactly what the plain-Python
+    definition does, with the same values (-2^63 included: never a clause end)."""
+    from puzzlesat.generator.core.reader import minus_signs_ok, parse_integers, parse_literals
 
-    monkeypatch_module.setattr(reader, "_PARSE_CHUNK", chunk)
     text = (lead + "".join(space + token for space, token in tokens)).encode()
 
     def numpy_reader():
@@ -367,18 +347,18 @@ def test_literal_reader_matches_reference(tokens, lead, chunk, monkeypatch_modul
     try:
         want = integers_reference(text, "x")
     except UserError as exc:
-        for reader in (numpy_reader, lambda: parse_literals(memoryview(text), "x")):
+        for reader in (numpy_reader, lambda: parse_literals(memoryview(text), "x", chunk)):
             with pytest.raises(UserError) as got:
                 reader()
             assert str(got.value) == str(exc)
         return
     assert numpy_reader() == want
-    assert parse_literals(memoryview(text), "x").tolist() == want
+    assert parse_literals(memoryview(text), "x", chunk).tolist() == want
 
 
 def test_literal_minus_2_pow_63_in_a_cnf_is_refused():
-    """Issue 22: ``-9223372036854775808`` was read as 0, a clause end, so ``p cnf 2 2`` with
-    one clause passed and a model of it was VERIFIED-SAT (the other limits: the test above)."""
+    """``-9223372036854775808`` is a literal too large for DIMACS, never 0 (a clause end): ``p cnf
+    2 2`` with one such clause is refused (the other limits: the test above)."""
     with pytest.raises(UserError, match=r"literal too large for DIMACS"):
         parse_dimacs(b"p cnf 2 2\n1 -9223372036854775808 2 0\n")
 

@@ -137,21 +137,22 @@ def test_ctrl_c_ends_the_child_without_running_this_process_cleanup(tmp_path, mo
     assert list(tmp_path.iterdir()) == []
 
 
-def _written_in_two_processes(path, f: Formula) -> bytes:
+def _written_in_two_processes(path, f: Formula, first_share: float = parallel.FIRST_SHARE
+                              ) -> bytes:
     with atomic_file(path) as out:
-        parallel.write_clauses(f, out, processes=2)
+        parallel.write_clauses(f, out, processes=2, first_share=first_share)
     return path.read_bytes()
 
 
 def test_a_signal_the_parent_ignores_the_child_ignores(tmp_path, monkeypatch):
     """A background job (`generate ... &` from a script) ignores Ctrl-C; so must its child."""
-    monkeypatch.setattr(parallel, "_FIRST_SHARE", 0.0)  # the child makes every block
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         f = _big_formula()
         f.add("interrupts", Deferred((1, 2), lambda: os.kill(os.getpid(), signal.SIGINT)
                                      or np.array([[1, 2]], dtype=np.int32)))
-        assert _written_in_two_processes(tmp_path / "f.cnf", f) == clause_bytes(f)
+        assert _written_in_two_processes(tmp_path / "f.cnf", f, first_share=0.0) \
+            == clause_bytes(f)  # the child makes every block
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -204,7 +205,8 @@ def test_children_reaped_by_the_system(tmp_path):
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
         f = _big_formula()
-        assert _written_in_two_processes(tmp_path / "f.cnf", f) == clause_bytes(f)
+        assert _written_in_two_processes(tmp_path / "f.cnf", f, first_share=0.0) \
+            == clause_bytes(f)  # the child makes every block
     finally:
         signal.signal(signal.SIGCHLD, previous)
 

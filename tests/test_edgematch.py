@@ -21,6 +21,16 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
 from puzzlesat.generator.families import edgematch as em
 from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.edgematch.encode import (
+    SAT09_TURN_SEED,
+    TYPE_PATTERNS,
+    Board,
+    duplicate_pairs,
+    duplicate_pieces,
+    heule_turned,
+    piece_type,
+)
+from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 from puzzlesat.generator.instance import build
 
 ENCODINGS = list(em.ENCODINGS)
@@ -35,7 +45,7 @@ TABLE1_TYPO = {("em-14-7-3", "fbcolors_extra"): 41472}
 # -- the slow reference encoder, written from the spec's tables with plain loops --------------------
 def reference_encode(puzzle: em.Puzzle, encoding: str) -> list[list[int]]:
     """Heule's encoding clause by clause (shared/specs/edge-matching.md), no numpy tricks."""
-    board = puzzle.board  # square classes, numbering and colour domains (checked separately)
+    board = Board(puzzle)  # square classes, numbering and colour domains (checked separately)
     R, C = puzzle.rows, puzzle.cols
     pieces = [list(map(int, p)) for p in puzzle.pieces]
     n = len(pieces)
@@ -110,10 +120,10 @@ def reference_encode(puzzle: em.Puzzle, encoding: str) -> list[list[int]]:
                 for i in ([1, 2] if k == 0 else [1, 2, 3]):
                     out.append([-x[p, q], lit(q, (i + t) % 4, normal[i])])
             continue
-        turned = bool(em.heule_turned(puzzle.turn_seed, n)[p])
-        t, start = em.piece_type(pieces[p][2:] + pieces[p][:2] if turned else pieces[p])
+        turned = bool(heule_turned(puzzle.turn_seed, n)[p])
+        t, start = piece_type(pieces[p][2:] + pieces[p][:2] if turned else pieces[p])
         start = (start + 2 * turned) % 4
-        pattern = em.TYPE_PATTERNS[t - 1]
+        pattern = TYPE_PATTERNS[t - 1]
         role = {ch: pieces[p][(start + pattern.index(ch)) % 4] for ch in pattern}
         a, b, c, dd = (role.get(ch) for ch in "abcd")
         if encoding in ("fbcolors", "all") and t != 1:
@@ -179,14 +189,14 @@ def test_piece_types_match_piece_type(pieces):
     from puzzlesat.generator.families.edgematch.encode import piece_types
 
     types, starts = piece_types(np.array(pieces))
-    assert list(zip(types.tolist(), starts.tolist())) == [em.piece_type(p) for p in pieces]
+    assert list(zip(types.tolist(), starts.tolist())) == [piece_type(p) for p in pieces]
 
 
 def test_table1_reproduced_from_the_piece_files():
     for row in table1_rows():
-        puzzle = em.load_pieces(TABLE1_PIECES[row["name"]])
+        puzzle = load_pieces(TABLE1_PIECES[row["name"]])
         assert (puzzle.rows, puzzle.cols) == (int(row["rows"]), int(row["cols"])), row["name"]
-        assert (puzzle.board.domains[0].size, puzzle.board.domains[1].size) == \
+        assert (Board(puzzle).domains[0].size, Board(puzzle).domains[1].size) == \
             (int(row["border_colors"]), int(row["center_colors"])), row["name"]
         counts = {enc: em.encode(puzzle, enc) for enc in ("compact", "fbcolors", "explicit", "all")}
         assert counts["compact"].num_vars == int(row["variables"]), row["name"]
@@ -239,10 +249,10 @@ def test_every_published_sat09_file_is_vendored():
 
 def _role_free(puzzle, formula_clauses):
     """Clauses not owned by a center piece whose roles have a 180° choice (types 3, 4, 6, 7)."""
-    board = puzzle.board
+    board = Board(puzzle)
     owned = set()
     for p in board.members[2]:
-        if em.piece_type(puzzle.pieces[p])[0] in (3, 4, 6, 7):
+        if piece_type(puzzle.pieces[p])[0] in (3, 4, 6, 7):
             first = int(board.x_offset[p])
             owned.update(range(first, first + board.squares[2].size))
     return [c for c in formula_clauses if not (c[0] < 0 and -c[0] in owned and len(c) > 1
@@ -252,7 +262,7 @@ def _role_free(puzzle, formula_clauses):
 @pytest.mark.parametrize("name,encoding,tag", SAT09)
 def test_sat09_same_p_line_and_clause_multiset(name, encoding, tag):
     published = read_dimacs(DATA / "sat09" / f"{name}_{tag}.cnf.xz")
-    puzzle = em.load_pieces(name)
+    puzzle = load_pieces(name)
     formula = em.encode(puzzle, encoding)
     assert (formula.num_vars, formula.num_clauses) == (published.num_vars, published.num_clauses)
     ours, theirs = formula.clauses(), published.clauses()
@@ -265,20 +275,20 @@ def test_sat09_same_p_line_and_clause_multiset(name, encoding, tag):
 @pytest.mark.parametrize("name,encoding,tag", SAT09)
 def test_sat09_same_gbd_hash(name, encoding, tag):
     published = read_dimacs(DATA / "sat09" / f"{name}_{tag}.cnf.xz")
-    puzzle = em.generate({"pieces": name, "turn_seed": em.SAT09_TURN_SEED}, None)
+    puzzle = em.generate({"pieces": name, "turn_seed": SAT09_TURN_SEED}, None)
     formula = em.encode(puzzle, encoding)
     assert gbd_hash_of_body(clause_bytes(formula)) == published.gbd_hash
     # without Heule's shuffle the turned type 4/6/7 pieces name their colours the other way
-    assert gbd_hash_of_body(clause_bytes(em.encode(em.load_pieces(name), encoding))) != \
+    assert gbd_hash_of_body(clause_bytes(em.encode(load_pieces(name), encoding))) != \
         published.gbd_hash
 
 
 def test_heule_turned_matches_glibc_rand():
     # glibc srand(1): rand() = 1804289383, 846930886, 1681692777, 1714636915, 1957747793,
     # 424238335, 719885386, 1649760492 (mod 4: 3 2 1 3 1 3 2 0)
-    assert em.heule_turned(1, 8).tolist() == [False, True, False, False, False, False, True, False]
-    assert em.heule_turned(0, 8).tolist() == em.heule_turned(1, 8).tolist()  # glibc: 0 -> 1
-    assert not em.heule_turned(None, 8).any()
+    assert heule_turned(1, 8).tolist() == [False, True, False, False, False, False, True, False]
+    assert heule_turned(0, 8).tolist() == heule_turned(1, 8).tolist()  # glibc: 0 -> 1
+    assert not heule_turned(None, 8).any()
 
 
 # -- round trips ---------------------------------------------------------------------------------
@@ -326,7 +336,7 @@ def test_scramble_moves_and_turns_pieces():
 
 
 def test_four_squares_encodes_solves_and_decodes():
-    puzzle = em.load_pieces("four-squares")
+    puzzle = load_pieces("four-squares")
     assert not puzzle.bounded and (puzzle.rows, puzzle.cols) == (2, 2)
     formula = em.encode(puzzle, "compact")
     model = solve(formula.clauses())
@@ -336,7 +346,7 @@ def test_four_squares_encodes_solves_and_decodes():
 
 
 def test_check_rejects_broken_boards():
-    puzzle = em.load_pieces("em_7_3_6")
+    puzzle = load_pieces("em_7_3_6")
     good = em.witness(puzzle)
     assert em.check(puzzle, good) == []
     swapped = em.Solution(good.piece.copy(), good.rotation.copy())
@@ -350,9 +360,9 @@ def test_check_rejects_broken_boards():
 
 
 def test_expected_results():
-    assert em.expected(em.load_pieces("eternity2"), {}) == ("UNKNOWN", "none")
-    assert em.expected(em.load_pieces("em_9_3_5"), {})[0] == "SAT"
-    assert em.expected(em.load_pieces("clue1"), {}) == ("UNKNOWN", "none")
+    assert em.expected(load_pieces("eternity2"), {}) == ("UNKNOWN", "none")
+    assert em.expected(load_pieces("em_9_3_5"), {})[0] == "SAT"
+    assert em.expected(load_pieces("clue1"), {}) == ("UNKNOWN", "none")
 
 
 # -- determinism ----------------------------------------------------------------------------------
@@ -400,14 +410,14 @@ def test_fast_encoder_matches_reference(rows, extra, border, center, seed, unbou
 
 @pytest.mark.parametrize("name", ["clue1", "em_7_3_6", "em_9_3_5"])
 def test_fast_encoder_matches_reference_on_real_pieces(name):
-    puzzle = em.load_pieces(name)
+    puzzle = load_pieces(name)
     for encoding in ENCODINGS:
         assert em.encode(puzzle, encoding).clauses() == reference_encode(puzzle, encoding)
 
 
 # -- piece files and the command line -----------------------------------------------------------------
 def test_meta2010_file_reads_as_a_bounded_board():
-    puzzle = em.load_pieces(str(fixture_path("edgematch", "meta2010", "meta_10x10.txt")))
+    puzzle = load_pieces(str(fixture_path("edgematch", "meta2010", "meta_10x10.txt")))
     assert (puzzle.rows, puzzle.cols) == (10, 10)
     assert dimacs_problems(em.encode(puzzle, "compact")) == []
 
@@ -476,11 +486,11 @@ def test_cli_unwritable_output(puzzlesat, tmp_path):
     {"pieces": "clue1"},
 ])
 def test_duplicate_pairs_counts_the_duplicate_clauses_without_making_them(params):
-    from puzzlesat.generator.families import normalize_params
+    from puzzlesat.generator.families.params import normalize_params
 
     family = get_family("edge-matching")
     puzzle = family.generate(normalize_params(family, params), Rng(5))
-    assert em.duplicate_pairs(puzzle) == em.duplicate_pieces(puzzle).shape[0]
+    assert duplicate_pairs(Board(puzzle)) == duplicate_pieces(Board(puzzle)).shape[0]
 
 
 def test_boards_past_the_loose_bound_are_sized_by_their_puzzle(puzzlesat, tmp_path):

@@ -16,9 +16,9 @@ from puzzlesat.generator.families import (
     family_names,
     flow,
     get_family,
-    normalize_params,
     sliding,
 )
+from puzzlesat.generator.families.params import normalize_params
 
 #: each module bound to the contract with its own puzzle and solution types, so that mypy checks
 #: every signature of the module against the Protocol (isinstance below sees the names only)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import itertools
 import math
 import re
@@ -23,9 +24,23 @@ from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import flow
+from puzzlesat.generator.families.flow.plant import colour_range, is_unique
+from puzzlesat.generator.families.flow.puzzle import (
+    LABELS,
+    TOUCHING,
+    load_puzzle,
+    parse_text,
+    puzzle_to_text,
+    solution_from_paths,
+    trace_paths,
+)
 from puzzlesat.generator.instance import build
+from puzzlesat.validate.runs.certify import CheckedSolving
 
 ENCODINGS = list(flow.ENCODINGS)
+
+#: the module of flow.generate (the package attribute ``generate`` is the function)
+FLOW_GENERATE = importlib.import_module("puzzlesat.generator.families.flow.generate")
 
 
 def levels() -> list:
@@ -34,7 +49,7 @@ def levels() -> list:
 
 @cache
 def level(name: str) -> flow.Puzzle:
-    return flow.load_puzzle(str(fixture_path("flow-zucker", "puzzles", f"{name}.txt")))
+    return load_puzzle(str(fixture_path("flow-zucker", "puzzles", f"{name}.txt")))
 
 
 def solve(formula, extra=()):
@@ -117,7 +132,7 @@ def test_stray_cycle_model_of_static_zucker_is_not_a_solution():
     problems = flow.check(puzzle, flow.decode(puzzle, "zucker", model))
     assert any(p.startswith("satisfies the CNF, not a solution: ") and "cycle" in p
                for p in problems), problems
-    _, cycles = flow.trace_paths(puzzle, flow.decode(puzzle, "zucker", model))
+    _, cycles = trace_paths(puzzle, flow.decode(puzzle, "zucker", model))
     assert cycles
 
 
@@ -125,16 +140,16 @@ def test_check_names_a_path_touching_itself():
     # A runs down the left column, along the bottom, back up through the centre and out to
     # the right: (1,0) and (1,1) touch. Legal in the game, excluded by the article's clauses,
     # so this level is UNSAT under zucker.
-    puzzle = flow.parse_text("ABB\n...\n..A")
-    solution = flow.solution_from_paths(puzzle, [[0, 3, 6, 7, 4, 5, 8], [1, 2]])
+    puzzle = parse_text("ABB\n...\n..A")
+    solution = solution_from_paths(puzzle, [[0, 3, 6, 7, 4, 5, 8], [1, 2]])
     problems = flow.check(puzzle, solution)
-    assert len(problems) == 1 and problems[0].startswith(flow.TOUCHING), problems
+    assert len(problems) == 1 and problems[0].startswith(TOUCHING), problems
     assert solve(flow.encode(puzzle, "zucker")) is None
 
 
 def test_check_finds_broken_solutions():
-    puzzle = flow.parse_text("AB\nAB")
-    good = flow.solution_from_paths(puzzle, [[0, 2], [1, 3]])
+    puzzle = parse_text("AB\nAB")
+    good = solution_from_paths(puzzle, [[0, 2], [1, 3]])
     assert flow.check(puzzle, good) == []
     colours = flow.Solution(good.colors.copy(), good.links.copy())
     colours.colors[0, 0] = 1
@@ -271,7 +286,7 @@ def random_levels(draw):
         return None
     grid = ["."] * (h * w)
     for k in range(pairs):
-        grid[cells[2 * k]] = grid[cells[2 * k + 1]] = flow.LABELS[k]
+        grid[cells[2 * k]] = grid[cells[2 * k + 1]] = LABELS[k]
     return ["".join(grid[r * w:(r + 1) * w]) for r in range(h)]
 
 
@@ -282,7 +297,7 @@ def test_every_encoding_equals_the_reference_on_random_levels(rows):
     encoder's clauses are the reference's, in the same order."""
     if rows is None:
         return
-    puzzle = flow.parse_text("\n".join(rows))
+    puzzle = parse_text("\n".join(rows))
     assert reference_encode(*text_grid(rows)) == reference_encode(
         puzzle.endpoints.tolist(), puzzle.num_colors)
     assert_equals_the_reference(puzzle)
@@ -309,7 +324,7 @@ LEVEL_LIKE = """\
 
 def test_every_encoding_equals_the_reference_on_a_level_like_puzzle():
     rows = LEVEL_LIKE.splitlines()
-    puzzle = flow.parse_text(LEVEL_LIKE)
+    puzzle = parse_text(LEVEL_LIKE)
     assert puzzle.num_colors == 16 and puzzle.endpoints.tolist() == text_grid(rows)[0]
     assert_equals_the_reference(puzzle)
     # the spec's closed form: Σ_endpoints [C + 1 + C(d,2)] + Σ_free [2 + C(C,2) + C(k,2) + C·k·(d+2)]
@@ -336,7 +351,7 @@ def test_planted_grids_are_sat_and_their_witnesses_models():
         solution = flow.witness(puzzle)
         assert flow.check(puzzle, solution) == []
         assert flow.expected(puzzle, {}) == ("SAT", "planted")
-        paths, _ = flow.trace_paths(puzzle, solution)
+        paths, _ = trace_paths(puzzle, solution)
         assert min(map(len, paths)) >= 3
         for encoding in ENCODINGS:
             formula = flow.encode(puzzle, encoding)
@@ -350,7 +365,7 @@ def test_planted_colour_count_and_determinism():
     a = flow.generate(params, Rng(3))
     assert a.num_colors == 12
     # pinned: the same seed draws this grid on every machine and numpy version
-    assert flow.puzzle_to_text(a).split() == [
+    assert puzzle_to_text(a).split() == [
         "....AB..B", "..CD..DEF", ".CG...G..", "......AE.", "...HI..IF",
         "....JK..K", "..L......", ".......J.", "..HL....."]
     ranged = flow.generate({"width": 8, "height": 8, "min_colors": 9, "max_colors": 11,
@@ -364,7 +379,7 @@ def test_planted_colour_count_and_determinism():
 def planted_paths_ok(puzzle, min_path) -> list:
     """The planted solution by the puzzle's rules, plus path lengths (plain Python)."""
     problems = flow.check(puzzle, puzzle.planted)
-    paths, _ = flow.trace_paths(puzzle, puzzle.planted)
+    paths, _ = trace_paths(puzzle, puzzle.planted)
     problems += [f"path {u} has {len(p)} cells" for u, p in enumerate(paths) if len(p) < min_path]
     return problems
 
@@ -373,7 +388,7 @@ def planted_paths_ok(puzzle, min_path) -> list:
 def plant_requests(draw, max_side=14):
     width, height = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
     min_path = draw(st.integers(2, 5))
-    low, high = flow.colour_range(width, height, min_path)
+    low, high = colour_range(width, height, min_path)
     if high == 0:
         return width, height, min_path, None, 0
     return width, height, min_path, draw(st.integers(low, high)), draw(st.integers(0, 2**32))
@@ -419,7 +434,7 @@ EXTREME_LEVELS = [(8, 5), (9, 4), (10, 5), (11, 7), (12, 6)]
 def test_fewer_colours_than_the_shorter_side_by_merging(side, colors):
     """Counts like the extreme levels' (and down to 0.3 x the side) are met exactly, for every
     seed tried, with valid paths, and reproducibly."""
-    assert colors < flow.colour_range(side, side, 3)[0]
+    assert colors < colour_range(side, side, 3)[0]
     for seed in range(3):
         params = {"width": side, "height": side, "colors": colors}
         puzzle = flow.generate(params, Rng(seed))
@@ -436,7 +451,7 @@ def test_fewer_colours_are_met_exactly_or_refused_in_one_line(side, min_path, sh
     """Any count below the shorter side: an exact, valid cover, or the user error that names
     the fewest paths reached -- never a wrong count or an invalid cover."""
     width, height = side
-    low, high = flow.colour_range(width, height, min_path)
+    low, high = colour_range(width, height, min_path)
     assume(low > 1 and high > 0)
     colors = 1 + int(share * (low - 2))
     params = {"width": width, "height": height, "min_path": min_path, "colors": colors}
@@ -453,7 +468,7 @@ def test_fewer_colours_are_met_exactly_or_refused_in_one_line(side, min_path, sh
 
 def test_more_stripes_than_labels_merge_down_to_the_default():
     """70x63 has 63 stripes but the text format 62 labels: the default count is planted by
-    merging (this was an error before)."""
+    merging."""
     puzzle = flow.generate({"width": 70, "height": 63}, Rng(1))
     assert puzzle.num_colors == 62 and planted_paths_ok(puzzle, 3) == []
 
@@ -467,7 +482,8 @@ def test_plain_stripes_last_resort_meets_the_count(monkeypatch):
 
 
 def test_unique_grids_are_unique():
-    puzzle = flow.generate({"width": 6, "height": 6, "unique": True, "min_path": 3}, Rng(2))
+    puzzle = flow.generate({"width": 6, "height": 6, "unique": True, "min_path": 3}, Rng(2),
+                           CheckedSolving())
     assert puzzle.attempts >= 1
     assert flow.expected(puzzle, {})[1].startswith("planted, unique (cadical195, ")
     acyclic = flow.encode(puzzle, "acyclic")
@@ -477,14 +493,20 @@ def test_unique_grids_are_unique():
     for seed in range(6):
         grid = flow.generate({"width": 8, "height": 8, "colors": 12}, Rng(seed))
         other = solve(flow.encode(grid, "acyclic"), [block_colouring(grid, grid.planted)])
-        verdicts.append(flow.is_unique(grid))
+        verdicts.append(is_unique(grid, CheckedSolving()))
         assert verdicts[-1] == (other is None), seed
+
+
+def test_unique_needs_a_solver_passed_in():
+    """Making a --unique grid without a solver passed in is one clear error."""
+    with pytest.raises(UserError, match="--unique needs a SAT solver"):
+        flow.generate({"width": 6, "height": 6, "unique": True}, Rng(2))
 
 
 def test_unique_reports_its_attempts(puzzlesat, tmp_path, monkeypatch):
     """The user sees how many grids were drawn: in the summary and the header."""
     verdicts = iter([False, False, True])
-    monkeypatch.setattr(flow, "is_unique", lambda puzzle: next(verdicts))
+    monkeypatch.setattr(FLOW_GENERATE, "is_unique", lambda puzzle, solving: next(verdicts))
     out = tmp_path / "u.cnf"
     result = puzzlesat("generate", "flow", "--width", "7", "--height", "7", "--unique",
                        "-o", out)
@@ -497,8 +519,8 @@ def test_unique_gives_up_with_a_clear_error(puzzlesat, tmp_path, monkeypatch):
     """Every planted grid has another solution: after UNIQUE_ATTEMPTS the user is told what to
     change, in one line, and no file is written."""
     tried = []
-    monkeypatch.setattr(flow, "UNIQUE_ATTEMPTS", 3)
-    monkeypatch.setattr(flow, "is_unique", lambda puzzle: tried.append(puzzle) and False)
+    monkeypatch.setattr(FLOW_GENERATE, "UNIQUE_ATTEMPTS", 3)
+    monkeypatch.setattr(FLOW_GENERATE, "is_unique", lambda puzzle, solving: tried.append(puzzle) and False)
     out = tmp_path / "u.cnf"
     result = puzzlesat("generate", "flow", "--width", "6", "--height", "6", "--unique",
                        "-o", out)
@@ -577,10 +599,10 @@ GOLDEN_SHA256 = "2f47d19a8f0ceade96861e8c99b7272f178abba9f0c904f5d89e42a07b41429
 # -- formats ------------------------------------------------------------------------------------
 def test_text_and_json_round_trips():
     puzzle = level("regular_5x5_01")
-    assert flow.puzzle_to_text(puzzle) == fixture_path(
+    assert puzzle_to_text(puzzle) == fixture_path(
         "flow-zucker", "puzzles", "regular_5x5_01.txt").read_text()
     again = flow.puzzle_from_json(flow.puzzle_to_json(puzzle))
-    assert flow.puzzle_to_text(again) == flow.puzzle_to_text(puzzle)
+    assert puzzle_to_text(again) == puzzle_to_text(puzzle)
     planted = flow.generate({"width": 6, "height": 4}, Rng(0))
     solution = flow.solution_from_json(flow.solution_to_json(planted.planted))
     assert flow.check(planted, solution) == []

@@ -22,7 +22,7 @@ def test_name_with_a_trailing_newline(tmp_path, puzzlesat):
 
 
 def test_suite_named_with_a_trailing_newline(toy, puzzlesat, tmp_path):
-    """A suite named "demo\\n" was published."""
+    """A suite name ending in a newline ("demo\\n") is refused."""
     spec = tmp_path / "s.toml"
     spec.write_bytes(HEAD.replace(b'name = "t"', b'name = "demo\\n"')
                      + b"[[group]]\nfamily = 'toy'\nparams = { n = 3 }\n")
@@ -87,7 +87,8 @@ def test_validate_suite_takes_the_expected_result_from_the_instance(published, p
 
 def test_validate_suite_does_not_trust_an_instance_sha256sums_does_not_list(published,
                                                                             puzzlesat, tmp_path):
-    """SHA256SUMS was never checked: a replaced instance was judged like the published one."""
+    """validate-suite checks every instance against SHA256SUMS: a replaced instance is not judged
+    like the published one."""
     (tmp_path / "res").mkdir()
     first, second = sorted((published / "instances").iterdir())[:2]
     second.write_bytes(first.read_bytes())
@@ -109,8 +110,9 @@ CHANGED = SPEC.replace(b'version = "1"', b'version = "2"').replace(
 @pytest.mark.parametrize("fail_at", [1, 2, 3, 6, 12, -1], ids=lambda n: f"fsync {n}")
 def test_republish_on_a_full_disk_keeps_the_old_suite(published, puzzlesat, tmp_path,
                                                       monkeypatch, fail_at):
-    """The new suite.toml, inputs/ and some instances were left beside the old manifest.json
-    and SHA256SUMS (sha256sum -c failed, verify regenerated the wrong suite)."""
+    """A republish that fails on a full disk leaves the old suite whole: no new suite.toml, inputs/
+    or instances beside the old manifest.json and SHA256SUMS (sha256sum -c and verify still
+    pass)."""
     import errno
 
     assert CHANGED != SPEC
@@ -224,7 +226,7 @@ def test_publish_refuses_a_manifest_naming_a_file_outside_instances(published, p
 
 
 def test_a_calibration_symlink_is_not_published(published, puzzlesat, spec_file, tmp_path):
-    """A calibration-x symlink to a file outside was copied into the suite, listed in
+    """A calibration-x symlink to a file outside is neither copied into the suite nor listed in
     SHA256SUMS."""
     secret = tmp_path / "secret.txt"
     secret.write_text("private")
@@ -349,7 +351,7 @@ def test_calibrate_measures_only_the_published_instances(published, puzzlesat):
 
 
 def test_verify_reads_no_fifo_and_no_symlink(published, puzzlesat, tmp_path):
-    """A FIFO in place of a published file blocked verify; a symlink was followed."""
+    """verify neither blocks on a FIFO in place of a published file nor follows a symlink."""
     first, second = sorted((published / "instances").iterdir())[:2]
     first.unlink()
     os.mkfifo(first)
@@ -366,8 +368,8 @@ def test_verify_reads_no_fifo_and_no_symlink(published, puzzlesat, tmp_path):
 
 def test_republish_stopped_before_its_renames_keeps_the_old_sums(published, puzzlesat,
                                                                  tmp_path, monkeypatch):
-    """SHA256SUMS (which lists no sum of itself) was written before the kept-back files were
-    renamed into place: a run stopped between them left new sums beside old files."""
+    """SHA256SUMS (which lists no sum of itself) is written after the kept-back files are renamed
+    into place: a run stopped between them never leaves new sums beside old files."""
     import errno
 
     before = tree(published)

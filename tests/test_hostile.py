@@ -48,7 +48,8 @@ def other_spec(tmp_path, name="other") -> Path:
 # -- data loss --------------------------------------------------------------------------------
 def test_publish_refuses_a_folder_holding_another_suite_toml(toy, puzzlesat, spec_file,
                                                              tmp_path):
-    """Any folder with a suite.toml was taken as publish's own: overwritten, files deleted."""
+    """A folder holding another suite's suite.toml is not publish's own: nothing in it is
+    overwritten or deleted."""
     home = tmp_path / "home"
     (home / "instances").mkdir(parents=True)
     (home / "suite.toml").write_bytes(b'[suite]\nname = "mine"\n')
@@ -60,7 +61,7 @@ def test_publish_refuses_a_folder_holding_another_suite_toml(toy, puzzlesat, spe
 
 
 def test_publish_never_deletes_files_it_did_not_write(toy, puzzlesat, spec_file, tmp_path):
-    """Unrelated files under instances/ and witnesses/ were deleted by the stale sweep."""
+    """The stale sweep deletes no unrelated file under instances/ or witnesses/."""
     out = tmp_path / "out"
     assert puzzlesat("publish", spec_file, "-o", out).code == 0
     (out / "instances" / "notes.txt").write_text("mine")
@@ -156,7 +157,8 @@ HEADER_MISMATCH = {
 
 @pytest.mark.parametrize("family", sorted(HEADER_MISMATCH))
 def test_header_puzzle_that_does_not_match_its_cnf(tmp_path, puzzlesat, family):
-    """A header puzzle from another instance: an IndexError in decode, now a note."""
+    """A header puzzle from another instance is a note in the verdict, never an IndexError in
+    decode."""
     small, big = HEADER_MISMATCH[family]
     assert puzzlesat("generate", *small, "-o", tmp_path / "small.cnf").code == 0
     assert puzzlesat("generate", *big, "-o", tmp_path / "big.cnf").code == 0
@@ -322,8 +324,9 @@ SIZE_IDS = ([f"{name}{' force' if force else ''}" for name in BEYOND_LIMITS
 
 @pytest.mark.parametrize("args, fragment, force", SIZE_CASES, ids=SIZE_IDS)
 def test_size_guard_refuses_before_allocating(tmp_path, puzzlesat, args, fragment, force):
-    """MemoryError, int32 overflow or minutes of work before; now one line with the estimate,
-    at once. --force lets past the threshold (test below), never past the DIMACS limits."""
+    """A size past the threshold is one line with the estimate, at once, before anything is
+    allocated (no MemoryError, int32 overflow or minutes of work). --force lets past the
+    threshold (test below), never past the DIMACS limits."""
     start = time.monotonic()
     result = puzzlesat("generate", *args, "-o", tmp_path / "x.cnf",
                        *(["--force"] if force else []))
@@ -364,8 +367,8 @@ def test_witness_to_a_bad_path_writes_no_instance(tmp_path, puzzlesat, monkeypat
 
 
 def test_failed_publish_leaves_no_half_suite(toy, puzzlesat, tmp_path, monkeypatch):
-    """A failure in the middle of a fresh publish (here: instance n=40 cannot be built) left
-    suite.toml and empty folders; now nothing it created remains."""
+    """A failure in the middle of a fresh publish (here: instance n=40 cannot be built) leaves
+    nothing it created: no suite.toml, no empty folders."""
     fail_at_40(toy, monkeypatch)
     spec = tmp_path / "toy.toml"
     spec.write_bytes(SPEC)
@@ -411,7 +414,7 @@ def test_no_zero_byte_proof_without_a_proof(tmp_path, puzzlesat):
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_files_honour_the_umask(toy, puzzlesat, spec_file, tmp_path, umask, mode):
-    """Every file was 0600 (tempfile's mode), whatever the umask: published suites are shared."""
+    """Every file written honours the umask (not tempfile's 0600): published suites are shared."""
     old = os.umask(umask)
     try:
         assert puzzlesat("publish", spec_file, "-o", tmp_path / "out").code == 0
@@ -423,15 +426,22 @@ def test_files_honour_the_umask(toy, puzzlesat, spec_file, tmp_path, umask, mode
 
 
 # -- specs ------------------------------------------------------------------------------------
-def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
-        tmp_path, puzzlesat, monkeypatch):
-    """pieces = "x.txt" resolved against the CWD; now against the spec, copied to inputs/."""
+def _spec_with_pieces(tmp_path) -> tuple:
+    """specs/s.toml naming a piece file of its own, specs/my-pieces.txt: (specs, its bytes)."""
     specs = tmp_path / "specs"
     specs.mkdir()
     pieces = (REPO / "generator" / "data" / "edgematch" / "clue1.txt").read_bytes()
     (specs / "my-pieces.txt").write_bytes(pieces)
     (specs / "s.toml").write_bytes(HEAD + b'[[group]]\nfamily = "edge-matching"\n'
                                    b'params = { pieces = "my-pieces.txt" }\n')
+    return specs, pieces
+
+
+def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
+        tmp_path, puzzlesat, monkeypatch):
+    """pieces = "x.txt" is read from the spec's folder (not the current one) and published as
+    inputs/x.txt."""
+    specs, pieces = _spec_with_pieces(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -455,6 +465,41 @@ def test_spec_relative_pieces_are_read_from_the_spec_folder_and_published(
     before = tree(out)
     assert puzzlesat("publish", out / "suite.toml", "-o", out).code == 0
     assert tree(out) == before
+
+
+SECRET = b"API_TOKEN=hunter2\n"
+
+
+def _published_with_pieces(tmp_path, puzzlesat):
+    """A suite published with a piece file of its own (inputs/my-pieces.txt)."""
+    specs, _ = _spec_with_pieces(tmp_path)
+    out = tmp_path / "out"
+    assert puzzlesat("publish", specs / "s.toml", "-o", out, "-j", "1").code == 0
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    return out
+
+
+@pytest.mark.parametrize("how", ["absolute", "parent"])
+def test_verify_reads_no_input_outside_the_suite_folder(tmp_path, puzzlesat, how):
+    """An absolute or ../ input path in a published suite.toml is one line naming the path;
+    the file outside is never read, so its content is never shown."""
+    out = _published_with_pieces(tmp_path, puzzlesat)
+    value = str(tmp_path / "secret.txt") if how == "absolute" else "../secret.txt"
+    spec = out / "suite.toml"
+    spec.write_bytes(spec.read_bytes().replace(b"inputs/my-pieces.txt", value.encode()))
+    result = puzzlesat("verify", out)
+    assert_one_line_error(result, "params.pieces", "is not a path inside the folder")
+    assert "hunter2" not in result.out + result.err
+
+
+def test_verify_reads_no_symlink_in_inputs(tmp_path, puzzlesat):
+    """A symlink in inputs/ (to a file outside) is one line; its target is never read."""
+    out = _published_with_pieces(tmp_path, puzzlesat)
+    (out / "inputs" / "my-pieces.txt").unlink()
+    (out / "inputs" / "my-pieces.txt").symlink_to(tmp_path / "secret.txt")
+    result = puzzlesat("verify", out)
+    assert_one_line_error(result, "inputs/my-pieces.txt is a symlink")
+    assert "hunter2" not in result.out + result.err
 
 
 def test_spec_relative_pieces_missing_file(tmp_path, puzzlesat):

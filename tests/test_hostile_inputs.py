@@ -26,8 +26,8 @@ SLIDING = ("sliding", "--rows", "3", "--cols", "3", "--walk", "8")
 
 # -- wrong answers ------------------------------------------------------------------------------
 def test_literal_minus_2_pow_63_in_a_cnf_is_not_a_clause_end(tmp_path, puzzlesat):
-    """``1 -9223372036854775808 2 0`` was read as two clauses, so a 'p cnf 2 2' holding one
-    clause passed and the model ``1 2`` was VERIFIED-SAT; show said 'clauses: 2'."""
+    """``1 -9223372036854775808 2 0`` is one malformed clause, never two clauses: a 'p cnf 2 2'
+    holding it is refused by validate and show, and no model of it is VERIFIED-SAT."""
     (tmp_path / "i.cnf").write_bytes(b"p cnf 2 2\n1 -9223372036854775808 2 0\n")
     (tmp_path / "o.out").write_bytes(b"1 2 0\n")
     assert_one_line_error(puzzlesat("validate", tmp_path / "i.cnf", tmp_path / "o.out"),
@@ -47,10 +47,9 @@ HUGE = 2_147_483_000
      "VERIFIED-UNSAT"),
 ], ids=["model", "wrong model", "proof"])
 def test_huge_variable_numbers_cost_no_memory(tmp_path, cnf, output, proof, verdict):
-    """A 40-byte CNF declaring 2**31 - 8 variables and using one near that number: the model
-    check built a truth table over every number (11 s, 4.2 GB) and the proof checker died of a
-    MemoryError traceback. Both now follow the literals there are: checked here with the
-    process's data limited to 1 GB."""
+    """A 40-byte CNF declaring 2**31 - 8 variables and using one near that number: the model check
+    and the proof checker follow the literals there are, not the variable numbers (checked
+    here with the process's data limited to 1 GB)."""
     (tmp_path / "i.cnf").write_text(cnf)
     (tmp_path / "o.out").write_text(output)
     extra = []
@@ -102,8 +101,8 @@ def test_header_budget_decides_no_work(lying_budget, puzzlesat, budget, fragment
 
 def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budget, puzzlesat,
                                                                     monkeypatch):
-    """A MemoryError on one instance aborted validate-suite with a traceback and no table:
-    now that instance's verdict line, and the table holds every instance."""
+    """A MemoryError on one instance is that instance's verdict line; validate-suite goes on and
+    its table holds every instance."""
     import puzzlesat.validate.suite as report
 
     folder, lie = lying_budget
@@ -249,7 +248,8 @@ def test_hostile_json_in_a_header(tmp_path, puzzlesat, command, key, value, frag
 
 
 def test_non_utf8_and_a_200_kb_field_in_a_header(tmp_path, puzzlesat):
-    """A 200 KB family name was repeated whole in the one-line error."""
+    """A 200 KB family name of non-UTF-8 bytes is one short line in show's error and in
+    validate's note (the field is clipped, not repeated whole)."""
     cnf = _header_with(tmp_path, puzzlesat, "family", b"\xff" * 200_000)
     result = puzzlesat("show", cnf)
     assert_one_line_error(result, "unknown family")
@@ -337,8 +337,8 @@ BIG_EM = ("edge-matching", "--rows", "16", "--cols", "16", "--border-colors", "3
 @pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("witness", [False, True], ids=["instance", "with witness"])
 def test_stop_signal_during_generate_leaves_no_part(tmp_path, stop, witness):
-    """SIGTERM or SIGHUP while generate wrote left a 70-100 MB .part that nothing removes:
-    now the run stops as on Ctrl-C, with one line and exit 128 + the signal's number."""
+    """SIGTERM or SIGHUP while generate writes stops the run as Ctrl-C does: no .part is left, one
+    line, exit 128 + the signal's number."""
     import signal
     import subprocess
     import sys
@@ -414,8 +414,8 @@ def test_one_file_named_twice(tmp_path, puzzlesat, monkeypatch, args, fragment):
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
 @pytest.mark.parametrize("role", ["-o", "--witness", "--svg", "table"])
 def test_symlink_or_special_file_as_an_output(tmp_path, puzzlesat, monkeypatch, role, kind):
-    """A symlink named as an output was replaced by a file (the link lost, its target not
-    written); a FIFO or device (/dev/null, as root) replaced by a regular file."""
+    """A symlink, FIFO or device named as an output is refused, never replaced by a regular file
+    (the link kept, its target not written)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "target").write_text("mine")
     if kind == "symlink":

@@ -16,11 +16,18 @@ from references import dimacs_problems
 
 import puzzlesat.generator.families.edgematch as em
 import puzzlesat.generator.families.flow as flow
+import puzzlesat.generator.families.sliding as sliding
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.writer import dimacs_bytes
-from puzzlesat.generator.families import normalize_params
+from puzzlesat.generator.families.edgematch.certificate import CERTIFICATE as EM_CERTIFICATE
+from puzzlesat.generator.families.edgematch.certificate import odd_colours
+from puzzlesat.generator.families.flow.certificate import CERTIFICATE as FLOW_CERTIFICATE
+from puzzlesat.generator.families.flow.certificate import balance
+from puzzlesat.generator.families.params import normalize_params
+from puzzlesat.generator.families.sliding.certificate import CERTIFICATE as SLIDING_CERTIFICATE
 from puzzlesat.generator.instance import build
 
 PARAMS = {"rows": 5, "border_colors": 2, "center_colors": 3, "scramble": True}
@@ -43,8 +50,8 @@ def test_variant_is_refuted_by_counting_and_by_a_solver(rows, extra, border, cen
               "center_colors": center, "signed": signed, "scramble": scramble}
     plain, odd = variant(params, seed)
     # the planted twin: every colour on an even number of sides, so no certificate
-    assert em.odd_colours(plain) == {}
-    assert em.check_certificate(plain, em.CERTIFICATE)[0] is False
+    assert odd_colours(plain) == {}
+    assert em.check_certificate(plain, EM_CERTIFICATE)[0] is False
     assert em.expected(plain, params)[0] == "SAT"
     # the variant: one side of one center piece differs, two colours become odd
     changed = np.argwhere(plain.pieces != odd.pieces)
@@ -53,9 +60,9 @@ def test_variant_is_refuted_by_counting_and_by_a_solver(rows, extra, border, cen
     assert (odd.pieces[piece] != 0).all()  # a center piece, still one
     new, old = int(odd.pieces[piece, side]), int(plain.pieces[piece, side])
     assert 1 <= abs(new) <= center and abs(new) != abs(old) and np.sign(new) == np.sign(old)
-    assert sorted(em.odd_colours(odd)) == sorted([abs(new), abs(old)])
-    assert em.check_certificate(odd, em.CERTIFICATE)[0] is True
-    assert em.expected(odd, params) == ("UNSAT", em.CERTIFICATE)
+    assert sorted(odd_colours(odd)) == sorted([abs(new), abs(old)])
+    assert em.check_certificate(odd, EM_CERTIFICATE)[0] is True
+    assert em.expected(odd, params) == ("UNSAT", EM_CERTIFICATE)
     assert em.witness(odd) is None
     formula = em.encode(odd, encoding)
     assert dimacs_problems(formula) == []
@@ -67,7 +74,7 @@ def test_certificate_needs_its_name_and_a_frame():
     _, odd = variant(PARAMS, 1)
     assert em.check_certificate(odd, "planted") is None
     unbounded = em.Puzzle(odd.rows, odd.cols, odd.pieces, bounded=False)
-    assert em.check_certificate(unbounded, em.CERTIFICATE)[0] is False
+    assert em.check_certificate(unbounded, EM_CERTIFICATE)[0] is False
 
 
 @pytest.mark.parametrize("params,message", [
@@ -163,16 +170,21 @@ def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, 
     assert "INVALID" in result.out
 
 
-def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
-    """A planted (even) puzzle whose header claims the parity certificate."""
-    from puzzlesat.generator.core.reader import read_dimacs
+def _claimed_unsat(tmp_path, inst, certificate: str) -> tuple[bool, str]:
+    """``inst`` written as liar.cnf with a header claiming UNSAT by ``certificate``, and what
+    the validator makes of that claim (:func:`certified_unsat`)."""
     from puzzlesat.validate.report import certified_unsat
 
-    plain = build("edge-matching", PARAMS, "compact", 1)
-    plain.expected, plain.expected_from = "UNSAT", em.CERTIFICATE
+    inst.expected, inst.expected_from = "UNSAT", certificate
     cnf = tmp_path / "liar.cnf"
-    write_instance(str(cnf), plain.formula, plain.header())
-    certified, why = certified_unsat(read_dimacs(cnf))
+    write_instance(str(cnf), inst.formula, inst.header())
+    return certified_unsat(read_dimacs(cnf))
+
+
+def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):
+    """A planted (even) puzzle whose header claims the parity certificate."""
+    plain = build("edge-matching", PARAMS, "compact", 1)
+    certified, why = _claimed_unsat(tmp_path, plain, EM_CERTIFICATE)
     assert not certified
     assert why.startswith("the header's certificate does not hold: parity:colour-count: every "
                           "colour occurs on an even number of sides")
@@ -187,17 +199,17 @@ def test_flow_variant_is_refuted_by_counting_and_by_a_solver(width, height, seed
     plain = flow.generate(params, Rng(seed))
     moved_params = normalize_params(flow, {"width": width, "height": height, "unsat": "parity"})
     moved = flow.generate(moved_params, Rng(seed))
-    cells, ends = flow.balance(plain)
+    cells, ends = balance(plain)
     assert cells == ends  # every solvable grid balances
-    assert flow.check_certificate(plain, flow.CERTIFICATE)[0] is False
+    assert flow.check_certificate(plain, FLOW_CERTIFICATE)[0] is False
     # one endpoint moved to a free cell of the other checkerboard colour
     old, new = np.argwhere((plain.endpoints >= 0) & (moved.endpoints < 0)), \
         np.argwhere((moved.endpoints >= 0) & (plain.endpoints < 0))
     assert len(old) == len(new) == 1 and (old.sum() - new.sum()) % 2 == 1
     assert plain.endpoints[tuple(old[0])] == moved.endpoints[tuple(new[0])]
-    assert flow.balance(moved) == (cells, ends + (1 if new.sum() % 2 == 0 else -1))
-    assert flow.check_certificate(moved, flow.CERTIFICATE)[0] is True
-    assert flow.expected(moved, moved_params) == ("UNSAT", flow.CERTIFICATE)
+    assert balance(moved) == (cells, ends + (1 if new.sum() % 2 == 0 else -1))
+    assert flow.check_certificate(moved, FLOW_CERTIFICATE)[0] is True
+    assert flow.expected(moved, moved_params) == ("UNSAT", FLOW_CERTIFICATE)
     formula = flow.encode(moved, encoding)
     assert dimacs_problems(formula) == []
     with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
@@ -224,3 +236,47 @@ def test_flow_variant_cli_and_hostile_header(puzzlesat, tmp_path):
 def test_flow_variant_refuses_level_files():
     with pytest.raises(UserError, match="--unsat does not apply with --puzzle"):
         flow.generate(normalize_params(flow, {"puzzle": "x.txt", "unsat": "parity"}), Rng(1))
+
+
+def test_sliding_parity_certificate_holds_exactly_for_the_other_parity():
+    """Sliding's parity certificate holds when the budget's parity differs from the blank
+    square's colour, and not otherwise; any other source names no certificate."""
+    start = (1, 0, 2, 3, 4, 5, 6, 7, 8)  # blank on (0, 1): every solution has odd length
+    for budget in range(6):
+        puzzle = sliding.generate({"start": list(start), "budget": budget, "no_undo": False,
+                                   "node_limit": 1000}, Rng(0))
+        holds, why = sliding.check_certificate(puzzle, SLIDING_CERTIFICATE)
+        assert holds is (budget % 2 == 0), (budget, why)
+        assert (sliding.expected(puzzle, {}) == ("UNSAT", SLIDING_CERTIFICATE)) is holds
+        assert sliding.check_certificate(puzzle, "optimal-trace") is None
+    # and a solver agrees where the certificate holds
+    for budget in (2, 4):
+        inst = build("sliding", {"start": list(start), "budget": budget}, "rotated")
+        with Solver(name="cadical195", bootstrap_with=inst.formula.clauses()) as solver:
+            assert not solver.solve()
+
+
+def test_validate_cli_certifies_sliding_parity_without_a_proof(puzzlesat, tmp_path):
+    """An UNSAT answer to a budget of the wrong parity is verified from the header's puzzle."""
+    cnf = tmp_path / "s.cnf"
+    made = puzzlesat("generate", "sliding", "--start", "1,0,2,3,4,5,6,7,8", "--budget", "4",
+                     "-o", cnf)
+    assert made.code == 0, made.err
+    assert read_dimacs(cnf).header["expected-from"] == "parity"
+    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    assert result.code == 0, result.out + result.err
+    assert result.out.startswith("VERIFIED-UNSAT")
+    assert "certified by the header: parity: every move flips the colour" in result.out
+
+
+def test_sliding_header_parity_that_does_not_hold_is_not_trusted(puzzlesat, tmp_path):
+    """A header that claims parity for a budget of the right parity is not believed, and the
+    known witness shows the header wrong."""
+    solvable = build("sliding", {"start": [1, 0, 2, 3, 4, 5, 6, 7, 8], "budget": 3}, "rotated")
+    certified, why = _claimed_unsat(tmp_path, solvable, SLIDING_CERTIFICATE)
+    assert not certified
+    assert why.startswith("the header's certificate does not hold: parity: the budget 3 has "
+                          "the parity of the blank's square"), why
+    result = puzzlesat("validate", tmp_path / "liar.cnf", _unsat_output(tmp_path))
+    assert result.code == 3, result.out
+    assert result.out.startswith("WRONG-ANSWER")

@@ -38,6 +38,10 @@ if mode == "unsat":
         open(proof, "w").write("1 0\n0\n")
     print("s UNSATISFIABLE")
     sys.exit(20)
+if mode == "symlink-proof":  # the proof left as a symlink to a file elsewhere
+    os.symlink(os.environ["SECRET_FILE"], proof)
+    print("s UNSATISFIABLE")
+    sys.exit(20)
 if mode == "big-proof":  # 32 MB of comment lines before the refutation
     with open(proof, "w") as out:
         for _ in range(32):
@@ -198,8 +202,8 @@ def test_proofs_of_a_suite_are_checked_in_parallel(tmp_path, puzzlesat, fake):
 
 
 def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
-    """A solver's proof is copied where it was asked to go a megabyte at a time (it was read
-    whole into memory: a proof of many GB would have been too)."""
+    """A solver's proof is copied where it was asked to go a megabyte at a time, never read whole
+    into memory (a proof may be many GB)."""
     (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("big-proof", "{proof}"))
     tracemalloc.start()
@@ -212,6 +216,21 @@ def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
     proof = (tmp_path / "u.drat").read_bytes()
     assert len(proof) == 32 * 1024 * 1024 + 6 and proof.endswith(b"\n1 0\n0\n")
     assert peak < 4 << 20, peak
+
+
+def test_a_proof_left_as_a_symlink_is_never_copied(tmp_path, fake, monkeypatch):
+    """Only a regular file at {proof} is copied to the proof's destination: a symlink there
+    (to a file the solver did not write) is not followed, and the run says so."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("API_TOKEN=hunter2\n")
+    monkeypatch.setenv("SECRET_FILE", str(secret))
+    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
+    command = command_module.SolverCommand.parse(fake("symlink-proof", "{proof}"))
+    run = command_module.run_command(command, tmp_path / "u.cnf", 60, tmp_path / "u.drat")
+    assert run.status == "UNSAT"
+    assert not (tmp_path / "u.drat").exists()
+    assert any("wrote no proof file" in note and "symlink is never followed" in note
+               for note in run.notes), run.notes
 
 
 def test_a_proof_placeholder_without_proof_is_discarded(tmp_path, puzzlesat, fake):
@@ -240,7 +259,8 @@ def test_solver_command_usage_errors(tmp_path, puzzlesat, args, fragment):
 
 @pytest.mark.parametrize("body", [b"echo no shebang\n", b"\x7fELF not a program"])
 def test_a_program_that_cannot_start_stops_a_suite_run(tmp_path, puzzlesat, body):
-    """An exec format error was an UNKNOWN .out for every instance, and exit 0."""
+    """A program that cannot start (an exec format error) stops a suite run with one line and exit
+    2, not an UNKNOWN .out per instance."""
     program = tmp_path / "solver"
     program.write_bytes(body)
     program.chmod(0o755)
@@ -267,7 +287,7 @@ def _program(path, body: str):
 
 
 def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
-    """The program was looked up as written ('{{'), run with '{': never found."""
+    """A program named with '{{' is looked up as '{' (the braces are unescaped), and found."""
     program = _program(tmp_path / "bin{x}" / "solver", "print('s UNKNOWN')\n")
     escaped = str(program).replace("{", "{{").replace("}", "}}")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command", f"{escaped} {{cnf}}")
@@ -277,8 +297,8 @@ def test_a_program_named_with_literal_braces(tmp_path, puzzlesat):
 
 
 def test_a_program_name_cannot_add_lines_to_the_answer(tmp_path, puzzlesat):
-    """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that printed nothing was
-    VERIFIED-SAT: its name became the answer's s and v lines."""
+    """A program named 'a<newline>s SATISFIABLE<newline>v 1 2 3 0' that prints nothing is never
+    VERIFIED-SAT: its name never becomes the answer's s and v lines."""
     program = _program(tmp_path / "bin" / "a\ns SATISFIABLE\nv 1 2 3 0", "")
     result = puzzlesat("solve", tmp_path / "s.cnf", "--solver-command",
                        shlex.join([str(program), "{cnf}"]))

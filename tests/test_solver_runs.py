@@ -89,7 +89,8 @@ def test_solve_refuses_a_proof_path_that_is_the_instance(tmp_path, puzzlesat, sp
     (lambda s: s / ".." / "suite" / "instances" / "..", "must not be the suite folder"),
 ])
 def test_solve_suite_refuses_results_in_the_suite(tmp_path, puzzlesat, where, fragment):
-    """Results among the instances were read as instances the next time (i0.cnf.xz.out)."""
+    """solve-suite refuses a results folder inside the suite's instances/ (results would be read as
+    instances the next time, e.g. i0.cnf.xz.out)."""
     suite_dir = suite(tmp_path, SAT_CNF)
     before = deep_tree(suite_dir)
     assert_one_line_error(puzzlesat("solve-suite", suite_dir, where(suite_dir)), fragment)
@@ -99,7 +100,8 @@ def test_solve_suite_refuses_results_in_the_suite(tmp_path, puzzlesat, where, fr
 @pytest.mark.parametrize("proof", [False, True])
 def test_solve_suite_refuses_a_folder_in_place_of_a_result_before_any_work(tmp_path, puzzlesat,
                                                                            proof):
-    """A folder named i1.cnf.xz.out stopped the run after i0 had been overwritten."""
+    """A folder named i1.cnf.xz.out is refused before any work: i0's result is never overwritten
+    first."""
     suite_dir, results = suite(tmp_path, SAT_CNF, UNSAT_CNF), tmp_path / "r"
     (results / ("i1.cnf.xz.drat" if proof else "i1.cnf.xz.out")).mkdir(parents=True)
     (results / "i0.cnf.xz.out").write_text("s UNKNOWN\n")
@@ -332,9 +334,9 @@ def test_ctrl_c_prints_one_line_and_leaves_no_process(tmp_path, command):
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
 @pytest.mark.parametrize("command", ["solve", "solve-suite", "solve-command"])
 def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, command, stop):
-    """Their default action ended puzzlesat at once: the temporary plain CNF of a
-    --solver-command was left behind (and a spawned child, until PR_SET_PDEATHSIG). Now the
-    run unwinds as on Ctrl-C and exits as the signal would have (128 + its number)."""
+    """SIGTERM and SIGHUP unwind a run as Ctrl-C does (no temporary plain CNF of a --solver-command
+    is left, no spawned child survives) and exit as the signal would have (128 + its
+    number)."""
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     (tmp_path / "hard.cnf").write_bytes(HARD)

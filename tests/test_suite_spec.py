@@ -17,7 +17,7 @@ from puzzlesat.generator import families
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import derive_seed
-from puzzlesat.generator.families import Estimate, Param
+from puzzlesat.generator.families.params import Estimate, Param
 from puzzlesat.generator.suite import parse_spec
 
 HEAD = b"""
@@ -47,7 +47,7 @@ def _toy_module() -> types.ModuleType:
         flip = ["f" + "_".join(map(str, params["flip"]))] if params.get("flip") else []
         return "-".join(["toy", str(params["n"])] + flip + ([draw] if draw else []) + [encoding])
 
-    def generate(params, rng):
+    def generate(params, rng, solving=None):
         n = params["n"]
         values = np.ones(n, bool) if params["fixed"] else rng.integers(2, n) == 1
         return {"values": values.tolist()}
@@ -64,7 +64,7 @@ def _toy_module() -> types.ModuleType:
                                                      2 * params["n"] * (len(str(params["n"])) + 4))
     toy.generate = generate
     toy.encode = encode
-    toy.expected = lambda puzzle, params, certify=None: ("SAT", "planted")
+    toy.expected = lambda puzzle, params, solving=None: ("SAT", "planted")
     toy.witness = lambda puzzle: puzzle["values"]
     toy.puzzle_to_json = lambda puzzle: puzzle
     toy.solution_to_json = lambda solution: solution
@@ -90,10 +90,10 @@ def fail_at_40(toy, monkeypatch) -> None:
     """Make the toy family fail to build its n=40 instances (a build error mid-publish)."""
     real = toy.generate
 
-    def failing(params, rng):
+    def failing(params, rng, solving=None):
         if params["n"] == 40:
             raise UserError("cannot build this one")
-        return real(params, rng)
+        return real(params, rng, solving)
 
     monkeypatch.setattr(toy, "generate", failing)
 

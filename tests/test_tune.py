@@ -216,6 +216,20 @@ def test_a_tampered_run_cache_is_run_again_never_trusted(stub, tmp_path, how):
                                   and TIMES[c[0]][c[1]][c[2] != "minisat22"] <= c[3])
 
 
+def test_a_symlinked_run_cache_folder_is_refused(stub, tmp_path):
+    """OUT/runs as a symlink to another folder is one line: tune neither reads the records
+    there nor writes any."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "runs").symlink_to(elsewhere)
+    with pytest.raises(UserError, match="run cache .*runs is a symlink"):
+        tune(plan(axis="rows=4..4"), out, progress=False)
+    assert list(elsewhere.iterdir()) == []
+    assert stub == []
+
+
 @pytest.mark.parametrize("kind", ["folder", "symlink"])
 def test_a_non_file_in_place_of_a_run_record_is_one_line_and_kept(stub, tmp_path, kind):
     tune(plan(axis="rows=4..4"), tmp_path, progress=False)

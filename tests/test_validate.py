@@ -16,7 +16,8 @@ from pysat.solvers import Solver
 
 from puzzlesat.generator.core.cnf import Formula, pairwise_at_most_one
 from puzzlesat.generator.core.reader import parse_dimacs
-from puzzlesat.generator.families import FAMILY_MODULES, Estimate
+from puzzlesat.generator.families import FAMILY_MODULES
+from puzzlesat.generator.families.params import Estimate
 from puzzlesat.validate import model as model_check
 from puzzlesat.validate.model import falsified_clauses
 from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output

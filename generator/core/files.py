@@ -14,13 +14,16 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import check_replaceable
+from puzzlesat.generator.core.paths import os_failure
 
-COMPRESSIONS = {".xz": "xz", ".gz": "gz", ".bz2": "bz2"}
+#: compression name -> file suffix, the one table of both ("none": plain DIMACS)
+SUFFIXES = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
+_BY_SUFFIX = {suffix: kind for kind, suffix in SUFFIXES.items() if suffix}
 
 
 def compression_of(path: str | os.PathLike) -> str | None:
     """``"xz"``, ``"gz"``, ``"bz2"`` or None, by file extension."""
-    return COMPRESSIONS.get(Path(path).suffix.lower())
+    return _BY_SUFFIX.get(Path(path).suffix.lower())
 
 
 def compress(data: bytes, kind: str | None) -> bytes:
@@ -161,7 +164,7 @@ def atomic_file(path: str | os.PathLike):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise os_failure(exc, f"write {path}") from None
         raise
 
 

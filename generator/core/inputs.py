@@ -26,6 +26,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any, BinaryIO
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.paths import os_failure
 
 #: magic bytes -> compression (detected from the bytes, never from the name)
 MAGIC = ((b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"))
@@ -71,7 +72,7 @@ def open_input(path: str | os.PathLike, what: str = "input",
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise UserError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"read {what} {path}") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -230,7 +231,7 @@ def check_replaceable(path: str | os.PathLike, what: str = "output") -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UserError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"write {what} {path}") from None
     if stat.S_ISLNK(mode):
         raise UserError(f"{what} {path} is a symlink: name the file itself (it would be "
                         f"replaced, not written through)")

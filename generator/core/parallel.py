@@ -22,19 +22,21 @@ from puzzlesat.generator.core.writer import RunWriter, Stage, stream_blocks, str
 # written by this process, the rest by a forked child at the place the first part will end,
 # which it computes from literal lengths alone (see text_length). Same bytes as one process.
 _SPLIT_LITERALS = 1 << 22  # smaller formulas: forking costs more than it saves
-_FIRST_SHARE = 0.57  # of the literals, written here: the child also counts the first part
+FIRST_SHARE = 0.57  # of the literals, written here: the child also counts the first part
 
 
-def write_clauses(formula: Formula, out: FileWriter, processes: int | None = None) -> int:
+def write_clauses(formula: Formula, out: FileWriter, processes: int | None = None,
+                  first_share: float = FIRST_SHARE) -> int:
     """Write the clause text of ``formula`` to ``out`` at its position; returns its size.
     ``processes`` (1 or 2) overrides the choice: two for a big formula where fork is safe (Linux,
-    one thread, two CPUs or more); one in any thread but the main one."""
+    one thread, two CPUs or more); one in any thread but the main one. With two, this process
+    writes about ``first_share`` of the literals (the bytes never depend on it)."""
     if processes is None:
         processes = 2 if _two_processes_pay(formula) else 1
     if processes == 1 or not formula.blocks or threading.current_thread() is not \
             threading.main_thread():  # only the main thread may set signal handlers
         return stream_clauses(formula, out.write)
-    return _write_in_two_processes(formula, out)
+    return _write_in_two_processes(formula, out, first_share)
 
 
 def _two_processes_pay(formula: Formula) -> bool:
@@ -67,8 +69,8 @@ def _cut(blocks: list, share: float) -> tuple[list, list]:
     return [*blocks[:i], head], [tail, *blocks[i + 1 :]]
 
 
-def _write_in_two_processes(formula: Formula, out: FileWriter) -> int:
-    first, rest = _cut(formula.blocks, _FIRST_SHARE)
+def _write_in_two_processes(formula: Formula, out: FileWriter, first_share: float) -> int:
+    first, rest = _cut(formula.blocks, first_share)
     read_end, write_end = os.pipe()
     # Ctrl-C must not raise KeyboardInterrupt in the child, which would unwind into this
     # process's cleanup. Across the fork SIGINT, SIGTERM and SIGHUP are only noted; the child

@@ -147,15 +147,15 @@ _U = np.uint64
 #: (factor, shift, mask) steps that turn 8 digit values (one per byte) into their number
 _SWAR = ((_U(2561), _U(8), _U(0x00FF00FF00FF00FF)), (_U(6553601), _U(16), _U(0x0000FFFF0000FFFF)),
          (_U(42949672960001), _U(32), None))
-_PARSE_CHUNK = 1 << 17  # bytes per step: few numpy calls per MB, temporaries in cache
+PARSE_CHUNK = 1 << 17  # bytes per step: few numpy calls per MB, temporaries in cache
 
 
-def parse_literals(data, name: str) -> np.ndarray:
+def parse_literals(data, name: str, chunk: int = PARSE_CHUNK) -> np.ndarray:
     """The integers (int32) of clause text that holds only digits, '-' and white space
     (checked by the caller), with every '-' after white space (or at the start) and before a
     digit 1-9.
 
-    Vectorised, a step of about 32 kB at a time cut at white space: token ends and starts
+    Vectorised, a step of about ``chunk`` bytes at a time cut at white space: token ends and starts
     from the digit mask, the 8 bytes that end at each token read as one little-endian word,
     the bytes before the token masked off and the eight digits combined pairwise (SWAR: 10,
     100, 10^4). A text with a token of 9 digits or more goes to :func:`parse_integers` (the
@@ -167,9 +167,9 @@ def parse_literals(data, name: str) -> np.ndarray:
     # at most one token per two bytes; pages of the unused tail are never touched
     out = np.empty(a.size // 2 + 1, dtype=np.int32)
     count = start = negatives = minus_signs = 0
-    masks = np.empty((2, min(a.size, _PARSE_CHUNK + 65)), dtype=np.bool_)  # reused every step
+    masks = np.empty((2, min(a.size, chunk + 65)), dtype=np.bool_)  # reused every step
     while start < a.size:
-        end = min(a.size, start + _PARSE_CHUNK)
+        end = min(a.size, start + chunk)
         if end < a.size:  # move the cut to the next white space
             space = np.flatnonzero(a[end : end + 64] <= ord(" "))
             if not space.size:
@@ -293,22 +293,6 @@ def parse_integers(text: bytes, name: str) -> np.ndarray:
     if (first + 10 <= ends).any():  # 11 significant digits or more
         raise UserError(f"{name}: {_TOO_LARGE}")
     if values.size and ((values > MAX_LITERAL) | (values < -MAX_LITERAL)).any():
-        raise UserError(f"{name}: {_TOO_LARGE}")
-    return values
-
-
-_INTEGER_TOKEN = re.compile(r"-[1-9][0-9]*|[0-9]+")
-
-
-def integers_reference(text: bytes, name: str) -> list[int]:
-    """The definition :func:`parse_literals` and :func:`parse_integers` are tested against,
-    in plain Python: whitespace-separated tokens, each digits with an optional '-' before a
-    digit 1-9, within +-:data:`MAX_LITERAL`."""
-    tokens = text.decode("ascii").split()
-    if not all(_INTEGER_TOKEN.fullmatch(token) for token in tokens):
-        raise UserError(f"{name}: {_MALFORMED_MINUS}")
-    values = [int(token) for token in tokens]
-    if any(abs(value) > MAX_LITERAL for value in values):
         raise UserError(f"{name}: {_TOO_LARGE}")
     return values
 

@@ -60,10 +60,10 @@ def literal_table(num_vars: int) -> np.ndarray:
 _DELETE_NUL = bytes(range(1))
 
 
-def clause_bytes(formula: Formula) -> bytes:
+def clause_bytes(formula: Formula, tuning: Tuning | None = None) -> bytes:
     """The clause lines of ``formula`` as DIMACS text (no header, no ``p`` line)."""
     out = io.BytesIO()
-    stream_clauses(formula, out.write)
+    stream_clauses(formula, out.write, tuning)
     return out.getvalue()
 
 
@@ -86,10 +86,16 @@ def clause_bytes(formula: Formula) -> bytes:
 # than fancy indexing with the int32 literals, which converts and bounds-checks every index;
 # the bounds are checked once per block instead), the first write to a word assigns it, and a
 # unit whose text is a whole number of words is built in place in the output buffer.
-_STEP_WORDS = 1 << 16  # literal words per step: few steps (Python works per step), arrays in L2
-_STAGE_BYTES = 1 << 20  # text handed to write() at a time
+class Tuning(NamedTuple):
+    """The run writer's sizes: the defaults are measured; the bytes written never depend on
+    them (tests turn them small to reach every boundary)."""
+
+    step_words: int = 1 << 16  # literal words per step: few steps (Python works per step), in L2
+    stage_bytes: int = 1 << 20  # text handed to write() at a time
+    run_literals: int = 1000  # a run costs about as much as packing this many literals
+
+
 _SHIFT = [np.uint64(8 * r) for r in range(9)]
-_RUN_LITERALS = 1000  # a run costs about as much as packing this many literals
 _ROW_END = np.uint64(ord("0") | ord("\n") << 8)
 
 
@@ -109,11 +115,11 @@ def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray]:
 
 class Stage:
     """Text on its way to ``write``: one reused buffer, handed over in pieces of about
-    :data:`_STAGE_BYTES` (the whole text is never held, and the buffer's pages stay mapped)."""
+    ``size`` bytes (the whole text is never held, and the buffer's pages stay mapped)."""
 
-    def __init__(self, write) -> None:
+    def __init__(self, write, size: int = Tuning().stage_bytes) -> None:
         self.write = write
-        self.buffer = np.empty(_STAGE_BYTES, dtype=np.uint8)
+        self.buffer = np.empty(size, dtype=np.uint8)
         self.used = 0
         self.total = 0
 
@@ -142,9 +148,10 @@ class Stage:
 class RunWriter:
     """The run writer for one formula: its word table, layouts and scratch arrays."""
 
-    def __init__(self, num_vars: int, stage: Stage):
+    def __init__(self, num_vars: int, stage: Stage, tuning: Tuning | None = None):
         self.num_vars = num_vars
         self.stage = stage
+        self.tuning = tuning or Tuning()
         self.words, self.lengths = word_table(num_vars)
         self.per_literal = 1 if self.words.ndim == 1 else self.words.shape[1]  # words
         self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
@@ -153,7 +160,7 @@ class RunWriter:
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
         array = self.scratch.get(name)
         if array is None or array.size < size:
-            array = self.scratch[name] = np.empty(max(size, _STEP_WORDS), dtype=dtype)
+            array = self.scratch[name] = np.empty(max(size, self.tuning.step_words), dtype=dtype)
         return array[:size]
 
     def write_blocks(self, blocks) -> int:
@@ -189,7 +196,7 @@ class RunWriter:
         g = block.unit if rows % block.unit == 0 else 1
         index = lits.reshape(rows // g, g * width)
         units, n = index.shape
-        step = max(1, _STEP_WORDS // n)
+        step = max(1, self.tuning.step_words // n)
         for a in range(0, units, step):
             self.step(index[a : a + step], g, width)
 
@@ -217,7 +224,7 @@ class RunWriter:
         # numpy's stubs match no take() overload for an out= reshaped to a 2-D shape type
         words = np.take(self.words, offsets, mode="clip",  # type: ignore[call-overload]
                         out=self._array("words", m * n, np.uint64).reshape(m, n))
-        if (len(bounds) - 1) * _RUN_LITERALS > m * n:
+        if (len(bounds) - 1) * self.tuning.run_literals > m * n:
             self.packed(words, g, width)
             return
         for first, end in zip(bounds[:-1], bounds[1:]):
@@ -335,46 +342,22 @@ def _layout(lens: np.ndarray) -> _Layout:
 _NARROW = 8  # units with at most this many literals take one OR per literal
 
 
-def stream_clauses(formula: Formula, write) -> int:
+def stream_clauses(formula: Formula, write, tuning: Tuning | None = None) -> int:
     """Call ``write`` with the clause lines of ``formula`` in order, in pieces of about 1 MB
     from one reused buffer; returns the number of bytes."""
-    return stream_blocks(formula.blocks, formula.num_vars, write)
+    return stream_blocks(formula.blocks, formula.num_vars, write, tuning)
 
 
-def stream_blocks(blocks, num_vars: int, write) -> int:
+def stream_blocks(blocks, num_vars: int, write, tuning: Tuning | None = None) -> int:
     """Write the clause text of ``blocks`` to ``write``; returns the number of bytes."""
-    return RunWriter(num_vars, Stage(write)).write_blocks(blocks)
+    tuning = tuning or Tuning()
+    return RunWriter(num_vars, Stage(write, tuning.stage_bytes), tuning).write_blocks(blocks)
 
 
 def text_length(blocks, num_vars: int) -> int:
     """The number of bytes :func:`stream_clauses` gives for ``blocks``, counted from the text
     lengths of their literals without making the text (a fifth to a third of the work)."""
     return RunWriter(num_vars, Stage(None)).text_length(blocks)
-
-
-def numpy_clause_bytes(blocks, table: np.ndarray) -> bytes:
-    """The reference writer (the definition the run writer is tested against):
-    rows of the fixed-width literal ``table`` for every slot of a block, then the NUL padding
-    deleted."""
-    num_vars = (table.shape[0] - 1) // 2
-    width = table.shape[1]
-    # One opaque item per literal: fancy indexing copies whole rows in one step (much faster
-    # than indexing a 2-D uint8 table).
-    items = table.view(f"V{width}").ravel()
-    out = []
-    for block in blocks:
-        lits = block.literals
-        for start in range(0, lits.shape[0], _CHUNK_ROWS):
-            chunk = lits[start : start + _CHUNK_ROWS]
-            rows, cols = chunk.shape
-            if chunk.size and np.abs(chunk).max() > num_vars:
-                raise ValueError(f"clause block {block.name!r} has a literal beyond {num_vars}")
-            text = np.empty((rows, cols * width + 2), dtype=np.uint8)
-            text[:, : cols * width].view(f"V{width}")[:] = items[chunk.astype(np.int64) + num_vars]
-            text[:, -2] = ord("0")
-            text[:, -1] = ord("\n")
-            out.append(text.tobytes().translate(None, _DELETE_NUL))
-    return b"".join(out)
 
 
 def dimacs_head(formula: Formula, header: dict | None = None) -> bytes:

@@ -2,7 +2,13 @@
 
 A family module (``edgematch``, ``sliding``, ``flow``) defines these names and nothing else
 is family-specific anywhere: the CLI, the suite builder and the validator reach a family only
-through :func:`get_family`.
+through :func:`get_family`. Every family folder has the same files, each the home of a part of
+the contract: ``puzzle.py`` (Puzzle, Solution, their JSON, the referee ``check`` and the
+``witness``), ``generate.py`` (``generate``, ``uses_seed``, ``instance_name``), ``encode.py``
+(``encode``, ``decode``, ``assignment``), ``certificate.py`` (``expected`` and
+``check_certificate``), ``estimate.py`` and ``render.py``; the package's ``__init__.py`` holds
+the family's card (names, story, references, params, encodings) and gathers the contract.
+Parameters, their coercion, size limits and the name rule live in :mod:`.params`.
 
 ``NAME``           the family's public name (``"edge-matching"``)
 ``SUMMARY``        one line for ``puzzlesat families``
@@ -13,14 +19,16 @@ through :func:`get_family`.
 ``PARAMS``         tuple of :class:`Param`: the generator's parameters (CLI options and suite
                    keys are derived from them)
 ``ENCODINGS``      dict name -> one-line description; the first is the default
-``generate(params, rng) -> Puzzle``            params are normalised (see
-                   :func:`normalize_params`); ``rng`` is a :class:`puzzlesat.generator.core.seeds.Rng`
+``generate(params, rng, solving=None) -> Puzzle``   params are normalised (see
+                   :func:`.params.normalize_params`); ``rng`` is a
+                   :class:`puzzlesat.generator.core.seeds.Rng`; ``solving`` a
+                   :class:`puzzlesat.generator.core.solving.Solving` or None
 ``uses_seed(params) -> bool``                  False when params fix the puzzle (a file)
 ``instance_name(params, draw, encoding) -> str``   canonical, filesystem-safe; ``draw`` names
                    the random draw (``s<seed>`` from the CLI, ``r<replicate>`` in a suite),
                    None when the params fix the puzzle
-``expected(puzzle, params, certify) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN", why);
-                   ``certify`` is a :data:`Certifier` or None
+``expected(puzzle, params, solving=None) -> (result, source)``   ("SAT"|"UNSAT"|"UNKNOWN",
+                   why); ``solving`` as for ``generate``
 ``check_certificate(puzzle, source) -> (holds, why) | None``   the argument named by an
                    ``expected-from`` that refutes a puzzle without a solver (edge matching's
                    ``parity:colour-count``), checked on ``puzzle``; None when ``source`` names
@@ -51,21 +59,14 @@ the contract test (tests/test_families.py) hold every family module to it.
 from __future__ import annotations
 
 import importlib
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError, shown
-
-#: proves a formula UNSAT and names how ("certified:cadical195+puzzlesat-drat"), or None when it
-#: cannot. Passed in from outside the generator (the CLI passes
-#: :func:`puzzlesat.validate.proof.certify_unsat`), so that making instances never imports the
-#: validator.
-Certifier = Callable[[Formula], "str | None"]
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.params import Estimate, Param
 
 #: public family name -> module under puzzlesat.generator.families
 FAMILY_MODULES = {
@@ -73,63 +74,6 @@ FAMILY_MODULES = {
     "sliding": "sliding",
     "flow": "flow",
 }
-
-
-#: instance, suite and file names: letters, digits, '.', '_', '-' (no slash, no newline), at
-#: most 200 characters (a file name with its suffix stays under the usual 255-byte limit).
-#: Anchored with ``\Z``: ``$`` also matches before a trailing newline, so ``"x\n"`` passed
-SAFE_NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
-
-#: DIMACS limits (literals are 32-bit signed integers in every solver we know): refused always
-MAX_VARIABLES = 2**31 - 1
-MAX_CLAUSES = 2**31 - 1
-#: above this many clauses, or bytes of DIMACS text (held in memory while it is written), an
-#: instance needs ``--force``
-FORCE_CLAUSES = 10**8
-FORCE_BYTES = 2 * 10**9
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """An instance's size from its params alone (nothing allocated): upper bounds, exact
-    where the family can say. ``bytes`` is the uncompressed DIMACS body."""
-
-    variables: int
-    clauses: int
-    bytes: int
-    loose: bool = False  # a bound the generated puzzle tightens (estimate(..., puzzle))
-
-    def text(self) -> str:
-        """The estimate in words, for an error line."""
-        return (f"estimated {self.variables:,} variables, {self.clauses:,} clauses, "
-                f"{self.bytes / 1e9:.3g} GB of DIMACS")
-
-
-@dataclass(frozen=True)
-class Param:
-    """One generator parameter. ``kind`` is ``int``, ``float``, ``str``, ``bool`` (a flag) or
-    ``"ints"`` (a comma-separated list of integers on the command line, a list in TOML).
-    ``file``: the value may be a file path (other than the ``builtins`` names), which a suite
-    reads from the spec's folder and publishes a copy of under ``inputs/``."""
-
-    name: str
-    kind: Any
-    default: Any = None
-    help: str = ""
-    choices: tuple | None = None
-    minimum: int | None = None
-    file: bool = False
-    builtins: tuple[str, ...] = ()
-
-    @property
-    def option(self) -> str:
-        """The command-line option, ``--`` and the name with dashes."""
-        return "--" + self.name.replace("_", "-")
-
-
-def file_params(family) -> dict[str, tuple[str, ...]]:
-    """The family's params whose value may be a file, each with its built-in names."""
-    return {p.name: p.builtins for p in family.PARAMS if p.file}
 
 
 #: a family's puzzle type and its solution type
@@ -150,7 +94,7 @@ class Family(Protocol[PuzzleT, SolutionT]):
     PARAMS: tuple[Param, ...]
     ENCODINGS: dict[str, str]
 
-    def generate(self, params: dict, rng: Any) -> PuzzleT:
+    def generate(self, params: dict, rng: Any, solving: Solving | None = None) -> PuzzleT:
         """The puzzle drawn from ``params`` (normalised) and ``rng``."""
 
     def uses_seed(self, params: dict) -> bool:
@@ -160,7 +104,7 @@ class Family(Protocol[PuzzleT, SolutionT]):
         """The instance's file stem from its params, draw (e.g. ``r1``) and encoding."""
 
     def expected(self, puzzle: PuzzleT, params: dict,
-                 certify: Certifier | None = None) -> tuple[str, str]:
+                 solving: Solving | None = None) -> tuple[str, str]:
         """The known answer (``SAT``, ``UNSAT`` or ``UNKNOWN``) and where it comes from."""
 
     def check_certificate(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None:
@@ -218,77 +162,3 @@ def get_family(name: str) -> Family[Any, Any]:
         raise UserError(f"unknown family {shown(name)} (known: {', '.join(FAMILY_MODULES)})"
                         ) from None
     return importlib.import_module(f"{__name__}.{module}")
-
-
-def coerce(param: Param, value: Any) -> Any:
-    """``value`` converted to ``param.kind``, or a UserError naming the parameter."""
-    label = param.option
-    if value is None:
-        return None
-    try:
-        if param.kind == "ints":
-            if isinstance(value, str):
-                value = [v for v in value.replace(" ", "").split(",") if v != ""]
-            if not isinstance(value, (list, tuple)):
-                raise TypeError
-            out: Any = [_strict_int(v) for v in value]
-        elif param.kind is bool:
-            if not isinstance(value, bool):
-                raise TypeError
-            out = value
-        elif param.kind is int:
-            out = _strict_int(value)
-        elif param.kind is float:
-            if isinstance(value, bool):
-                raise TypeError
-            out = float(value)
-        else:
-            if not isinstance(value, str):
-                raise TypeError
-            out = value
-    except (TypeError, ValueError):
-        kind = param.kind if isinstance(param.kind, str) else param.kind.__name__
-        raise UserError(f"{label}: expected {kind}, got {value!r}") from None
-    if param.choices is not None and out not in param.choices:
-        raise UserError(f"{label}: {out!r} is not one of {', '.join(map(str, param.choices))}")
-    if param.minimum is not None and param.kind is int and out < param.minimum:
-        raise UserError(f"{label}: must be at least {param.minimum}, got {out}")
-    return out
-
-
-def _strict_int(value: Any) -> int:
-    if isinstance(value, bool):
-        raise TypeError
-    if isinstance(value, str):
-        return int(value.strip())
-    if isinstance(value, float) and not value.is_integer():
-        raise ValueError
-    return int(value)
-
-
-def normalize_params(family: Family, raw: dict) -> dict:
-    """Defaults filled, types checked, unknown keys rejected; key order = ``PARAMS`` order.
-    Parameters left at None are dropped, so they do not clutter headers and names."""
-    known = {p.name: p for p in family.PARAMS}
-    unknown = [k for k in raw if k.replace("-", "_") not in known]
-    if unknown:
-        raise UserError(f"unknown parameter {unknown[0]!r} for family {family.NAME} "
-                        f"(known: {', '.join(known)})")
-    given = {k.replace("-", "_"): v for k, v in raw.items()}
-    out = {}
-    for name, param in known.items():
-        value = coerce(param, given.get(name, param.default))
-        if value is not None:
-            out[name] = value
-    return out
-
-
-def check_encoding(family: Family, encoding: str | None) -> str:
-    """``encoding``, or the family's first when None; a UserError naming the known ones
-    otherwise."""
-    if encoding is None:
-        return next(iter(family.ENCODINGS))
-    if encoding not in family.ENCODINGS:
-        raise UserError(f"unknown encoding {shown(encoding)} for family {family.NAME} "
-                        f"(known: {', '.join(family.ENCODINGS)})")
-    return encoding

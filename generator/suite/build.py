@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
-from puzzlesat.generator.instance import build
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.instance import build_checked
 from puzzlesat.generator.suite.spec import Task
 
 
@@ -29,13 +31,14 @@ class Built:
 
 
 def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False,
-               root: str | None = None) -> Built:
+               root: str | None = None, solving: Solving | None = None) -> Built:
     """Build, render and compress one instance. When ``reuse_text_sha256`` equals the sha256
     of the regenerated text, compression (the expensive part) is skipped. ``root`` is the
-    suite folder its ``inputs/`` files are read from. Sizes were checked (with the user's
+    suite folder its ``inputs/`` files are read from; ``solving`` runs the solvers a family
+    may ask for (:func:`puzzlesat.generator.instance.build`). Sizes were checked (with the user's
     ``--force``) before any task was handed out: :func:`.publish.check_sizes`."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True,
-                 files_root=root)
+    inst = build_checked(get_family(task.family), task.params, task.encoding, task.seed,
+                         task.name, solving, root)
     body = clause_bytes(inst.formula)
     text = dimacs_bytes(inst.formula, inst.header(), body)
     text_sha256 = hashlib.sha256(text).hexdigest()

@@ -15,6 +15,7 @@ import csv
 import io
 from pathlib import Path
 
+from puzzlesat.generator.core.paths import is_regular_file
 from puzzlesat.generator.suite.folder import read_suite_file, read_table
 
 #: the table written by ``puzzlesat calibrate``: one row per (instance, solver) run
@@ -42,7 +43,7 @@ def calibration_files(out: Path) -> dict[str, bytes]:
     regular files only (a symlink to a file elsewhere is not the suite's)."""
     names = sorted({CALIBRATION_FILE, *(p.name for p in out.glob(CALIBRATION_PLOTS))})
     return {name: read_suite_file(out / name) for name in names
-            if not (out / name).is_symlink() and (out / name).is_file()}
+            if is_regular_file(out / name)}
 
 
 def kept_calibration(out: Path, rows: list[dict]) -> tuple[dict[str, bytes], list[str]]:

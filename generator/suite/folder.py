@@ -17,8 +17,9 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, part_name
 from puzzlesat.generator.core.inputs import open_input
+from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.generator.core.structured import load_json
-from puzzlesat.generator.families import SAFE_NAME
+from puzzlesat.generator.families.params import SAFE_NAME
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
 
 MANIFEST = "manifest.json"
@@ -149,7 +150,7 @@ def remove_own(out: Path, rel: str, sha256: str | None) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise UserError(f"cannot remove {out / rel}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"remove {out / rel}") from None
     return True
 
 
@@ -222,7 +223,7 @@ def read_published(out: Path) -> tuple[Spec, list[dict]]:
     # a published suite: its inputs/ files are read from it; its size was accepted when it was
     # published (--force then), so it is not asked for again
     spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
-                      base=out)
+                      base=out, published=True)
     return spec, read_manifest(out)["instances"]
 def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
     """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*``, sorted."""

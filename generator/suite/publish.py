@@ -22,13 +22,16 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
-import puzzlesat
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.paths import os_failure, plain_folder
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.structured import load_toml
+from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import CALIBRATION_FILE, kept_calibration
@@ -77,8 +80,9 @@ LOCK_FILE = ".puzzlesat-publish.lock"
 
 def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: int = 1,
                   executor: Executor | None = None, progress: bool = False,
-                  force: bool = False) -> Published:
+                  force: bool = False, solving: Solving | None = None) -> Published:
     """Publish the suite ``spec_path`` into folder ``out`` (see the module docstring).
+    ``solving`` runs the solvers a family may ask for (:func:`.build.build_task`).
 
     ``out`` must be new, empty, or a folder this suite was published into (its manifest.json
     and suite.toml name the same suite). Only files the folder's previous manifest lists are
@@ -101,7 +105,7 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
                 pool = local_executor(jobs) if own else executor
                 try:
                     with _inputs_root(folder, spec) as root:
-                        return _publish(spec, folder, pool, progress, root)
+                        return _publish(spec, folder, pool, progress, root, solving)
                 finally:
                     if own and pool is not None:
                         pool.shutdown(wait=True, cancel_futures=True)
@@ -123,9 +127,9 @@ def check_sizes(spec: Spec, force: bool) -> None:
 
     for task in spec.tasks:
         params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
-                  for k, v in task.params.items()}
+                  for k, v in task.params.items()}  # the spec's params are normalised
         try:
-            check_size(task.family, params, task.encoding, force, seed=task.seed)
+            check_size(get_family(task.family), params, task.encoding, force, seed=task.seed)
         except UserError as exc:
             raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
@@ -154,7 +158,7 @@ class _Folder:
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot create output folder {path}: {exc.strerror or exc}") \
+            raise os_failure(exc, f"create output folder {path}") \
                 from None
         self.dirs += reversed(missing)
 
@@ -176,7 +180,7 @@ class _Folder:
             try:
                 os.replace(self.out / pending_name(rel), self.out / rel)
             except OSError as exc:
-                raise UserError(f"cannot write {self.out / rel}: {exc.strerror or exc}") \
+                raise os_failure(exc, f"write {self.out / rel}") \
                     from None
         self.pending.clear()
 
@@ -213,7 +217,7 @@ def publish_lock(out: Path):
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
-            raise UserError(f"cannot create lock file {path}: {exc.strerror or exc}") from None
+            raise os_failure(exc, f"create lock file {path}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -259,9 +263,7 @@ def _prepare_output(folder: _Folder, spec: Spec) -> None:
         # SHA256SUMS does not list itself, but is replaced like the files it lists (last)
         folder.sums[SUMS] = file_sha256(out / SUMS) or ""
     for sub in SUBFOLDERS:
-        if (out / sub).is_symlink() or os.path.lexists(out / sub) and not (out / sub).is_dir():
-            raise UserError(f"output folder {out}: {sub} is a symlink or not a folder: "
-                            f"refusing to publish through it")
+        plain_folder(out / sub, f"output folder {out}: subfolder", create=False)
     for sub in ("instances", "witnesses"):
         folder.create(out / sub)
     clear_parts(out)  # left by a killed run
@@ -331,11 +333,12 @@ def _existing_text_sha256(path: Path) -> str | None:
 
 
 def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: bool,
-             root: str) -> Published:
+             root: str, solving: Solving | None) -> Published:
     from tqdm import tqdm
 
     out = folder.out
-    calls = [(task, _existing_text_sha256(out / task.file), root) for task in spec.tasks]
+    calls = [(task, _existing_text_sha256(out / task.file), root, solving)
+             for task in spec.tasks]
     rows: list[dict | None] = [None] * len(spec.tasks)
     built = reused = 0
     bar = tqdm(total=len(calls), unit="inst", desc=spec.name, disable=None if progress else True)
@@ -355,7 +358,7 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
             bar.update()
     rows_done = [r for r in rows if r is not None]
     calibration, dropped = kept_calibration(out, rows_done)
-    files = suite_files(spec, rows_done, calibration)
+    files = suite_files(spec, rows_done, calibration, solving)
     for rel in spec.inputs:
         folder.create((out / rel).parent)
     for rel, data in files.items():
@@ -368,9 +371,10 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
     return Published(out, spec, rows_done, built, reused)
 
 
-def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str) -> Built:
+def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str,
+                       solving: Solving | None) -> Built:
     try:
-        return build_task(task, reuse_text_sha256, root=root)
+        return build_task(task, reuse_text_sha256, root=root, solving=solving)
     except UserError as exc:
         raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
@@ -429,11 +433,11 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
     }
 
 
-def suite_files(spec: Spec, rows: list[dict],
-                calibration: dict[str, bytes] | None = None) -> dict[str, bytes]:
+def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | None = None,
+                solving: Solving | None = None) -> dict[str, bytes]:
     """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last.
     ``calibration`` (from :func:`~puzzlesat.generator.suite.calibration.calibration_files`) is summarised in manifest.json and listed
-    in SHA256SUMS."""
+    in SHA256SUMS. ``solving`` regenerates the puzzles description.tex draws."""
     calibration = calibration or {}
     manifest = manifest_json(spec, rows)
     if CALIBRATION_FILE in calibration:
@@ -446,7 +450,7 @@ def suite_files(spec: Spec, rows: list[dict],
         "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
         "description.md": describe.markdown(spec, rows).encode(),
         "description.tex": describe.latex(spec, rows, tuple(
-            name for name in calibration if name.endswith(".png"))).encode(),
+            name for name in calibration if name.endswith(".png")), solving).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
         **calibration,
     }
@@ -474,7 +478,7 @@ def manifest_json(spec: Spec, rows: list[dict]) -> dict:
     return {
         "suite": {"name": spec.name, "author": spec.author, "version": spec.version,
                   "seed": spec.seed, "compression": spec.compression, **spec.extra,
-                  "generator": f"puzzlesat {puzzlesat.__version__}", "instances": len(rows)},
+                  "generator": f"puzzlesat {VERSION}", "instances": len(rows)},
         "instances": rows,
     }
 

@@ -23,19 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.files import SUFFIXES
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
+from puzzlesat.generator.core.paths import file_under
 from puzzlesat.generator.core.seeds import derive_seed
 from puzzlesat.generator.core.structured import load_toml
-from puzzlesat.generator.families import (
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import (
     SAFE_NAME,
     check_encoding,
     file_params,
-    get_family,
     normalize_params,
 )
 
-COMPRESSION_SUFFIX = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
 REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
@@ -68,7 +69,7 @@ class Task:
     @property
     def file(self) -> str:
         """The instance's path in the published suite."""
-        return f"instances/{self.name}.cnf{COMPRESSION_SUFFIX[self.compression]}"
+        return f"instances/{self.name}.cnf{SUFFIXES[self.compression]}"
 
     @property
     def witness_file(self) -> str:
@@ -108,13 +109,15 @@ def load_spec(path: str | os.PathLike, force: bool = False) -> Spec:
 
 
 def parse_spec(text: bytes, name: str, force: bool = False,
-               base: str | os.PathLike | None = None) -> Spec:
+               base: str | os.PathLike | None = None, published: bool = False) -> Spec:
     """Validate spec text and expand its groups into tasks (nothing is built or written).
 
     A suite of more than :data:`MAX_SUITE_INSTANCES` instances needs ``force``; the count is
     made before any task is. Input files named by params (a family's ``Param(file=True)``) are
     resolved against ``base`` (the spec's folder), read, and named ``inputs/<file>`` in the
-    tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``)."""
+    tasks; a spec naming them elsewhere is rewritten to say so (``Spec.text``). In a
+    ``published`` suite (``base`` is its folder) an input is only ever a regular file under the
+    folder: no absolute path, no ``..``, no symlink (:func:`~puzzlesat.generator.core.paths.file_under`)."""
     data = load_toml(text, name)
     unknown = [k for k in data if k not in ("suite", "group")]
     if unknown:
@@ -127,7 +130,7 @@ def parse_spec(text: bytes, name: str, force: bool = False,
     groups = data.get("group", [])
     if not isinstance(groups, list):
         raise UserError(f"{name}: 'group' must be an array of tables ([[group]])")
-    inputs = _Inputs(Path(base) if base is not None else Path("."), name)
+    inputs = _Inputs(Path(base) if base is not None else Path("."), name, published)
     tasks: list[Task] = []
     for number, group in enumerate(groups, start=1):
         with prefixed(f"{name} [[group]] {number}: "):
@@ -150,8 +153,8 @@ class _Inputs:
     """Input files named by params, resolved against the spec's folder and renamed
     ``inputs/<file>`` for the published suite."""
 
-    def __init__(self, base: Path, name: str):
-        self.base, self.name = base, name
+    def __init__(self, base: Path, name: str, published: bool = False):
+        self.base, self.name, self.published = base, name, published
         self.files: dict[str, bytes] = {}  # inputs/<file> -> bytes
         self.renamed: dict[str, str] = {}  # value written in the spec -> inputs/<file>
         self.sources: dict[str, str] = {}  # inputs/<file> -> the path it was read from
@@ -162,7 +165,10 @@ class _Inputs:
             value = params.get(key)
             if not isinstance(value, str) or not value or value in builtins:
                 continue  # a built-in name wins over a file of that name, as in generate
-            path = Path(value) if Path(value).is_absolute() else self.base / value
+            if self.published:
+                path = file_under(self.base, value, f"{self.name}: params.{key}")
+            else:
+                path = Path(value) if Path(value).is_absolute() else self.base / value
             looks_like_path = "/" in value or "\\" in value or "." in value
             if not path.is_file():
                 if looks_like_path:
@@ -260,9 +266,9 @@ def _suite_table(table: dict) -> dict:
         raise UserError(f"seed must be a non-negative integer, got {table['seed']}")
     out = dict(table)
     out.setdefault("compression", "xz")
-    if out["compression"] not in COMPRESSION_SUFFIX:
+    if out["compression"] not in SUFFIXES:
         raise UserError(f"compression {out['compression']!r} is not one of "
-                        f"{', '.join(COMPRESSION_SUFFIX)}")
+                        f"{', '.join(SUFFIXES)}")
     return out
 
 

@@ -14,6 +14,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import calibration_files
 from puzzlesat.generator.suite.folder import read_suite_file
@@ -45,45 +46,49 @@ class Verified:
 
 
 def verify_suite(directory: str | os.PathLike, jobs: int = 1,
-                 executor: Executor | None = None, force: bool = False) -> Verified:
+                 executor: Executor | None = None, force: bool = False,
+                 solving: Solving | None = None) -> Verified:
     """Regenerate every file of a published suite from its ``suite.toml`` and compare.
-    ``force`` as for publish (a suite beyond the size thresholds)."""
+    ``force`` and ``solving`` as for publish (a suite beyond the size thresholds; the solvers
+    a family may ask for)."""
     out = Path(directory)
     if not out.is_dir():
         raise UserError(f"{out} is not a folder")
     spec_file = out / SPEC_FILE
     if not os.path.lexists(spec_file):
         raise UserError(f"{out} holds no {SPEC_FILE}: not a published suite")
-    spec = parse_spec(read_suite_file(spec_file), str(spec_file), force=force, base=out)
+    spec = parse_spec(read_suite_file(spec_file), str(spec_file), force=force, base=out,
+                      published=True)
     check_sizes(spec, force)
     own = executor is None
     executor = local_executor(jobs) if own else executor
     try:
-        return _verify(spec, out, executor)
+        return _verify(spec, out, executor, solving)
     finally:
         if own and executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _build_for_verify(task: Task, root: str) -> Built:
+def _build_for_verify(task: Task, root: str, solving: Solving | None) -> Built:
     try:
-        return build_task(task, keep_text=True, root=root)
+        return build_task(task, keep_text=True, root=root, solving=solving)
     except UserError as exc:
         raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 
 
-def _verify(spec: Spec, out: Path, executor: Executor | None) -> Verified:
+def _verify(spec: Spec, out: Path, executor: Executor | None,
+            solving: Solving | None) -> Verified:
     rows: list[dict] = [{}] * len(spec.tasks)
     found: list[list[str]] = [[] for _ in spec.tasks]
     root = str(out.resolve())
-    calls = [(t, root) for t in spec.tasks]
+    calls = [(t, root, solving) for t in spec.tasks]
     for index, result in run_tasks(_build_for_verify, calls, executor):
         task = spec.tasks[index]
         rows[index] = manifest_row(spec, task, result, result.data)
         found[index] = (compare_instance(out, task.file, result)
                         + compare_file(out, task.witness_file, result.witness))
     differences = [line for lines in found for line in lines]
-    files = suite_files(spec, rows, calibration_files(out))
+    files = suite_files(spec, rows, calibration_files(out), solving)
     for rel, data in files.items():
         differences += compare_file(out, rel, data)
     wanted = {t.file for t in spec.tasks} | {r["witness"] for r in rows if r["witness"]}

@@ -10,7 +10,6 @@ import sys
 
 import click
 
-import puzzlesat
 from puzzlesat.cli.answers import (
     solve,
     solve_suite_command,
@@ -22,6 +21,7 @@ from puzzlesat.cli.make import families, generate, publish, show, verify
 from puzzlesat.cli.stdout import is_stdout_error, stdout_failed
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.stops import Stopped, stops_raise
+from puzzlesat.generator.core.version import VERSION
 
 
 class Interrupted(Exception):
@@ -40,7 +40,7 @@ class PuzzlesatGroup(click.Group):
 
 
 @click.group(cls=PuzzlesatGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(puzzlesat.__version__, prog_name="puzzlesat")
+@click.version_option(VERSION, prog_name="puzzlesat")
 def cli():
     """Puzzles to SAT benchmark instances and back."""
 

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
-from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.families import Param, family_names, get_family
+from puzzlesat.generator.families import family_names, get_family
+from puzzlesat.generator.families.params import Param
 
 
 class FamilyGroup(click.Group):
@@ -37,38 +35,12 @@ def _click_option(param: Param) -> click.Option:
 
 def _generate_command(family) -> click.Command:
     def run(seed, encoding, output, name, witness, force, **raw):
-        from puzzlesat.generator.core.files import atomic_write, check_writable
-        from puzzlesat.generator.core.header import canonical_json
-        from puzzlesat.generator.core.inputs import check_distinct
-        from puzzlesat.generator.core.save import write_instance
-        from puzzlesat.generator.instance import build
-
-        def certify_unsat(formula):  # imported only by a family that asks for a certificate
-            from puzzlesat.validate.runs.certify import certify_unsat
-
-            return certify_unsat(formula)
+        from puzzlesat.generator.instance import generate_files
+        from puzzlesat.validate.runs.certify import CheckedSolving
 
         params = {k: v for k, v in raw.items() if v is not None}
-        check_distinct(("-o", output), ("--witness", witness))
-        if witness:  # a bad witness path must not leave the instance behind
-            check_writable(witness, "--witness")
-        if output != "-":
-            check_writable(output, "-o")
-        inst = build(family.NAME, params, encoding, seed, name, certify=certify_unsat,
-                     force=force)
-        solution = inst.witness_json() if witness else None
-        if witness and solution is None:
-            raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-        written = False
-        try:
-            write_instance(output, inst.formula, inst.header())
-            written = output != "-"
-            if witness:
-                atomic_write(witness, (canonical_json(solution) + "\n").encode())
-        except BaseException:  # a failed or stopped run leaves neither file
-            if written and witness:
-                os.unlink(output)  # the instance this run just wrote
-            raise
+        inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
+                              solving=CheckedSolving(), force=force)
         where = "stdout" if output == "-" else output
         click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
@@ -130,9 +102,11 @@ def publish(spec, output, jobs, force, executor, scheduler):
     DIR must be new, empty, or this suite's earlier publication."""
     from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import publish_suite
+    from puzzlesat.validate.runs.certify import CheckedSolving
 
     with make_executor(executor, scheduler, jobs) as pool:
-        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force).summary())
+        click.echo(publish_suite(spec, output, jobs, pool, progress=True, force=force,
+                                 solving=CheckedSolving()).summary())
 
 
 @click.command()
@@ -146,9 +120,10 @@ def verify(directory, jobs, force, executor, scheduler):
     difference."""
     from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite import verify_suite
+    from puzzlesat.validate.runs.certify import CheckedSolving
 
     with make_executor(executor, scheduler, jobs) as pool:
-        result = verify_suite(directory, jobs, pool, force=force)
+        result = verify_suite(directory, jobs, pool, force=force, solving=CheckedSolving())
     for line in result.differences:
         click.echo(line)
     click.echo(result.summary())

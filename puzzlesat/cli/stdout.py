@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.paths import os_failure
 
 
 def write_stdout(data: bytes) -> None:
@@ -29,7 +29,7 @@ def write_stdout(data: bytes) -> None:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise UserError(f"cannot write to stdout: {exc.strerror or exc}") from None
+            raise os_failure(exc, "write to stdout") from None
 
 
 def is_stdout_error(exc: OSError) -> bool:
@@ -41,7 +41,7 @@ def is_stdout_error(exc: OSError) -> bool:
 def stdout_failed(exc: OSError) -> int:
     """One line for an answer that could not be written (never an exit code saying it was),
     and stdout pointed at /dev/null so the interpreter's last flush stays quiet."""
-    click.echo(f"puzzlesat: error: cannot write to stdout: {exc.strerror or exc}", err=True)
+    click.echo(f"puzzlesat: error: {os_failure(exc, 'write to stdout')}", err=True)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)

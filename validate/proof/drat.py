@@ -615,7 +615,7 @@ def _backward(st, begin, end, deadline):
     return _GOING, end
 
 
-def _state(flat: np.ndarray, proof: Proof, deadline: float):
+def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int):
     """The checker's state for the formula ``flat`` and ``proof``: (state, formula clauses,
     numbering); past ``deadline`` a TimeoutError."""
     flat = np.asarray(flat)
@@ -633,7 +633,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float):
     # the database is built in this array: the proof gives its literals up
     proof.literals, proof.room, proof.given_up = np.zeros(0, np.int32), 0, True
     buffer[:n] = flat
-    numbering = _renumber(buffer)
+    numbering = _renumber(buffer, slice_literals)
     num_vars = numbering.variables
     top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars,
                                                        _hash_key(), deadline)
@@ -658,7 +658,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float):
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
-_SLICE = 1 << 20
+SLICE = 1 << 20
 #: variables numbered up to the literals there are over this keep their numbers ...
 _LITERALS_PER_VARIABLE = 8
 #: ... and up to this many in any case
@@ -675,23 +675,23 @@ class _Numbering(NamedTuple):
         return int(self.fresh[variable - self.kept - 1]) if variable > self.kept else variable
 
 
-def _renumber(buffer: np.ndarray) -> _Numbering:
+def _renumber(buffer: np.ndarray, slice_literals: int = SLICE) -> _Numbering:
     """Renumber, in place, the variables numbered beyond a bound that grows with the literals
     there are (a p line declaring 2**31 - 1 variables, a proof naming huge extension variables)
     densely after it, in increasing order: the checker's per-variable arrays stay in
-    proportion to its input, whatever the numbers say."""
+    proportion to its input, whatever the numbers say. Done ``slice_literals`` at a time."""
     kept = max(buffer.shape[0] // _LITERALS_PER_VARIABLE, _KEPT_VARIABLES)
-    slices = range(0, buffer.shape[0], _SLICE)
+    slices = range(0, buffer.shape[0], slice_literals)
     largest, beyond = 0, []
     for a in slices:
-        magnitude = np.abs(buffer[a:a + _SLICE])
+        magnitude = np.abs(buffer[a:a + slice_literals])
         largest = max(largest, int(magnitude.max()))
         beyond.append(np.unique(magnitude[magnitude > kept]))
     fresh = np.unique(np.concatenate(beyond)) if beyond else np.zeros(0, np.int32)
     if not fresh.size:
         return _Numbering(largest, kept, fresh)
     for a in slices:
-        part = buffer[a:a + _SLICE]
+        part = buffer[a:a + slice_literals]
         where = np.abs(part) > kept
         renumbered = kept + 1 + np.searchsorted(fresh, np.abs(part[where]))
         part[where] = np.where(part[where] < 0, -renumbered, renumbered)
@@ -718,14 +718,15 @@ def load_kernels() -> None:
 
 
 def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
-               deadline: float | None = None) -> tuple[bool, str]:
+               deadline: float | None = None, slice_literals: int = SLICE) -> tuple[bool, str]:
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
     reason). ``backward`` checks only the lemmas the refutation needs (drat-trim's way), else
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
     literals become the checker's database: a proof is checked once (a second time is a
-    ValueError)."""
+    ValueError). ``slice_literals``: how many literals are renumbered at a time (the verdict
+    never depends on it)."""
     late = _NEVER if deadline is None else deadline
-    st, n_formula, numbering = _state(flat, proof, late)
+    st, n_formula, numbering = _state(flat, proof, late, slice_literals)
     n_steps = st.step_clause.shape[0]
     conflict = _start(st, n_formula)
     step = -1

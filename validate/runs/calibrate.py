@@ -59,6 +59,7 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
+from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.solvers import check_solver, run_solver
 
@@ -228,7 +229,8 @@ def _record(out: Path, spec, instances: list[dict], rows: list[dict],
         plotted, note = plot_calibration(out, rows)
         written += plotted
         notes += [note] if note else []
-    for rel, data in suite_files(spec, instances, calibration_files(out)).items():
+    for rel, data in suite_files(spec, instances, calibration_files(out),
+                                 CheckedSolving()).items():
         atomic_write(out / rel, data)
     written += ["manifest.json", "SHA256SUMS"]
     return Calibration(out, rows, written, notes)

@@ -51,6 +51,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
+from puzzlesat.generator.core.paths import is_regular_file, os_failure
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 
@@ -191,11 +192,12 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
         if status in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[status]:
             notes.append(f"exit code {code} disagrees with the s line ({status})")
         if proof_to is not None and status == "UNSAT":
-            if proof_file.is_file():
+            if is_regular_file(proof_file):  # never what a symlink left there names
                 with open(proof_file, "rb") as proof, atomic_file(proof_to) as out:
                     shutil.copyfileobj(proof, out, 1 << 20)
             else:
-                notes.append("UNSAT, but the solver wrote no proof file")
+                notes.append("UNSAT, but the solver wrote no proof file (a regular file at "
+                             "{proof}; a symlink is never followed)")
         return CommandRun(status, seconds, stdout, notes)
 
 
@@ -214,7 +216,7 @@ def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
                                        env={**os.environ, RUN_MARK: mark},
                                        preexec_fn=lambda: _in_child(parent, die_with))
     except OSError as exc:
-        raise SolverNotRunnable(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        raise SolverNotRunnable(str(os_failure(exc, f"run {argv[0]}"))) from None
     try:
         with running(process):  # an interrupted suite run kills it
             return _wait_unreaped(process.pid, time_limit, (out.fileno(), err.fileno()))

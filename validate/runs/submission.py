@@ -45,6 +45,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
 from puzzlesat.generator.suite.folder import read_published
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_calibration
@@ -247,16 +248,9 @@ def instance_path(src: Path, row: dict, index: int) -> Path:
     a regular file directly in the suite's own ``instances/`` folder (no symlink on the way)
     whose bytes have the manifest's sha256."""
     where = f"{src / 'manifest.json'}: instance {index}"
-    path = src / row["file"]
-    for step in (src / "instances", path):
-        try:
-            mode = step.lstat().st_mode
-        except OSError as exc:
-            raise UserError(f"{where}: cannot read {step}: {exc.strerror or exc}") from None
-        wanted = stat.S_ISDIR if step != path else stat.S_ISREG
-        if not wanted(mode):
-            kind = "folder" if step != path else "regular file"
-            raise UserError(f"{where}: {step} is not a {kind} (a symlink is refused)")
+    path = file_under(src, row["file"], where)
+    if not is_regular_file(path):
+        raise UserError(f"{where}: {path} is not a regular file")
     if hashlib.sha256(path.read_bytes()).hexdigest() != row["sha256"]:
         raise UserError(f"{where}: {path} does not have the manifest's sha256 (run puzzlesat "
                         f"verify)")
@@ -314,7 +308,7 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
         out.mkdir(parents=True, exist_ok=True)
         (out / "instances").mkdir(exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"create {out}") from None
     old = set(earlier["files"]) if earlier else set()
     # the marker lists old and new first: a run stopped half-way leaves a folder still ours
     _write_marker(out, sorted(old | set(files)), archive.name)
@@ -357,7 +351,7 @@ def _claim_output(src: Path, out: Path) -> dict | None:
         return None
     marker = out / MARKER
     earlier = None
-    if marker.is_file() and not marker.is_symlink():
+    if is_regular_file(marker):
         try:
             earlier = json.loads(marker.read_text("utf-8"))
         except (ValueError, RecursionError):
@@ -366,10 +360,7 @@ def _claim_output(src: Path, out: Path) -> dict | None:
             and all(bundle_name(rel) for rel in earlier["files"])
             and isinstance(earlier.get("archive"), str)):
         raise UserError(f"{out} exists and is not a submission bundle: refusing to replace it")
-    instances = out / "instances"
-    if instances.is_symlink() or (instances.exists() and not instances.is_dir()):
-        raise UserError(f"{instances} is not a folder (a symlink is refused): refusing to "
-                        f"write the bundle through it")
+    plain_folder(out / "instances", "bundle subfolder", create=False)
     return earlier
 
 
@@ -381,12 +372,12 @@ def _write_marker(out: Path, files: list[str], archive: str) -> None:
 def _remove_written(path: Path) -> None:
     """Remove a file an earlier run wrote: a regular file only (never through a symlink)."""
     try:
-        if stat.S_ISREG(path.lstat().st_mode):
+        if is_regular_file(path):
             path.unlink()
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise UserError(f"cannot remove {path}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"remove {path}") from None
 
 
 def bundle_files(src: Path, author: str, instances: list[dict],

@@ -55,65 +55,46 @@ SAT 2009 competitive events booklet / SAT 2009 workshop (Proc. SAT'09, 2009).
 
 Certified UNSAT (``--unsat parity``): the planted puzzle with one side of one center piece
 recoloured, so two colours occur on an odd number of sides; no bounded board can match them
-all (:mod:`.parity`). ``expected-from: parity:colour-count``, which the validator checks on
+all (:mod:`.certificate`). ``expected-from: parity:colour-count``, which the validator checks on
 the header's puzzle (:func:`check_certificate`) before it trusts an UNSAT answer without a
 proof.
 
-Layout: :mod:`.pieces` (piece files, built-ins, planting), :mod:`.geometry` (squares and
-diamonds), :mod:`.encode` (the Board and the clause groups), :mod:`.solution` (decode, check,
-witness), :mod:`.parity` (the certified UNSAT variant) and :mod:`.render` (JSON and
-pictures); this module is the family contract.
+Layout (every family has the same files): :mod:`.puzzle` (piece files, built-ins, JSON, the
+referee and the witness), :mod:`.generate` (planting and names), :mod:`.geometry` (squares and
+diamonds), :mod:`.encode` (the Board, the clause groups, decode and assignment),
+:mod:`.certificate` (known answers and the certified UNSAT variant), :mod:`.estimate` and
+:mod:`.render` (pictures); this module is the family's card and gathers its contract.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
-from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.families import Param
-from puzzlesat.generator.families.edgematch.encode import (
-    TYPE_PATTERNS,
-    Board,
-    diamond_exactly_one,
-    duplicate_pairs,
-    duplicate_pieces,
-    encode,
-    heule_turned,
-    piece_clauses,
-    piece_type,
-)
-from puzzlesat.generator.families.edgematch.estimate import estimate
-from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
-from puzzlesat.generator.families.edgematch.parity import (
+from puzzlesat.generator.families.edgematch.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
     check_certificate,
-    odd_colours,
-    recolour_side,
-    side_counts,
+    expected,
 )
-from puzzlesat.generator.families.edgematch.pieces import (
+from puzzlesat.generator.families.edgematch.encode import (
+    SAT09_TURN_SEED,
+    assignment,
+    decode,
+    encode,
+)
+from puzzlesat.generator.families.edgematch.estimate import estimate
+from puzzlesat.generator.families.edgematch.generate import generate, instance_name, uses_seed
+from puzzlesat.generator.families.edgematch.puzzle import (
     BUILTINS,
     Puzzle,
     Solution,
-    infer_shape,
-    load_pieces,
-    make_puzzle,
-    parse_pieces,
-    planted,
-    shown_sides,
-)
-from puzzlesat.generator.families.edgematch.render import (
+    check,
     puzzle_from_json,
     puzzle_to_json,
-    render,
-    render_svg,
-    render_tikz,
     solution_from_json,
     solution_to_json,
+    witness,
 )
-from puzzlesat.generator.families.edgematch.solution import assignment, check, decode, witness
+from puzzlesat.generator.families.edgematch.render import render, render_svg, render_tikz
+from puzzlesat.generator.families.params import Param
 
 NAME = "edge-matching"
 SUMMARY = "edge-matching puzzles (Heule 2009): planted em-a-b-c, clue puzzles, Eternity II"
@@ -149,11 +130,6 @@ REFERENCES = (
 )
 HARDNESS_PARAM = "center_colors"
 
-#: a glibc seed whose em-encode shuffle reproduces the clauses (same GBD hash) of the published
-#: SAT'09 em_7_3_6 cmp/fbc/exp/all and em_9_3_5 cmp files (found by exhaustive search
-#: over all 2^32 seeds; the seed Heule used is not published, and 22 others also fit both)
-SAT09_TURN_SEED = 114118598
-
 PARAMS: tuple[Param, ...] = (
     Param("rows", int, None, "Grid rows (planted puzzles; rows <= cols).", minimum=2),
     Param("cols", int, None, "Grid columns [default: rows].", minimum=2),
@@ -180,75 +156,3 @@ ENCODINGS = {
     "explicit": "compact + explicit at-most-one square per piece",
     "all": "compact + fbcolors + explicit",
 }
-
-
-def generate(params: dict, rng) -> Puzzle:
-    """The puzzle of ``params``: a piece file, or a planted em-a-b-c by the original method."""
-    if "pieces" in params:
-        clash = [k for k in params if k not in ("pieces", "turn_seed")]
-        if clash:
-            raise UserError(f"--{clash[0].replace('_', '-')} cannot be combined with --pieces "
-                            "(the piece file fixes the puzzle)")
-        puzzle = load_pieces(params["pieces"])
-    else:
-        puzzle = planted(params, rng)
-        if params.get("unsat") == "parity":
-            puzzle = recolour_side(puzzle, params["center_colors"], rng)
-    puzzle.turn_seed = params.get("turn_seed")
-    return puzzle
-
-
-
-def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
-    """SAT when planted or listed in solved order; UNSAT when a bounded puzzle has a colour on
-    an odd number of sides (:mod:`.parity`, checked again by the validator); else UNKNOWN."""
-    if puzzle.planted is not None:
-        return "SAT", "planted"
-    if puzzle.bounded and odd_colours(puzzle):
-        return "UNSAT", CERTIFICATE
-    if witness(puzzle) is not None:
-        return "SAT", "planted (pieces listed in solved order)"
-    return "UNKNOWN", "none"
-
-
-def uses_seed(params: dict) -> bool:
-    """Whether the pieces are drawn (a piece file leaves nothing to the seed)."""
-    return "pieces" not in params
-
-
-def instance_name(params: dict, draw: str | None, encoding: str) -> str:
-    """``em-7-3-6-s1-all``, ``em-6x12-4-4-scrambled-s1-compact``,
-    ``em-5-2-3-scrambled-parity-s1-all``, ``clue1-compact``."""
-    if "pieces" in params:
-        spec = params["pieces"]
-        stem = spec if spec in BUILTINS else Path(spec).name.split(".")[0]
-        turn = [f"t{params['turn_seed']}"] if "turn_seed" in params else []
-        return "-".join([re.sub(r'[^A-Za-z0-9_-]+', '-', stem)] + turn + [encoding])
-    rows = params.get("rows", 0)
-    cols = params.get("cols", rows)
-    words = ["em", str(rows) if rows == cols else f"{rows}x{cols}"]
-    if not params.get("unbounded"):
-        words.append(str(params.get("border_colors", 0)))
-    words.append(str(params.get("center_colors", 0)))
-    words += [word for key, word in (("unbounded", "unbounded"), ("signed", "signed"),
-                                      ("scramble", "scrambled")) if params.get(key)]
-    words += [params["unsat"]] if "unsat" in params else []
-    words += [f"t{params['turn_seed']}"] if "turn_seed" in params else []
-    words += [draw] if draw is not None else []
-    return "-".join(words + [encoding])
-
-
-
-#: params whose value may be a file: a suite reads it from the spec's folder and publishes it
-
-__all__ = [
-    "BUILTINS", "CERTIFICATE", "E", "ENCODINGS", "FRAME", "HARDNESS_PARAM", "N", "NAME",
-    "PARAMS", "REFERENCES", "S", "SAT09_TURN_SEED", "STORY", "SUMMARY", "TYPE_PATTERNS", "W",
-    "Board", "Grid", "Puzzle", "Solution", "assignment", "check", "check_certificate",
-    "decode", "diamond_exactly_one", "duplicate_pairs", "duplicate_pieces", "encode",
-    "estimate", "expected", "generate", "heule_turned", "infer_shape", "instance_name",
-    "load_pieces", "make_puzzle", "odd_colours", "parse_pieces", "piece_clauses", "piece_type",
-    "planted", "puzzle_from_json", "puzzle_to_json", "recolour_side", "render", "render_svg", "render_tikz",
-    "shown_sides", "side_counts", "solution_from_json", "solution_to_json", "uses_seed",
-    "witness",
-]

@@ -1,5 +1,5 @@
 """Size estimate of an edge-matching instance from its params alone (nothing generated or
-allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.Estimate`).
+allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.params.Estimate`).
 
 Upper bounds, by clause group of :func:`.encode.encode`, for an R×C board of n = RC pieces in
 classes of sizes m (4 corners, 2R+2C−8 borders, (R−2)(C−2) centers; one class of n when
@@ -17,14 +17,14 @@ unbounded), D diamonds of at most k colours each:
 
 from __future__ import annotations
 
-from puzzlesat.generator.families import MAX_CLAUSES, Estimate
-from puzzlesat.generator.families.edgematch.encode import duplicate_pairs
+from puzzlesat.generator.families.edgematch.encode import Board, duplicate_pairs
+from puzzlesat.generator.families.params import MAX_CLAUSES, Estimate
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
     if puzzle is None and "pieces" in params:
-        from puzzlesat.generator.families.edgematch.pieces import load_pieces
+        from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 
         puzzle = load_pieces(params["pieces"])  # a piece file is small next to its CNF
     if puzzle is not None:
@@ -56,7 +56,7 @@ def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
         (pairs if explicit else 0, 2),
         (diamonds, k), (diamonds * (k * (k - 1) // 2), 2),
         (x * 20, 5), (x * 4 * k if fbcolors else 0, 2),
-        (pairs if puzzle is None else duplicate_pairs(puzzle), 2),  # duplicate pieces
+        (pairs if puzzle is None else duplicate_pairs(Board(puzzle)), 2),  # duplicate pieces
     ]
     clauses = sum(c for c, _ in groups)
     digits = len(str(max(variables, 1))) + 2  # "-123 " per literal

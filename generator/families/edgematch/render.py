@@ -1,4 +1,4 @@
-"""JSON of puzzles and solutions, and pictures of a board (text, SVG and TikZ)."""
+"""Pictures of a board: text, SVG and TikZ."""
 
 from __future__ import annotations
 
@@ -6,47 +6,14 @@ import numpy as np
 
 from puzzlesat.generator.core.tikz import GREY, hue, picture
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, N, S, W
-from puzzlesat.generator.families.edgematch.pieces import (
-    Puzzle,
-    Solution,
-    make_puzzle,
-    shown_sides,
-)
-
-
-def puzzle_to_json(puzzle: Puzzle) -> dict:
-    """The puzzle as JSON: shape, frame and signs, source, pieces (and the turn seed)."""
-    data = {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
-            "signed": puzzle.signed, "source": puzzle.source, "pieces": puzzle.pieces.tolist()}
-    if puzzle.turn_seed is not None:
-        data["turn_seed"] = puzzle.turn_seed
-    return data
-
-
-def puzzle_from_json(data: dict) -> Puzzle:
-    """The puzzle from its JSON, checked as a piece file is."""
-    puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
-                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")))
-    puzzle.turn_seed = data.get("turn_seed")
-    return puzzle
-
-
-def solution_to_json(solution: Solution) -> dict:
-    """The solution as JSON: the piece and the rotation on each square."""
-    return {"piece": np.asarray(solution.piece).tolist(),
-            "rotation": np.asarray(solution.rotation).tolist()}
-
-
-def solution_from_json(data: dict) -> Solution:
-    """The solution from its JSON."""
-    return Solution(np.array(data["piece"], np.int64), np.array(data["rotation"], np.int64))
+from puzzlesat.generator.families.edgematch.puzzle import Puzzle, Solution, shown_sides
 
 
 def render(puzzle: Puzzle, solution: Solution | None = None) -> str:
     """The board as text: each square shows its N, E, S and W colours ('.' = frame). Without
     a solution, the pieces are laid out in file order, unrotated.
 
-    >>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+    >>> from puzzlesat.generator.families.edgematch.puzzle import load_pieces
     >>> print(render(load_pieces("four-squares")))
     +-----+-----+
     |  3  |  3  |
@@ -104,7 +71,7 @@ def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float =
     square as four triangles filled by colour (frame grey, a signed colour's negative darker),
     as :func:`render_svg` draws it.
 
-    >>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+    >>> from puzzlesat.generator.families.edgematch.puzzle import load_pieces
     >>> print(render_tikz(load_pieces("four-squares")).splitlines()[1])
     \\filldraw[fill={rgb,255:red,221;green,196;blue,60},draw=black!60,line width=0.2pt] (0,0) -- (1,0) -- (0.5,0.5) -- cycle;
     """

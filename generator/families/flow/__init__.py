@@ -32,7 +32,7 @@ k types and d on-grid neighbours; regular_5x5_01 has 184 variables and 2,031 cla
 
 Certified UNSAT (``--unsat parity``): the planted grid with one endpoint moved to a free cell
 of the other checkerboard colour; no solution (nor any model of ``zucker``, cycles included)
-can balance the cell count (:mod:`.parity`). ``expected-from: parity:checkerboard``, which the
+can balance the cell count (:mod:`.certificate`). ``expected-from: parity:checkerboard``, which the
 validator checks on the header's puzzle before it trusts an UNSAT answer without a proof.
 
 The "not this colour" clauses forbid a path from touching itself, so planted paths never do.
@@ -61,6 +61,13 @@ rounds of merging, which reach about 0.3 × the side on square grids (a count no
 a user error). The default is about √(width·height), like real levels. Paths built this way
 never touch themselves, so the planted colouring is a model of every encoding.
 
+Layout (every family has the same files): :mod:`.puzzle` (Puzzle, Solution, level files, JSON,
+the referee, the witness), :mod:`.generate`, :mod:`.plant` (planting and the uniqueness test),
+:mod:`.encode` (encode, decode, assignment), :mod:`.certificate`, :mod:`.estimate`,
+:mod:`.render`; this module is the family's card and gathers its contract.
+
+>>> from puzzlesat.generator.core.seeds import Rng
+>>> from puzzlesat.generator.families.flow.puzzle import parse_text
 >>> p = parse_text("R.G\\n...\\nR.G")
 >>> f = encode(p, "zucker")
 >>> f.num_vars, f.num_clauses
@@ -75,64 +82,27 @@ CCCCD  └──╴╵
 
 from __future__ import annotations
 
-import math
-import re
-from pathlib import Path
-
-from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families import Param
-from puzzlesat.generator.families.flow.encode import (  # noqa: F401  (the family's surface)
-    LRTB,
-    TYPE_DIRS,
-    TYPE_MASKS,
-    TYPE_NAMES,
-    TYPE_POINTS,
-    acyclic_clauses,
-    assignment,
-    decode,
-    encode,
-    rank_bits,
-    zucker,
-)
-from puzzlesat.generator.families.flow.estimate import estimate  # noqa: F401
-from puzzlesat.generator.families.flow.parity import (  # noqa: F401
+from puzzlesat.generator.families.flow.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
-    balance,
     check_certificate,
-    move_endpoint,
+    expected,
 )
-from puzzlesat.generator.families.flow.plant import (  # noqa: F401
-    MOVES_PER_CELL,
-    PLANT_ATTEMPTS,
-    UNIQUE_ATTEMPTS,
-    colour_range,
-    is_unique,
-    plant_paths,
-    planted_puzzle,
-)
-from puzzlesat.generator.families.flow.puzzle import (  # noqa: F401
-    LABELS,
-    TOUCHING,
+from puzzlesat.generator.families.flow.encode import assignment, decode, encode
+from puzzlesat.generator.families.flow.estimate import estimate
+from puzzlesat.generator.families.flow.generate import generate, instance_name, uses_seed
+from puzzlesat.generator.families.flow.puzzle import (
     Puzzle,
     Solution,
     check,
-    load_puzzle,
-    parse_text,
     puzzle_from_json,
     puzzle_to_json,
-    puzzle_to_text,
     solution_from_json,
-    solution_from_paths,
     solution_to_json,
-    trace_paths,
+    witness,
 )
-from puzzlesat.generator.families.flow.render import (  # noqa: F401
-    render,
-    render_svg,
-    render_tikz,
-)
+from puzzlesat.generator.families.flow.render import render, render_svg, render_tikz
+from puzzlesat.generator.families.params import Param
 
 NAME = "flow"
 SUMMARY = "Flow Free / Numberlink: planted grids or level files; Zucker's encoding (2016)"
@@ -184,136 +154,3 @@ PARAMS: tuple[Param, ...] = (
           "moves one endpoint to a free cell of the other checkerboard colour, so the cell "
           f"count cannot balance ({CERTIFICATE}).", choices=UNSAT_CHOICES),
 )
-
-
-# -- the contract: params, generation, expected results ----------------------------------------
-def uses_seed(params: dict) -> bool:
-    """Whether the grid is drawn (a level file leaves nothing to the seed)."""
-    return "puzzle" not in params
-
-
-def instance_name(params: dict, draw: str | None, encoding: str) -> str:
-    """``flow-<size>-<colours>...-<encoding>``; a level file is named by its stem."""
-    if "puzzle" in params:
-        stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(params["puzzle"]).name.split(".")[0])
-        return f"flow-{stem}-{encoding}"
-    if "colors" in params:
-        colors = f"c{params['colors']}"
-    elif "min_colors" in params:
-        colors = f"c{params['min_colors']}-{params['max_colors']}"
-    else:
-        colors = "cauto"
-    flags = "-u" if params.get("unique") else ""
-    if params.get("min_path", 3) != 3:
-        flags += f"-m{params['min_path']}"
-    if "unsat" in params:
-        flags += f"-{params['unsat']}"
-    return f"flow-{params['width']}x{params['height']}-{colors}{flags}-{draw}-{encoding}"
-
-
-def generate(params: dict, rng: Rng) -> Puzzle:
-    """A level file (``puzzle``) or a planted grid (``width``, ``height``, colours).
-
-    With ``unique``, planted grids are drawn until :func:`is_unique` proves one unique; the
-    number of grids drawn is kept in ``Puzzle.attempts`` and shown in ``expected-from``."""
-    planted_keys = ("width", "height", "colors", "min_colors", "max_colors", "unique", "unsat")
-    if "puzzle" in params:
-        extra = [k for k in planted_keys if params.get(k)]
-        if extra:
-            raise UserError(f"flow: --{extra[0].replace('_', '-')} does not apply with --puzzle")
-        return load_puzzle(params["puzzle"])
-    if params.get("certify"):
-        raise UserError("flow: --certify applies to --puzzle files only (planted grids are SAT)")
-    if "width" not in params or "height" not in params:
-        raise UserError("flow: give --width and --height, or --puzzle")
-    width, height, min_path = params["width"], params["height"], params.get("min_path", 3)
-    low, high = _color_range(params, width, height, min_path)
-    attempts = UNIQUE_ATTEMPTS if params.get("unique") else 1
-    for attempt in range(1, attempts + 1):
-        colors = low + rng.integer(high - low + 1) if high > low else low
-        puzzle = planted_puzzle(width, height, plant_paths(width, height, colors, min_path, rng))
-        if params.get("unique"):
-            if not is_unique(puzzle):
-                continue
-            puzzle.attempts = attempt
-        if params.get("unsat") == "parity":  # drawn after the planted grid: same grid as without
-            puzzle = move_endpoint(puzzle, rng)
-        return puzzle
-    raise UserError(f"flow: no unique {width}x{height} grid with {_counts(low, high)} colours "
-                    f"and paths of at least {min_path} cells after {attempts} attempts; try "
-                    "more colours or a smaller grid")
-
-
-def _counts(low: int, high: int) -> str:
-    return str(low) if low == high else f"{low}..{high}"
-
-
-def default_colors(width: int, height: int, min_path: int) -> int:
-    """About √(width·height), what real levels use: the article's n×n levels have about n
-    colours (regular 5x5..9x9: 5-9; jumbo 10x10..14x14: 11-16; extreme ones fewer, 4-10),
-    the spec's "pair count around √(w·h)"; clipped to :func:`colour_range`.
-
-    >>> default_colors(12, 12, 3), default_colors(20, 5, 3), default_colors(60, 60, 3)
-    (12, 10, 60)
-    """
-    low, high = colour_range(width, height, min_path)
-    return min(max(round(math.sqrt(width * height)), low), high)
-
-
-def _color_range(params: dict, width: int, height: int, min_path: int) -> tuple[int, int]:
-    """The colour counts asked for, checked against :func:`colour_range`."""
-    low, high = colour_range(width, height, min_path)
-    if high == 0:
-        raise UserError(f"flow: no {width}x{height} grid has paths of at least {min_path} cells "
-                        f"(the longer side is {max(width, height)}); try a shorter --min-path")
-    if "colors" in params:
-        if "min_colors" in params or "max_colors" in params:
-            raise UserError("flow: give --colors or --min-colors/--max-colors, not both")
-        asked = (params["colors"], params["colors"])
-    elif "min_colors" in params or "max_colors" in params:
-        if "min_colors" not in params or "max_colors" not in params:
-            raise UserError("flow: --min-colors and --max-colors go together")
-        if params["min_colors"] > params["max_colors"]:
-            raise UserError(f"flow: --min-colors {params['min_colors']} exceeds --max-colors "
-                            f"{params['max_colors']}")
-        asked = (params["min_colors"], params["max_colors"])
-    else:
-        colors = default_colors(width, height, min_path)
-        return colors, colors
-    if asked[1] > high:
-        raise UserError(f"flow: a {width}x{height} grid with paths of at least {min_path} cells "
-                        f"takes {low}..{high} colours (fewer when the grid allows), asked for "
-                        f"{_counts(*asked)}")
-    return asked
-
-
-def expected(puzzle: Puzzle, params: dict, certify=None) -> tuple[str, str]:
-    """Planted grids are SAT. A level file is UNKNOWN unless the ``certify`` param is set: then
-    its ``zucker`` formula must be proved UNSAT by ``certify`` (a solver plus proof checker,
-    passed in by the caller: see :data:`puzzlesat.generator.families.Certifier`);
-    ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
-    them too. ``unsat`` grids are UNSAT by the checkerboard count (:mod:`.parity`)."""
-    if params.get("unsat") == "parity":
-        checked = check_certificate(puzzle, CERTIFICATE)
-        assert checked is not None and checked[0], checked  # move_endpoint unbalances it
-        return "UNSAT", CERTIFICATE
-    if puzzle.planted is not None:
-        if puzzle.attempts:
-            return "SAT", (f"planted, unique (cadical195, {puzzle.attempts} "
-                           f"attempt{'s' if puzzle.attempts > 1 else ''})")
-        return "SAT", "planted"
-    if not params.get("certify"):
-        return "UNKNOWN", "none"
-    if certify is None:
-        raise UserError("flow: --certify needs a proof checker; it is a `puzzlesat generate` "
-                        "option, not a suite parameter")
-    source = certify(encode(puzzle, "zucker"))
-    if not source:
-        raise UserError(f"flow: --certify: {puzzle.name or 'puzzle'} has no checked UNSAT "
-                        "proof under zucker (it may be solvable)")
-    return "UNSAT", source
-
-
-def witness(puzzle: Puzzle) -> Solution | None:
-    """The planted solution, or None for a grid read from a file."""
-    return puzzle.planted

@@ -1,5 +1,5 @@
 """Size estimate of a Flow Free instance from its params alone (nothing generated or
-allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.Estimate`).
+allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.params.Estimate`).
 
 Upper bounds for N = width·height cells, C colours (at most 62 labels), P ≤ 2N adjacent
 pairs and B rank bits, by clause group of :mod:`.encode`:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from puzzlesat.generator.families import Estimate
+from puzzlesat.generator.families.params import Estimate
 
 MAX_COLOURS = 62
 

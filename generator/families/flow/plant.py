@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import neighbour_table
 from puzzlesat.generator.core.seeds import Draws, Rng
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families.flow.encode import decode, encode, numbering
 from puzzlesat.generator.families.flow.puzzle import (
     LABELS,
@@ -250,11 +250,10 @@ def planted_puzzle(width: int, height: int, paths: list) -> Puzzle:
     return puzzle
 
 
-def is_unique(puzzle: Puzzle) -> bool:
+def is_unique(puzzle: Puzzle, solving: Solving) -> bool:
     """Does the planted solution stay the only one? Block its colouring in ``zucker`` and
-    re-solve, blocking each stray cycle found (its cells' direction types), until UNSAT."""
-    from pysat.solvers import Solver
-
+    re-solve with ``solving``'s incremental solver, blocking each stray cycle found (its cells'
+    direction types), until UNSAT."""
     formula = encode(puzzle, "zucker")
     assert puzzle.planted is not None, "only a planted grid has a solution to keep unique"
     layout = numbering(puzzle)
@@ -263,12 +262,11 @@ def is_unique(puzzle: Puzzle) -> bool:
     colors = puzzle.planted.colors.reshape(-1)
     # y is a function of x, so blocking the free cells' colours blocks the whole model
     block = (-x[free, colors[free]]).tolist()
-    with Solver(name="cadical195", bootstrap_with=formula.clauses()) as solver:
-        if not block:
-            return True
+    if not block:
+        return True
+    with solving.incremental(formula) as solver:
         solver.add_clause(block)
-        while solver.solve():
-            model = model_array(solver.get_model(), formula.num_vars)
+        while (model := solver.solve()) is not None:
             solution = decode(puzzle, "zucker", model)
             _, cycles = trace_paths(puzzle, solution)
             if not cycles:

@@ -38,6 +38,8 @@ class Puzzle:
     planted: Solution | None = None
     #: planted grids drawn until this one was proved unique (0: uniqueness not asked for)
     attempts: int = 0
+    #: the solver that proved it unique
+    solver: str = ""
 
     @property
     def height(self) -> int:
@@ -272,3 +274,8 @@ def check(puzzle: Puzzle, solution: Solution) -> list[str]:
         problems.append(f"{TOUCHING}: colour {puzzle.labels[colors[cell]]} at {at(cell)} and "
                         f"{at(nb[cell, d])} ({len(touch) // 2} places)")
     return problems
+
+
+def witness(puzzle: Puzzle) -> Solution | None:
+    """The planted solution, or None for a grid read from a file."""
+    return puzzle.planted

@@ -1,5 +1,5 @@
 """Size estimate of a sliding-tile instance from its params alone (nothing generated or
-allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.Estimate`).
+allocated): the family's ``estimate`` (see :class:`puzzlesat.generator.families.params.Estimate`).
 
 For a known budget K (the module docstring of the family gives the counts):
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from puzzlesat.generator.families import Estimate
+from puzzlesat.generator.families.params import Estimate
 
 #: the longest optimal trace shipped (Korf's 24-puzzle instances and the random traces)
 MAX_TRACE = 250

@@ -1,5 +1,5 @@
-"""Sliding-tile puzzles and move sequences: their JSON forms and the rules a solution must keep
-(written without looking at any encoding)."""
+"""Sliding-tile puzzles and move sequences: their JSON forms, the rules a solution must keep
+(written without looking at any encoding) and the known witness."""
 
 from __future__ import annotations
 
@@ -74,3 +74,26 @@ def check(puzzle: Puzzle, solution: Solution) -> list[str]:
         if undone:
             errors.append(f"move {undone[0]} undoes the previous move (--no-undo)")
     return errors
+
+
+#: with --no-undo, 12 moves around the 2x2 block at the goal's blank restore the goal without
+#: undoing a move; the loop is chosen so its first move does not undo the trace's last move
+_NO_UNDO_LOOPS = ("RDLU" * 3, "DRUL" * 3)
+
+
+def witness(puzzle: Puzzle) -> Solution | None:
+    """The optimal path padded to the budget: with a move and its inverse, or (--no-undo)
+    with 12-move loops; None when the budget is not reachable that way."""
+    if puzzle.path is None or puzzle.budget < len(puzzle.path):
+        return None
+    extra = puzzle.budget - len(puzzle.path)
+    if extra % 2:
+        return None
+    if not puzzle.no_undo:
+        pad = ("RL" if puzzle.cols > 1 else "DU") * (extra // 2)
+    elif extra % 12 == 0:
+        loop = _NO_UNDO_LOOPS[1] if puzzle.path.endswith("L") else _NO_UNDO_LOOPS[0]
+        pad = loop * (extra // 12)
+    else:
+        return None
+    return Solution(puzzle.path + pad)

@@ -9,7 +9,8 @@ from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution
 def render(puzzle: Puzzle, solution: Solution | None = None) -> str:
     """The start board (blank as ``.``), the budget and, if given, the moves.
 
-    >>> from puzzlesat.generator.families.sliding import generate, witness
+    >>> from puzzlesat.generator.families.sliding.generate import generate
+    >>> from puzzlesat.generator.families.sliding.puzzle import witness
     >>> p = generate({"start": [1, 2, 5, 3, 4, 0, 6, 7, 8], "no_undo": False,
     ...               "node_limit": 1000}, None)
     >>> print(render(p, witness(p)))
@@ -52,7 +53,7 @@ def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float =
     """The start board as a TikZ picture ``width`` cm wide, for the description document:
     tiles as squares with their number, the blank empty (a solution's moves are not drawn).
 
-    >>> from puzzlesat.generator.families.sliding import generate
+    >>> from puzzlesat.generator.families.sliding.generate import generate
     >>> p = generate({"start": [1, 0, 2, 3], "no_undo": False, "node_limit": 1000}, None)
     >>> print(render_tikz(p, width=2))
     \\begin{tikzpicture}[x=1.000cm,y=-1.000cm]

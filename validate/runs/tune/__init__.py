@@ -40,6 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.validate.runs.tune.landscape import write_landscape
 from puzzlesat.validate.runs.tune.plan import Plan
 from puzzlesat.validate.runs.tune.walk import Tune, walk
@@ -54,7 +55,7 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {out}: {exc.strerror or exc}") from None
+        raise os_failure(exc, f"create {out}") from None
     result = walk(plan, out, jobs, executor, progress)
     write_landscape(out, result, plot)
     return result

@@ -11,10 +11,12 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import read_input
+from puzzlesat.generator.core.paths import is_regular_file, plain_folder
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task
+from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.solvers import run_solver
 from puzzlesat.validate.runs.tune.plan import Limit
 
@@ -27,7 +29,8 @@ def _task_key(task: Task) -> str:
 def solve_task(task: Task, limit: Limit) -> dict:
     """Worker: build the task's instance and run one solver on it up to the limit. Returns
     the run's record (picklable, no file access)."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name, force=True)
+    inst = build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
     flat = inst.formula.flat_literals()
     result = run_solver((flat, inst.formula.num_vars), limit.solver, limit.seconds)
     if result.status == "UNKNOWN" and result.seconds < limit.seconds:
@@ -71,11 +74,12 @@ class RunCache:
     """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic."""
 
     def __init__(self, folder: Path):
-        self.folder = folder
+        # a symlinked runs/ would read and write another folder's files as tune's own
+        self.folder = plain_folder(folder, "tune's run cache", create=False)
         self.records: dict[tuple[str, str], dict] = {}
         self.hashes: dict[str, str] = {}  # task key -> gbd hash
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-            if path.is_symlink():
+            if not is_regular_file(path):
                 continue  # not a file tune wrote: never read through it
             try:
                 record = load_json(read_input(path, MAX_RECORD, "tune run"), str(path))
@@ -109,7 +113,7 @@ class RunCache:
         known = self.records.get((record["gbd_hash"], record["solver"]))
         keys = sorted({*record["keys"], *(known["keys"] if known else [])})
         record = {**record, "keys": keys}
-        self.folder.mkdir(parents=True, exist_ok=True)
+        plain_folder(self.folder, "tune's run cache")
         atomic_write(self.folder / f"{record['gbd_hash']}.{record['solver']}.json",
                      (canonical_json(record) + "\n").encode())
         self._index(record)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.paths import is_regular_file
 from puzzlesat.validate.runs.tune.plan import (
     COLUMNS,
     GROUP_TOML,
@@ -64,7 +65,7 @@ _GROUP_HEAD = b"# puzzlesat tune "
 def _written_by_tune(path: Path) -> bool:
     """Whether ``path`` is a regular file (not a symlink) that tune wrote: only such a file
     may be removed; a user's own group.toml in the folder is left alone."""
-    if path.is_symlink() or not path.is_file():
+    if not is_regular_file(path):
         return False
     with open(path, "rb") as fh:
         return fh.read(len(_GROUP_HEAD)) == _GROUP_HEAD

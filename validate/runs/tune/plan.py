@@ -10,9 +10,11 @@ import re
 from dataclasses import dataclass
 
 from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.families import coerce, get_family, normalize_params
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import coerce, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT, solver_name
 
 DEFAULT_EASY = "minisat22:60"
@@ -230,7 +232,8 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     for task in spec.tasks:
         tasks.setdefault(axis.values[task.group - 1], []).append(task)
     first = spec.tasks[0]  # the family's own checks, before any solver runs
-    build(first.family, first.params, first.encoding, first.seed, first.name, force=True)
+    build(first.family, first.params, first.encoding, first.seed, first.name,
+          solving=CheckedSolving(), force=True)
     return dataclasses.replace(plan, tasks={v: tuple(t) for v, t in tasks.items()})
 
 

@@ -1,4 +1,4 @@
-"""Certified UNSAT Flow: a planted grid with one endpoint moved to a free cell of the other
+"""Known answers of Flow (:func:`expected`) and its certified UNSAT variant: a planted grid with one endpoint moved to a free cell of the other
 checkerboard colour, refuted by counting cells.
 
 The argument (``parity:checkerboard``). Colour cell (r, c) black when r + c is even. A path
@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.flow.encode import encode
 from puzzlesat.generator.families.flow.puzzle import Puzzle
 
 #: the ``expected-from`` of a moved-endpoint grid: the argument that refutes it
@@ -66,3 +68,30 @@ def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
     return True, (f"{CERTIFICATE}: #black - #white cells = {cells}, but #black endpoints - "
                   f"#colours = {ends}; every path adds its black endpoints - 1 and every cycle "
                   "0 to the first, so they must be equal")
+
+
+def expected(puzzle: Puzzle, params: dict, solving: Solving | None = None) -> tuple[str, str]:
+    """Planted grids are SAT. A level file is UNKNOWN unless the ``certify`` param is set: then
+    its ``zucker`` formula must be proved UNSAT by ``solving`` (a solver plus proof checker,
+    passed in by the caller: see :class:`puzzlesat.generator.core.solving.Solving`);
+    ``zucker-2x2`` and ``acyclic`` contain every ``zucker`` clause, so the certificate covers
+    them too. ``unsat`` grids are UNSAT by the checkerboard count (:func:`check_certificate`)."""
+    if params.get("unsat") == "parity":
+        checked = check_certificate(puzzle, CERTIFICATE)
+        assert checked is not None and checked[0], checked  # move_endpoint unbalances it
+        return "UNSAT", CERTIFICATE
+    if puzzle.planted is not None:
+        if puzzle.attempts:
+            return "SAT", (f"planted, unique ({puzzle.solver}, {puzzle.attempts} "
+                           f"attempt{'s' if puzzle.attempts > 1 else ''})")
+        return "SAT", "planted"
+    if not params.get("certify"):
+        return "UNKNOWN", "none"
+    if solving is None:
+        raise UserError("flow: --certify needs a proof checker, and none was passed in (make "
+                        "the instance with `puzzlesat generate` or a suite)")
+    source = solving.certify_unsat(encode(puzzle, "zucker"))
+    if not source:
+        raise UserError(f"flow: --certify: {puzzle.name or 'puzzle'} has no checked UNSAT "
+                        "proof under zucker (it may be solvable)")
+    return "UNSAT", source

@@ -1,11 +1,10 @@
-"""Pieces and puzzles: piece files (Heule, META 2010, JSON), the built-ins, shape checks and
-the planted em-a-b-c generator."""
+"""Pieces and puzzles: piece files (Heule, META 2010, JSON), the built-ins, shape checks, the
+JSON of puzzles and solutions, the puzzle's own referee and the known witness."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,7 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError, prefixed, shown
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.structured import load_json, utf8_text
-from puzzlesat.generator.families.edgematch.encode import Board
-from puzzlesat.generator.families.edgematch.geometry import FRAME, Grid
+from puzzlesat.generator.families.edgematch.geometry import FRAME, E, N, S, W
 
 BUILTINS = {
     "clue1": "clue1.txt", "clue2": "clue2.txt", "clue3": "clue3.txt", "clue4": "clue4.txt",
@@ -45,11 +43,6 @@ class Puzzle:
     source: str = ""
     turn_seed: int | None = None  # Heule's em-encode shuffle, see :func:`heule_turned`
     planted: Solution | None = field(default=None, compare=False)
-
-    @cached_property
-    def board(self) -> Board:
-        """The board's squares, classes and palette for encoding this puzzle."""
-        return Board(self)
 
 
 def shown_sides(pieces: np.ndarray, solution: Solution) -> np.ndarray:
@@ -186,79 +179,70 @@ def make_puzzle(rows, cols, pieces, bounded, signed, source) -> Puzzle:
     return Puzzle(rows, cols, pieces, bounded, signed, source)
 
 
+# -- JSON ----------------------------------------------------------------------------------------
+def puzzle_to_json(puzzle: Puzzle) -> dict:
+    """The puzzle as JSON: shape, frame and signs, source, pieces (and the turn seed)."""
+    data = {"rows": puzzle.rows, "cols": puzzle.cols, "bounded": puzzle.bounded,
+            "signed": puzzle.signed, "source": puzzle.source, "pieces": puzzle.pieces.tolist()}
+    if puzzle.turn_seed is not None:
+        data["turn_seed"] = puzzle.turn_seed
+    return data
 
-def planted(params: dict, rng) -> Puzzle:
-    """Random edge colours, pieces read off the solved board row-major (Heule's em-a-b-c).
 
-    Outer-ring internal edges draw from the border colours c+1..c+b, all other internal edges
-    from the center colours 1..c (one ``integers`` call each, diamond order); unbounded puzzles
-    also colour the outer sides, signed puzzles give each edge a random sign.
-
-    >>> from puzzlesat.generator.core.seeds import Rng
-    >>> from puzzlesat.generator.families.edgematch.render import render
-    >>> p = planted({"rows": 3, "border_colors": 2, "center_colors": 2}, Rng(1))
-    >>> print(render(p, p.planted))
-    +-----+-----+-----+
-    |  .  |  .  |  .  |
-    |.   4|4   3|3   .|
-    |  4  |  1  |  3  |
-    +-----+-----+-----+
-    |  4  |  1  |  3  |
-    |.   1|1   2|2   .|
-    |  4  |  1  |  3  |
-    +-----+-----+-----+
-    |  4  |  1  |  3  |
-    |.   3|3   3|3   .|
-    |  .  |  .  |  .  |
-    +-----+-----+-----+
-    """
-    if "rows" not in params:
-        raise UserError("give --rows (and colours) for a planted puzzle, or --pieces")
-    rows, cols = params["rows"], params.get("cols", params["rows"])
-    bounded, signed = not params.get("unbounded", False), bool(params.get("signed", False))
-    if rows > cols:
-        raise UserError(f"edge-matching: rows ({rows}) must not exceed cols ({cols}); turn the board")
-    if bounded and rows < 3:
-        raise UserError(f"edge-matching: a bounded board needs at least 3 rows, got {rows}")
-    geometry = Grid(rows, cols, bounded)
-    with prefixed("edge-matching: "):
-        nc = _colour_count(params, "center_colors", int((~geometry.diamond_is_border).sum()))
-        if bounded:
-            nb = _colour_count(params, "border_colors", int(geometry.diamond_is_border.sum()))
-    if not bounded and "border_colors" in params:
-        raise UserError("edge-matching: --border-colors: an unbounded puzzle has no border colours")
-    colour = np.zeros(geometry.num_diamonds, dtype=np.int64)
-    border = geometry.diamond_is_border
-    if bounded:
-        colour[border] = nc + 1 + rng.integers(nb, int(border.sum()))
-    colour[~border] = 1 + rng.integers(nc, int((~border).sum()))
-    if signed:
-        colour *= 1 - 2 * rng.integers(2, colour.size)
-    # read the pieces off the solved board; the bottom/right square sees the complement
-    side = geometry.diamond_of
-    seen = np.where(side >= 0, colour[np.maximum(side, 0)], FRAME)
-    if signed:
-        seen = np.where(geometry.second_of_diamond, -seen, seen)
-    n = rows * cols
-    solution = Solution(np.arange(n), np.zeros(n, dtype=np.int64))
-    pieces = seen
-    if params.get("scramble"):
-        order, turn = rng.permutation(n), rng.integers(4, n)
-        # stored piece i is solved piece order[i] turned back by turn[i]
-        pieces = seen[order[:, None], (np.arange(4)[None, :] + turn[:, None]) % 4]
-        solution = Solution(np.empty(n, np.int64), np.empty(n, np.int64))
-        solution.piece[order], solution.rotation[order] = np.arange(n), turn
-    puzzle = Puzzle(rows, cols, pieces, bounded, signed, "planted")
-    puzzle.planted = solution
+def puzzle_from_json(data: dict) -> Puzzle:
+    """The puzzle from its JSON, checked as a piece file is."""
+    puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
+                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")))
+    puzzle.turn_seed = data.get("turn_seed")
     return puzzle
 
 
-def _colour_count(params, key, edges) -> int:
-    option = "--" + key.replace("_", "-")
-    if key not in params:
-        raise UserError(f"{option} is required for a planted puzzle")
-    value = params[key]
-    if not 1 <= value <= max(1, edges):
-        raise UserError(f"{option} must be between 1 and {max(1, edges)} (the number "
-                        f"of such edges on this board), got {value}")
-    return value
+def solution_to_json(solution: Solution) -> dict:
+    """The solution as JSON: the piece and the rotation on each square."""
+    return {"piece": np.asarray(solution.piece).tolist(),
+            "rotation": np.asarray(solution.rotation).tolist()}
+
+
+def solution_from_json(data: dict) -> Solution:
+    """The solution from its JSON."""
+    return Solution(np.array(data["piece"], np.int64), np.array(data["rotation"], np.int64))
+
+
+# -- the referee and the witness ---------------------------------------------------------------
+def check(puzzle: Puzzle, solution: Solution) -> list[str]:
+    """The puzzle's own rules, no encoding involved: each piece once, rotations 0..3, touching
+    sides match (equal, or complementary if signed), frame colour exactly on the boundary of a
+    bounded board."""
+    n, rows, cols = len(puzzle.pieces), puzzle.rows, puzzle.cols
+    piece, rot = np.asarray(solution.piece), np.asarray(solution.rotation)
+    if piece.shape != (n,) or rot.shape != (n,):
+        return [f"a solution places {n} pieces, got {piece.shape} pieces and {rot.shape} rotations"]
+    problems = []
+    if sorted(piece.tolist()) != list(range(n)):
+        problems.append("pieces are not each used exactly once")
+        return problems
+    if ((rot < 0) | (rot > 3)).any():
+        return problems + ["rotation outside 0..3"]
+    shown = shown_sides(puzzle.pieces, solution).reshape(rows, cols, 4)
+    pairs = (("E", shown[:, :-1, E], shown[:, 1:, W]), ("S", shown[:-1, :, S], shown[1:, :, N]))
+    for name, a, b in pairs:
+        bad = (a != -b) if puzzle.signed else (a != b)
+        if puzzle.bounded:
+            bad |= (a == FRAME)
+        for r, c in np.argwhere(bad).tolist():
+            problems.append(f"square ({r},{c}) side {name}: {a[r, c]} does not match {b[r, c]}")
+    if puzzle.bounded:
+        outer = np.zeros((rows, cols, 4), dtype=bool)
+        outer[0, :, N] = outer[-1, :, S] = outer[:, 0, W] = outer[:, -1, E] = True
+        for r, c, s in np.argwhere(outer & (shown != FRAME)).tolist():
+            problems.append(f"square ({r},{c}) side {'NESW'[s]}: boundary without frame colour")
+    return problems
+
+
+def witness(puzzle: Puzzle) -> Solution | None:
+    """The planted placement, or the file order itself when that is a solved board."""
+    if puzzle.planted is not None:
+        return puzzle.planted
+    n = len(puzzle.pieces)
+    in_order = Solution(np.arange(n), np.zeros(n, dtype=np.int64))
+    return in_order if not check(puzzle, in_order) else None

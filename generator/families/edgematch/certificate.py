@@ -1,5 +1,5 @@
-"""Certified UNSAT edge matching: a planted puzzle with one side of one center piece
-recoloured, refuted by counting sides.
+"""Known answers of edge matching (:func:`expected`) and its certified UNSAT variant: a
+planted puzzle with one side of one center piece recoloured, refuted by counting sides.
 
 The argument (``parity:colour-count``). In a solution of a bounded puzzle the frame colour 0
 lies exactly on the 2R+2C outer sides of the board (the piece classes hold exactly that many
@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families.edgematch.geometry import FRAME
-from puzzlesat.generator.families.edgematch.pieces import Puzzle
+from puzzlesat.generator.families.edgematch.puzzle import Puzzle, witness
 
 #: the ``expected-from`` of a recoloured puzzle: the argument that refutes it
 CERTIFICATE = "parity:colour-count"
@@ -77,3 +78,15 @@ def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
     return True, (f"{CERTIFICATE}: {shown} (frame sides not counted); in a bounded board "
                   "every non-frame side lies on an internal edge beside a side of its colour, "
                   "so every count must be even")
+
+
+def expected(puzzle: Puzzle, params: dict, solving: Solving | None = None) -> tuple[str, str]:
+    """SAT when planted or listed in solved order; UNSAT when a bounded puzzle has a colour on
+    an odd number of sides (checked again by the validator); else UNKNOWN."""
+    if puzzle.planted is not None:
+        return "SAT", "planted"
+    if puzzle.bounded and odd_colours(puzzle):
+        return "UNSAT", CERTIFICATE
+    if witness(puzzle) is not None:
+        return "SAT", "planted (pieces listed in solved order)"
+    return "UNKNOWN", "none"
