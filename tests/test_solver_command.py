@@ -137,7 +137,7 @@ def test_the_cpu_limit_counts_the_whole_process_group(tmp_path, puzzlesat, fake)
 
 def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzlesat, fake):
     """A solver that uses no CPU (asleep, blocked) ends at the wall-clock backstop (5x the CPU
-    limit), its sleeping grandchild with it. On a loaded machine the fake may not have started
+    limit + 10 s), its sleeping grandchild with it. On a loaded machine the fake may not have started
     its grandchild in time: then the run is repeated with twice the limit."""
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)
     pid_file = tmp_path / "child.pid"
@@ -148,13 +148,13 @@ def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzles
         assert result.code == 0
         lines = result.out.splitlines()
         assert lines[-1] == "s UNKNOWN"
-        assert (f"c wall-clock backstop limit of {5 * limit} s reached: the solver was killed"
-                in lines)
+        assert (f"c wall-clock backstop limit of {5 * limit + 10} s reached: the solver was "
+                "killed" in lines)
         took = float(next(line for line in lines if line.startswith("c time: ")).split()[-1])
         assert took < limit  # asleep: its CPU time stays below the CPU limit
         wall = float(next(line for line in lines if line.startswith("c wall-time: "))
                      .split()[-1])
-        assert 5 * limit <= wall < 5 * limit + 30
+        assert 5 * limit + 10 <= wall < 5 * limit + 40
         if pid_file.exists() or limit >= 4:
             break
         limit *= 2

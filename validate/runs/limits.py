@@ -5,10 +5,11 @@ ended it), the CPU time of a running process group, and the machine a run was ma
 A limit is on the solver's CPU time, as the competitions' runners (runsolver, BenchExec)
 enforce it: the same instance costs the same CPU seconds on a busy machine as on an idle one,
 where wall-clock seconds grow with the load. Wall time is only a backstop, at
-:data:`WALL_FACTOR` times the CPU limit (a solver starved of CPU, or blocked, still ends).
+:data:`WALL_FACTOR` times the CPU limit plus :data:`WALL_SLACK` (a solver starved of CPU, or
+blocked, still ends; a tiny limit still leaves time to start a process).
 
 >>> TimeLimit.parse("60").cpu, TimeLimit.parse("60").wall
-(60.0, 300.0)
+(60.0, 310.0)
 >>> TimeLimit.parse("0", "--minisat-limit")
 Traceback (most recent call last):
 ...
@@ -25,8 +26,9 @@ from puzzlesat.generator.core.errors import UserError
 
 #: the longest limit: 20 days of CPU
 MAX_SECONDS = 20 * 24 * 3600.0
-#: the wall-clock backstop of a CPU limit: a run ends after this many times its CPU limit
-WALL_FACTOR = 5.0
+#: the wall-clock backstop of a CPU limit: a run ends after this many times its CPU limit,
+#: plus WALL_SLACK seconds
+WALL_FACTOR, WALL_SLACK = 5.0, 10.0
 #: why a run ended: the solver answered (or gave up) by itself, or a limit stopped it
 SOLVER, CPU_LIMIT, WALL_LIMIT, OUTPUT_LIMIT = "solver", "cpu-limit", "wall-limit", "output-limit"
 ENDINGS = (SOLVER, CPU_LIMIT, WALL_LIMIT, OUTPUT_LIMIT)
@@ -57,7 +59,7 @@ class TimeLimit:
     @property
     def wall(self) -> float:
         """The wall-clock backstop."""
-        return WALL_FACTOR * self.cpu
+        return WALL_FACTOR * self.cpu + WALL_SLACK
 
     def __str__(self) -> str:
         return f"{self.cpu:g}"
