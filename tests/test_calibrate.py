@@ -5,6 +5,7 @@ passes; time limits and crashing solvers do not stop the run."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,26 +33,27 @@ def calibrated(tmp_path_factory):
 def test_every_instance_and_solver_is_run_and_validated(calibrated):
     suite, result = calibrated
     rows = read_calibration(suite)
-    assert [(r["name"], r["solver"]) for r in rows] == [
+    assert [(r.name, r.solver) for r in rows] == [
         (name, solver) for name in ("sliding-korf50-k8-b8-rotated",
                                     "sliding-korf50-k8-b6-rotated")
         for solver in ("minisat22", "cadical195")] + [
-        (rows[4]["name"], "minisat22"), (rows[4]["name"], "cadical195")]
-    assert rows[4]["name"].startswith("flow-5x5")
-    assert [r["verdict"] for r in rows] == ["VERIFIED-SAT"] * 2 + ["UNSAT-UNCHECKED"] * 2 \
+        (rows[4].name, "minisat22"), (rows[4].name, "cadical195")]
+    assert rows[4].name.startswith("flow-5x5")
+    assert [r.verdict for r in rows] == ["VERIFIED-SAT"] * 2 + ["UNSAT-UNCHECKED"] * 2 \
         + ["VERIFIED-SAT"] * 2
-    assert [r["status"] for r in rows] == ["SAT", "SAT", "UNSAT", "UNSAT", "SAT", "SAT"]
-    assert {r["hardness-param"] for r in rows} == {"k", "width"}
-    assert [r["hardness"] for r in rows] == ["8", "8", "8", "8", "5", "5"]
-    assert all(0 < r["seconds"] < 20 and r["time-limit"] == 20 for r in rows)
-    assert "minisat22: 3/3 solved within 20 s" in result.summary()
+    assert [r.status for r in rows] == ["SAT", "SAT", "UNSAT", "UNSAT", "SAT", "SAT"]
+    assert {r.hardness_param for r in rows} == {"k", "width"}
+    assert [r.hardness for r in rows] == ["8", "8", "8", "8", "5", "5"]
+    assert all(0 <= r.cpu_seconds < 20 and r.time_limit == 20 for r in rows)
+    assert all(r.ended_by == "solver" and r.wall_seconds >= 0 and r.machine for r in rows)
+    assert "minisat22: 3/3 solved within 20 s of CPU" in result.summary()
 
 
 def test_manifest_and_checksums_record_the_calibration_and_verify_passes(calibrated):
     suite, _ = calibrated
     manifest = json.loads((suite / "manifest.json").read_text())
     assert [r["verdict"] for r in manifest["calibration"]] == \
-        [r["verdict"] for r in read_calibration(suite)]
+        [r.verdict for r in read_calibration(suite)]
     sums = dict(line.split("  ")[::-1] for line in (suite / "SHA256SUMS").read_text().splitlines())
     for name in ["calibration.csv", "manifest.json"] + [p.name for p in suite.glob("calibration-*")]:
         assert sums[name] == hashlib.sha256((suite / name).read_bytes()).hexdigest(), name
@@ -100,10 +102,10 @@ def test_republishing_keeps_the_calibration_of_unchanged_instances(calibrated, t
     else:  # the rows of unchanged instances, byte for byte; plots only if nothing went
         assert (copy / "calibration.csv").read_text() == "".join(before[:1] + lines)
         hashes = {(r["name"], r["hash"]) for r in published.rows}
-        assert {(r["name"], r["hash"]) for r in read_calibration(copy)} <= hashes
+        assert {(r.name, r.hash) for r in read_calibration(copy)} <= hashes
         manifest = json.loads((copy / "manifest.json").read_text())
         assert [r["name"] for r in manifest["calibration"]] == \
-            [r["name"] for r in read_calibration(copy)]
+            [r.name for r in read_calibration(copy)]
         assert plots == ([] if len(lines) < len(before) - 1 else
                          sorted(p.name for p in suite.glob("calibration-*")))
     assert verify_suite(copy).differences == []
@@ -119,8 +121,9 @@ def test_republishing_with_another_compression_keeps_every_row(calibrated, tmp_p
     (tmp_path / "gz.toml").write_bytes(TINY.replace(b"seed = 3", b'seed = 3\ncompression = "gz"'))
     assert publish_suite(tmp_path / "gz.toml", copy).built == 3
     rows, before = read_calibration(copy), read_calibration(suite)
-    assert [r["file"] for r in rows] == [r["file"].replace(".xz", ".gz") for r in before]
-    assert [dict(r, file="") for r in rows] == [dict(r, file="") for r in before]
+    assert [r.file for r in rows] == [r.file.replace(".xz", ".gz") for r in before]
+    assert [dataclasses.replace(r, file="") for r in rows] == \
+        [dataclasses.replace(r, file="") for r in before]
     assert sorted(p.name for p in copy.glob("calibration-*")) == \
         sorted(p.name for p in suite.glob("calibration-*"))  # the same points: plots stay
     assert verify_suite(copy).differences == []
@@ -145,13 +148,15 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
 # -- time limits and crashes: a fake solver run in the runner's child process --------------
 # The parent hands the child runner.solve_with_pysat by its qualified name, so replacing that
 # attribute in this process sends the child this module-level function instead.
-def misbehave(source, solver, want_proof):
-    """The real solver, except: hang on the UNSAT sliding instance, crash on the flow one."""
+def misbehave(source, solver, want_proof, cpu_limit=None, started=None):
+    """The real solver, except: spin on the UNSAT sliding instance, crash on the flow one."""
     if "k8-b6" in str(source):
-        time.sleep(120)
+        started(time.process_time())
+        while True:
+            pass
     if "flow-" in str(source):
         os._exit(3)
-    return solve_with_pysat(source, solver, want_proof)
+    return solve_with_pysat(source, solver, want_proof, cpu_limit, started)
 
 
 def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatch):
@@ -161,10 +166,11 @@ def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatc
     calibrate_suite(suite, ["cadical195"], time_limit=1.5, plot=False)
     elapsed = time.perf_counter() - start
     rows = read_calibration(suite)
-    assert [(r["status"], r["verdict"]) for r in rows] == [
+    assert [(r.status, r.verdict) for r in rows] == [
         ("SAT", "VERIFIED-SAT"), ("UNKNOWN", "UNKNOWN"), ("UNKNOWN", "UNKNOWN")]
-    assert rows[1]["reason"] == "time limit of 1.5 s reached"
-    assert rows[2]["reason"] == "solver process died (exit code 3)"
+    assert rows[1].reason == "CPU limit of 1.5 s reached" and rows[1].ended_by == "cpu-limit"
+    assert rows[1].cpu_seconds >= 1.5
+    assert rows[2].reason == "solver process died (exit code 3)"
     assert elapsed < 60  # the hanging child was killed, not waited for
     assert verify_suite(suite).differences == []
 
@@ -174,7 +180,8 @@ def test_cli_calibrate_prints_a_summary(calibrated, puzzlesat, tmp_path):
     result = puzzlesat("calibrate", suite, "--solvers", "cadical195", "--time-limit", "20",
                        "--no-plot")
     assert result.code == 0, result.err
-    assert "cadical195: 3/3 solved within 20.0 s; 1 UNSAT-UNCHECKED, 2 VERIFIED-SAT" in result.out
+    assert "cadical195: 3/3 solved within 20 s of CPU; 1 UNSAT-UNCHECKED, 2 VERIFIED-SAT" \
+        in result.out
     with open(suite / "calibration.csv", newline="") as fh:
         assert len(list(csv.DictReader(fh))) == 3
 
@@ -201,16 +208,16 @@ def test_calibrating_another_solver_keeps_the_earlier_rows(tmp_path):
     first = read_calibration(suite)
     calibrate_suite(suite, ["cadical195"], time_limit=25, plot=False)
     rows = read_calibration(suite)
-    assert [(r["name"], r["solver"]) for r in rows] == [
-        (m["name"], solver) for m in first for solver in ("minisat22", "cadical195")]
-    assert [r for r in rows if r["solver"] == "minisat22"] == first
-    assert {r["time-limit"] for r in rows if r["solver"] == "cadical195"} == {25}
+    assert [(r.name, r.solver) for r in rows] == [
+        (m.name, solver) for m in first for solver in ("minisat22", "cadical195")]
+    assert [r for r in rows if r.solver == "minisat22"] == first
+    assert {r.time_limit for r in rows if r.solver == "cadical195"} == {25}
     calibrate_suite(suite, ["minisat22"], time_limit=30, plot=False)
     again = read_calibration(suite)
-    assert [(r["solver"], r["time-limit"]) for r in again[:2]] == [("cadical195", 25),
+    assert [(r.solver, r.time_limit) for r in again[:2]] == [("cadical195", 25),
                                                                    ("minisat22", 30)]
-    assert [r for r in again if r["solver"] == "cadical195"] == \
-        [r for r in rows if r["solver"] == "cadical195"]
+    assert [r for r in again if r.solver == "cadical195"] == \
+        [r for r in rows if r.solver == "cadical195"]
     assert verify_suite(suite).differences == []
 
 
@@ -222,12 +229,12 @@ def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzl
                        "--only", "sliding-*", "--no-plot")
     assert result.code == 0, result.err
     rows = read_calibration(suite)
-    assert [(r["name"], r["time-limit"]) for r in rows] == [
-        (r["name"], 25 if r["name"].startswith("sliding-") else 15) for r in first]
+    assert [(r.name, r.time_limit) for r in rows] == [
+        (r.name, 25 if r.name.startswith("sliding-") else 15) for r in first]
     assert rows[-1] == first[-1]  # the flow grid's row, untouched
     none = puzzlesat("calibrate", suite, "--only", "nope-*")
     assert_one_line_error(none, "--only nope-* matches no instance")
     both = puzzlesat("calibrate", suite, "--solvers", "minisat22", "--time-limit", "35",
                      "--only", "nope-*", "--only", "flow-*", "--no-plot")
     assert both.code == 0, both.err
-    assert [r["time-limit"] for r in read_calibration(suite)][-1] == 35
+    assert [r.time_limit for r in read_calibration(suite)][-1] == 35

@@ -31,7 +31,8 @@ def test_solve_prints_competition_output_and_exit_codes(tmp_path, puzzlesat):
     assert sat.code == 10
     lines = sat.out.splitlines()
     assert lines[0] == "c solver: cadical195" and lines[1].startswith("c time: ")
-    assert lines[2:] == ["s SATISFIABLE", "v 1 2 3 0"] or lines[2] == "s SATISFIABLE"
+    assert lines[2].startswith("c wall-time: ")
+    assert lines[3:] == ["s SATISFIABLE", "v 1 2 3 0"] or lines[3] == "s SATISFIABLE"
     unsat = puzzlesat("solve", tmp_path / "u.cnf", "--solver", "kissat")
     assert unsat.code == 20 and unsat.out.splitlines()[-1] == "s UNSATISFIABLE"
     assert unsat.out.splitlines()[0] == "c solver: kissat404"
@@ -52,7 +53,10 @@ def test_time_limit_stops_the_solver(tmp_path, puzzlesat):
     (tmp_path / "php.cnf").write_text(HARD)
     result = puzzlesat("solve", tmp_path / "php.cnf", "--time-limit", "0.5")
     assert result.code == 0
-    assert "c time limit of 0.5 s reached" in result.out.splitlines()
+    assert "c CPU limit of 0.5 s reached" in result.out.splitlines()
+    cpu = float(next(line for line in result.out.splitlines() if line.startswith("c time: "))
+                .split()[-1])
+    assert 0.5 <= cpu < 1.5  # the solve call's CPU, stopped at the limit
     assert result.out.splitlines()[-1] == "s UNKNOWN"
 
 

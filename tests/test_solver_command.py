@@ -22,6 +22,7 @@ from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
 from puzzlesat.validate.runs import command as command_module
+from puzzlesat.validate.runs.limits import TimeLimit
 
 FAKE = r'''
 import os, sys, time
@@ -81,6 +82,14 @@ if mode == "sleep":  # and a grandchild in the same process group
     open(sys.argv[3] + ".part", "w").write(str(pid))
     os.rename(sys.argv[3] + ".part", sys.argv[3])
     time.sleep(1000)
+if mode == "spin":  # a grandchild in the same process group burns CPU; the solver sleeps
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            pass
+    open(sys.argv[3] + ".part", "w").write(str(pid))
+    os.rename(sys.argv[3] + ".part", sys.argv[3])
+    time.sleep(1000)
 '''
 
 
@@ -103,10 +112,10 @@ def test_an_answer_read_from_a_plain_temporary_cnf(tmp_path, puzzlesat, fake):
     lines = result.out.splitlines()
     assert lines[0] == f"c solver: {Path(sys.executable).name}"
     assert lines[1] == f"c command: {fake('sat')}"
-    assert lines[2].startswith("c time: ")
-    read = lines[3]
+    assert lines[2].startswith("c time: ") and lines[3].startswith("c wall-time: ")
+    read = lines[4]
     assert read.endswith(": p cnf 3 2")  # decompressed
-    assert lines[4:] == ["s SATISFIABLE", "v 1 2 3 0"]  # stdout as it is, stderr apart
+    assert lines[5:] == ["s SATISFIABLE", "v 1 2 3 0"]  # stdout as it is, stderr apart
     assert "stderr" not in result.out
     temporary = Path(read.split(" read ")[1].rsplit(":", 2)[0])
     assert not temporary.exists() and not temporary.parent.exists()
@@ -114,24 +123,43 @@ def test_an_answer_read_from_a_plain_temporary_cnf(tmp_path, puzzlesat, fake):
     assert puzzlesat("validate", tmp_path / "s.cnf.xz", tmp_path / "s.out").code == 0
 
 
-def test_the_time_limit_kills_the_whole_process_group(tmp_path, puzzlesat, fake):
-    """On a loaded machine the fake may not have started its grandchild within the limit:
-    then the run is repeated with twice the limit, so the grandchild is always checked."""
+def test_the_cpu_limit_counts_the_whole_process_group(tmp_path, puzzlesat, fake):
+    """A solver whose CPU is burnt by a child in its process group is stopped once the group
+    has used the CPU limit, and the time printed is that CPU, not wall time."""
+    (tmp_path / "s.cnf").write_bytes(SAT_CNF)
+    pid_file = tmp_path / "child.pid"
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "1",
+                       "--solver-command", fake("spin", str(pid_file)))
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[-1] == "s UNKNOWN"
+    assert "c CPU limit of 1 s reached: the solver was killed" in lines
+    took = float(next(line for line in lines if line.startswith("c time: ")).split()[-1])
+    assert 1 <= took < 2.5  # polled every 0.25 s at most; RLIMIT_CPU is the backstop at 2 s
+    assert wait_gone({int(pid_file.read_text())}) == set()
+
+
+def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzlesat, fake):
+    """A solver that uses no CPU (asleep, blocked) ends at the wall-clock backstop (5x the CPU
+    limit + 10 s), its sleeping grandchild with it. On a loaded machine the fake may not have started
+    its grandchild in time: then the run is repeated with twice the limit."""
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)
     pid_file = tmp_path / "child.pid"
     limit = 1
     while True:
-        start = time.monotonic()
         result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", str(limit),
                            "--solver-command", fake("sleep", str(pid_file)))
         assert result.code == 0
         lines = result.out.splitlines()
         assert lines[-1] == "s UNKNOWN"
-        assert f"c time limit of {limit} s reached: the solver was killed" in lines
+        assert (f"c wall-clock backstop limit of {5 * limit + 10} s reached: the solver was "
+                "killed" in lines)
         took = float(next(line for line in lines if line.startswith("c time: ")).split()[-1])
-        assert limit <= took < limit + 2  # the solver's own time: not puzzlesat's start-up
-        assert time.monotonic() - start < limit + 30
-        if pid_file.exists() or limit >= 16:
+        assert took < limit  # asleep: its CPU time stays below the CPU limit
+        wall = float(next(line for line in lines if line.startswith("c wall-time: "))
+                     .split()[-1])
+        assert 5 * limit + 10 <= wall < 5 * limit + 40
+        if pid_file.exists() or limit >= 4:
             break
         limit *= 2
     # killed (SIGKILL sent to the group) before solve returned; dying may take a moment more
@@ -160,9 +188,9 @@ def test_a_solver_flooding_stdout_or_stderr_is_killed(tmp_path, puzzlesat, fake,
                        "--solver-command", fake(mode))
     assert time.monotonic() - start < 30
     assert result.code == 0
-    assert result.out.splitlines()[-3:-1] == [
+    assert result.out.splitlines()[-4] == (
         f"c the solver wrote more than {1 << 20} bytes to stdout or stderr: killed, its "
-        "output not kept", result.out.splitlines()[-2]]
+        "output not kept")
     assert result.out.splitlines()[-1] == "s UNKNOWN" and len(result.out) < 1000
 
 
@@ -208,7 +236,8 @@ def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
     command = command_module.SolverCommand.parse(fake("big-proof", "{proof}"))
     tracemalloc.start()
     try:
-        run = command_module.run_command(command, tmp_path / "u.cnf", 60, tmp_path / "u.drat")
+        run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60),
+                                         tmp_path / "u.drat")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

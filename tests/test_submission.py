@@ -4,6 +4,7 @@ bundle whose instance files are named by their GBD hash, written only where it m
 from __future__ import annotations
 
 import csv
+import hashlib
 import importlib.util
 import io
 import json
@@ -19,8 +20,12 @@ from conftest import REPO, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
+from puzzlesat.generator.suite.calibration import calibration_files
+from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.generator.suite.publish import suite_files
 from puzzlesat.validate.runs import submission
-from puzzlesat.validate.runs.calibrate import calibrate_suite
+from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.submission import (
     MARKER,
     Rules,
@@ -41,9 +46,12 @@ def gbdc_isohash2(path) -> str:
                           capture_output=True, text=True, check=True).stdout.strip()
 
 SC2027 = REPO / "suites" / "sc2027-puzzles.toml"
-#: the rules scaled to the tiny suite: 3 instances, all "not solved by MiniSat" within 0.1 ms
-SCALED = ["--count", "3", "--min-hard", "3", "--minisat-limit", "0.0001", "--time-limit", "20"]
-SCALED_RULES = Rules(count=3, min_hard=3, minisat_limit=0.0001, time_limit=20)
+#: the rules scaled to the tiny suite (3 instances, python-sat's MiniSat and Kissat as
+#: calibrated below), none of which is hard: MiniSat solves each in milliseconds
+SCALED = ["--count", "3", "--min-hard", "0", "--minisat", "minisat22", "--reference",
+          "kissat404", "--time-limit", "20"]
+SCALED_RULES = Rules(count=3, min_hard=0, minisats=("minisat22",), reference="kissat404",
+                     time_limit=20)
 
 
 @pytest.fixture(scope="module")
@@ -62,15 +70,23 @@ def copy(suite, tmp_path):
     return tmp_path / "copy"
 
 
-def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 60.0, 60.0),
-        reference=("SAT", 5.0, 1000.0)) -> tuple[dict, list[dict]]:
-    """A stub instance row and its two calibration runs: (status, seconds, time limit)."""
-    row = {"hash": f"{abs(hash(name)):032x}"[:32], "name": name, "family": family,
+def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
+        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0)
+        ) -> tuple[dict, list[CalibrationRow]]:
+    """A stub instance row and its three calibration runs (python-sat's MiniSat, the MiniSat
+    binary, the Kissat binary): (status, CPU seconds, time limit) each."""
+    row = {"hash": hashlib.md5(name.encode()).hexdigest(), "name": name, "family": family,
            "result": result}
-    runs = [{"hash": row["hash"], "solver": solver, "status": status, "seconds": seconds,
-             "time-limit": limit, "verdict": "VERIFIED-SAT" if status == "SAT" else status}
-            for solver, (status, seconds, limit) in (("minisat22", minisat),
-                                                     ("kissat404", reference))]
+    runs = [CalibrationRow.from_row({
+        "hash": row["hash"], "name": name, "file": f"instances/{name}.cnf.xz", "family": family,
+        "hardness-param": "k", "hardness": "1", "expected": result, "solver": solver,
+        "time-limit": limit, "status": status, "cpu-seconds": seconds,
+        "wall-seconds": seconds, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
+        "verdict": "VERIFIED-SAT" if status == "SAT" else status, "reason": "",
+        "machine": "test x1", "load": "0"})
+        for solver, (status, seconds, limit) in (("minisat22", minisat),
+                                                 ("minisat-bin", binary),
+                                                 ("kissat-bin", reference))]
     return row, runs
 
 
@@ -84,18 +100,22 @@ def stub(*instances) -> tuple[list[dict], list[dict]]:
 
 # -- the rules --------------------------------------------------------------------------------
 def test_an_easy_suite_is_refused_naming_the_rules(suite, puzzlesat, tmp_path):
-    result = puzzlesat("submission", suite, "-o", tmp_path / "bundle")
+    result = puzzlesat("submission", suite, "-o", tmp_path / "bundle", "--minisat",
+                       "minisat22", "--reference", "kissat404")
     assert result.code == 1
     lines = result.out.splitlines()
-    assert len(lines) == 3 + 3 + 2  # one line per instance, three notes, one per broken rule
+    assert len(lines) == 3 + 4 + 2  # one line per instance, four notes, one per broken rule
     assert lines[3:] == [
-        "count: 0 of 3 not solved by minisat22 within 60 s and solved by kissat404 within "
-        "1000 s",
+        "count: 0 of 3 solved by neither minisat22 within 120 s of CPU and solved by "
+        "kissat404 within 1000 s",
         "balance: 2 sat, 1 unsat (counting: 0 sat, 0 unsat)",
+        "selection 2026: would take at most 0 (a participating author: 12 at most) or 0 "
+        "(otherwise: 16 per family at most) of the 0 that count",
         "isohash2: 3 distinct of 3 in 2 families",
         "rule: a submission is exactly 20 new instances; the suite has 3",
-        "rule: at least 10 instances not solved by minisat22 within 60 s and solved by "
-        "kissat404 within 1000 s; only 0 are (3 solved by minisat22 within 60 s do not count)"]
+        "rule: at least 10 instances solved by neither minisat22 within 120 s of CPU (60 s x "
+        "margin 2) and solved by kissat404 within 1000 s; only 0 are (3 solved by a MiniSat "
+        "within 120 s do not count)"]
     assert not (tmp_path / "bundle").exists()
     assert not (tmp_path / "bundle.tar.xz").exists()
 
@@ -103,37 +123,41 @@ def test_an_easy_suite_is_refused_naming_the_rules(suite, puzzlesat, tmp_path):
 def test_minisat_easy_instances_and_unsolved_ones_do_not_count():
     rows, runs = stub(run("a"), run("b", result="unsat"), run("c", minisat=("SAT", 3.0, 60.0)),
                       run("d", reference=("UNKNOWN", 1000.0, 1000.0)),
-                      run("e", minisat=("UNKNOWN", 10.0, 10.0)))
-    check = check_instances(rows, runs, Rules(count=5, min_hard=3))
-    assert [c.counts for c in check.instances] == [True, True, False, False, False]
-    assert [c.hard for c in check.instances] == [True, True, False, True, None]
+                      run("e", minisat=("UNKNOWN", 60.0, 60.0)),
+                      run("f", binary=("SAT", 100.0, 120.0)))
+    check = check_instances(rows, runs, Rules(count=6, min_hard=3))
+    assert [c.counts for c in check.instances] == [True, True, False, False, False, False]
+    assert [c.hard for c in check.instances] == [True, True, False, True, None, False]
     assert check.failures == [
-        "rule: at least 3 instances not solved by minisat22 within 60 s and solved by "
-        "kissat404 within 1000 s; only 2 are (1 solved by minisat22 within 60 s do not "
-        "count; 1 not measured up to 60 s: calibrate with --time-limit 60)",
-        "rule: every instance solved by kissat404 within 1000 s; not solved: d"]
+        "rule: at least 3 instances solved by neither minisat22 nor minisat-bin within 120 s "
+        "of CPU (60 s x margin 2) and solved by kissat-bin within 1000 s; only 2 are (2 "
+        "solved by a MiniSat within 120 s do not count; 1 not measured in CPU seconds up to "
+        "120 s by each MiniSat: calibrate with --solvers minisat22:120,minisat-bin:120)",
+        "rule: every instance solved by kissat-bin within 1000 s of CPU; not solved: d"]
     assert check.notes[:2] == [
-        "count: 2 of 5 not solved by minisat22 within 60 s and solved by kissat404 within "
-        "1000 s", "balance: 4 sat, 1 unsat (counting: 1 sat, 1 unsat)"]
+        "count: 2 of 6 solved by neither minisat22 nor minisat-bin within 120 s of CPU and "
+        "solved by kissat-bin within 1000 s",
+        "balance: 5 sat, 1 unsat (counting: 1 sat, 1 unsat)"]
 
 
 def test_the_team_solver_and_its_limit_are_parameters():
     rows, runs = stub(run("a", reference=("SAT", 1500.0, 5000.0)))
     assert check_instances(rows, runs, Rules(count=1, min_hard=1)).failures[-1] == \
-        "rule: every instance solved by kissat404 within 1000 s; not solved: a"
+        "rule: every instance solved by kissat-bin within 1000 s of CPU; not solved: a"
     assert check_instances(rows, runs, Rules(count=1, min_hard=1, time_limit=5000)).failures == []
     assert check_instances(rows, runs, Rules(count=1, min_hard=0, reference="cadical195")
                            ).failures[-1] == (
-        "rule: every instance solved by cadical195 within 1000 s; not solved: a (1 have no "
-        "cadical195 run: calibrate with --solvers cadical195 --time-limit 1000)")
+        "rule: every instance solved by cadical195 within 1000 s of CPU; not solved: a (1 "
+        "have no cadical195 run: calibrate with --solvers cadical195:1000)")
 
 
-def test_isohash2_twins_within_a_family_break_the_rule_across_families_do_not():
+def test_isohash2_twins_break_the_rule_within_and_across_families():
     rows, runs = stub(run("a"), run("b"), run("c", family="flow"), run("d", family="flow"))
-    iso = dict(zip([r["hash"] for r in rows], ["1" * 16, "1" * 16, "2" * 16, "1" * 16]))
+    iso = dict(zip([r["hash"] for r in rows], ["1" * 16, "3" * 16, "2" * 16, "1" * 16]))
     check = check_instances(rows, runs, Rules(count=4, min_hard=0), iso)
-    assert check.failures == ["rule: IsoHash2 distinct within each family (the selection keeps "
-                              "one of each); shared by: a, b"]
+    assert check.failures == ["rule: IsoHash2 distinct over the whole submission (the "
+                              "selection groups by it across families and keeps one of each); "
+                              "shared by: a, d"]
     assert check.notes[-1] == "isohash2: 3 distinct of 4 in 2 families"
 
 
@@ -155,9 +179,8 @@ def test_unknown_results_and_wrong_answers_are_named(copy):
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["instances"][2]["result"] = "unknown"
     check = check_instances(manifest["instances"],
-                            [dict(r, seconds=float(r["seconds"]),
-                                  **{"time-limit": float(r["time-limit"])})
-                             for r in csv.DictReader(open(path))], SCALED_RULES)
+                            [CalibrationRow.from_row(r) for r in csv.DictReader(open(path))],
+                            SCALED_RULES)
     assert check.failures == [
         "rule: no wrong answers in the calibration; wrong on: sliding-korf50-k8-b6-rotated"]
     assert check.instances[2].result == "sat"  # unknown in the manifest, verified by a solver
@@ -346,14 +369,23 @@ def test_a_symlinked_instance_file_is_refused(copy, puzzlesat, tmp_path):
                           "is a symlink")
 
 
+def forge(folder, rows: list[dict]) -> None:
+    """Write ``rows`` as the folder's calibration.csv and record it in manifest.json and
+    SHA256SUMS as calibrate would: a forgery the checksums cannot catch."""
+    with open(folder / "calibration.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    spec, instances = read_published(folder)
+    for rel, data in suite_files(spec, instances, calibration_files(folder)).items():
+        (folder / rel).write_bytes(data)
+
+
 @pytest.mark.parametrize("column", ["solver", "status", "verdict", "hash"])
 def test_a_calibration_table_without_a_column_is_one_line(copy, puzzlesat, tmp_path, column):
     path = copy / "calibration.csv"
     rows = list(csv.DictReader(open(path, newline="")))
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, [c for c in rows[0] if c != column])
-        writer.writeheader()
-        writer.writerows({k: v for k, v in r.items() if k != column} for r in rows)
+    forge(copy, [{k: v for k, v in r.items() if k != column} for r in rows])
     assert_one_line_error(puzzlesat("submission", copy, "-o", tmp_path / "b", *SCALED),
                           "calibration.csv", f"no column {column!r}")
 
@@ -399,26 +431,46 @@ def test_sc2027_recorded_calibration_is_in_the_band():
             assert kissat["verdict"] == "VERIFIED-UNSAT", kissat  # the parity certificate
 
 
-def test_sc2027_published_is_the_calibrated_suite_and_meets_the_rules(puzzlesat, tmp_path):
+def test_sc2027_published_takes_its_table_which_counts_for_no_rule(puzzlesat, tmp_path):
     """suites/sc2027-puzzles.toml published gives exactly the instances of the recorded table
-    (same GBD hashes: the table describes this spec), their IsoHash2 values are pairwise
-    distinct (when gbdc is installed), and with the table the submission rules hold (Kissat
-    4.0.4 at 1000 s as the team's solver); the bundle's files are named by their GBD hash."""
+    (same GBD hashes: the table describes this spec) and takes that table into the folder;
+    their IsoHash2 values are pairwise distinct. The table was measured in wall-clock
+    seconds: it loads, but no rule counts it, neither the margin's nor the old one."""
     out = tmp_path / "sc2027"
     published = puzzlesat("publish", SC2027, "-o", out, "-j", "2")
     assert published.code == 0, published.err
+    assert f"calibration: 40 rows taken from {SC2027.with_suffix('.calibration.csv')}" \
+        in published.out.splitlines()
     manifest = json.loads((out / "manifest.json").read_text())["instances"]
     assert sorted(i["hash"] for i in manifest) == sorted({r["hash"] for r in sc2027_table()})
+    assert len(read_calibration(out)) == 40
     # gbdc is in the test extra (this module skips without it); in a child, as it must be
     assert len({gbdc_isohash2(out / i["file"]) for i in manifest}) == 20
-    shutil.copy(SC2027.with_suffix(".calibration.csv"), out / "calibration.csv")
-    result = puzzlesat("submission", out, "-o", tmp_path / "bundle",
-                       "--reference", "kissat404", "--time-limit", "1000")
-    assert result.code == 0, result.out + result.err
-    instances = sorted((tmp_path / "bundle" / "instances").iterdir())
-    assert len(instances) == 20
-    for path in instances:
-        assert path.name == f"{parse_dimacs(decompress(path.read_bytes())).gbd_hash}.cnf.xz"
+    for old_rules in ((), ("--minisat", "minisat22", "--margin", "1", "--reference",
+                           "kissat404")):
+        result = puzzlesat("submission", out, "-o", tmp_path / "bundle", *old_rules)
+        assert result.code == 1, result.out + result.err
+        assert "calibration: measured in wall-clock seconds (a table written before CPU " \
+               "timing): its runs count for no rule; calibrate again" in result.out
+        assert "count: 0 of 20" in result.out
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_publish_drops_and_names_shipped_rows_of_other_instances(tmp_path, puzzlesat):
+    """A table beside the spec whose rows name instances the spec does not build: those rows
+    are not taken, and named; the rows that match are."""
+    suite = publish_tiny(tmp_path / "one")
+    calibrate_suite(suite, ["minisat22:5"], plot=False)
+    spec = tmp_path / "tiny.toml"
+    shutil.copy(tmp_path / "one" / "tiny.toml", spec)
+    table = (suite / "calibration.csv").read_text().splitlines()
+    foreign = table[1].replace("sliding-korf50-k8-b8-rotated", "other-instance")
+    (tmp_path / "tiny.calibration.csv").write_text("\n".join(table + [foreign]) + "\n")
+    result = puzzlesat("publish", spec, "-o", tmp_path / "two")
+    assert result.code == 0, result.err
+    assert f"{tmp_path / 'tiny.calibration.csv'}: 1 rows name instances this spec does not " \
+           f"build (not taken): other-instance" in result.out
+    assert read_calibration(tmp_path / "two") == read_calibration(suite)
 
 
 def test_a_failing_gbdc_is_one_line(suite, puzzlesat, tmp_path, monkeypatch):
@@ -445,7 +497,8 @@ def test_an_output_under_a_file_is_one_line(suite, puzzlesat, tmp_path):
 
 
 @pytest.mark.parametrize("column, value", [
-    ("seconds", "-5"), ("seconds", "nan"), ("seconds", "inf"), ("seconds", "1e9"),
+    ("cpu-seconds", "-5"), ("cpu-seconds", "nan"), ("cpu-seconds", "inf"),
+    ("cpu-seconds", "1e9"), ("wall-seconds", "-1"), ("ended-by", "cpu-limit"),
     ("time-limit", "nan"), ("time-limit", "-1"), ("status", "sat"), ("status", "SOLVED"),
     ("verdict", "VERIFIED"), ("verdict", "")])
 def test_a_forged_calibration_run_is_one_line_never_rules_hold(copy, puzzlesat, tmp_path,
@@ -457,10 +510,7 @@ def test_a_forged_calibration_run_is_one_line_never_rules_hold(copy, puzzlesat, 
     for row in rows:
         if row["status"] != "UNKNOWN":
             row[column] = value
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    forge(copy, rows)
     result = puzzlesat("submission", copy, "-o", tmp_path / "b", *SCALED)
     assert "rules hold" not in result.out + result.err
     assert_one_line_error(result, "calibration.csv", "line ")

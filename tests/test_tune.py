@@ -5,7 +5,9 @@ times come from a stub put in place of the runner, except in one real run."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
+import shutil
 
 import pytest
 from conftest import assert_one_line_error
@@ -14,17 +16,16 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.validate.runs.clients import Limit, parse_limit
 from puzzlesat.validate.runs.solvers import SolveResult
 from puzzlesat.validate.runs.tune import cache as tune_module
 from puzzlesat.validate.runs.tune import tune
 from puzzlesat.validate.runs.tune.cache import RunCache
 from puzzlesat.validate.runs.tune.plan import (
     Axis,
-    Limit,
     make_plan,
     parse_axis,
     parse_follow,
-    parse_limit,
 )
 
 FIXED = ("border_colors=2", "scramble")
@@ -42,8 +43,10 @@ TIMES = {
 
 
 def plan(axis="rows=3..7", samples=3, **kw):
+    """The plan the stub's table is written for: margin 1 unless given."""
     return make_plan("edge-matching", FIXED, axis, FOLLOW, ("all",), samples, 11,
-                     kw.pop("easy", EASY), kw.pop("reference", REFERENCE), **kw)
+                     kw.pop("easy", EASY), kw.pop("reference", REFERENCE),
+                     kw.pop("margin", 1.0), **kw)
 
 
 @pytest.fixture
@@ -58,15 +61,16 @@ def stub(monkeypatch):
             where[gbd_hash_of_literals(inst.formula.flat_literals())] = (value, task.replicate)
     calls = []
 
-    def run_solver(source, solver, time_limit):
+    def run_client(solver, source, time_limit):
         value, replicate = where[gbd_hash_of_literals(source[0])]
-        calls.append((value, replicate, solver, time_limit))
+        calls.append((value, replicate, solver, time_limit.cpu))
         seconds = TIMES[value][replicate][solver != "minisat22"]
-        if seconds is None or seconds > time_limit:
-            return SolveResult("UNKNOWN", solver, time_limit)
-        return SolveResult("SAT", solver, seconds)
+        if seconds is None or seconds > time_limit.cpu:
+            return SolveResult("UNKNOWN", solver, time_limit.cpu, wall=time_limit.cpu,
+                               ended_by="cpu-limit")
+        return SolveResult("SAT", solver, seconds, wall=seconds)
 
-    monkeypatch.setattr(tune_module, "run_solver", run_solver)
+    monkeypatch.setattr(tune_module, "run_client", run_client)
     return calls
 
 
@@ -137,20 +141,20 @@ def test_second_run_makes_no_solver_run_and_writes_the_same_files(stub, tmp_path
 
 
 def test_interrupted_tune_resumes_where_it_stopped(stub, tmp_path, monkeypatch):
-    run = tune_module.run_solver
+    run = tune_module.run_client
 
-    def interrupted(source, solver, time_limit):
+    def interrupted(solver, source, time_limit):
         if len(stub) == 7:
             raise KeyboardInterrupt
-        return run(source, solver, time_limit)
+        return run(solver, source, time_limit)
 
-    monkeypatch.setattr(tune_module, "run_solver", interrupted)
+    monkeypatch.setattr(tune_module, "run_client", interrupted)
     with pytest.raises(KeyboardInterrupt):
         tune(plan(), tmp_path, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]  # no landscape yet
     assert len(list((tmp_path / "runs").iterdir())) == 7  # and no partial file
     done = list(stub)
-    monkeypatch.setattr(tune_module, "run_solver", run)
+    monkeypatch.setattr(tune_module, "run_client", run)
     result = tune(plan(), tmp_path, progress=False)
     assert stub[len(done):] == [c for c in _uninterrupted() if c not in done]
     assert result.spent == 540 and result.fresh_runs == 11
@@ -253,7 +257,7 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
     result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
                        "scramble", "--follow", "center_colors=0.5*rows", "--axis", "rows=3..3",
                        "--samples", "3", "--seed", "11", "--encoding", "all", "--easy", EASY,
-                       "--reference", REFERENCE, "-o", tmp_path / "t")
+                       "--margin", "1", "--reference", REFERENCE, "-o", tmp_path / "t")
     assert result.code == 1
     assert "no rows value has its median in the band (not solved by minisat22 within 10 s, " \
            "solved by cadical195 within 100 s)" in result.out
@@ -269,7 +273,7 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
      "the band is empty"),
     (("--axis", "rows=4..5", "--easy", "nosuchsolver:10"), "unknown solver 'nosuchsolver'"),
     (("--axis", "rows=4..5", "--reference", "kissat404"), "--reference must be SOLVER:SECONDS"),
-    (("--axis", "rows=4..5", "--easy", "minisat22:-1"), "--easy must be SOLVER:SECONDS"),
+    (("--axis", "rows=4..5", "--easy", "minisat22:-1"), "--easy minisat22:-1: must be a finite"),
     (("--axis", "rows=4..5", "--param", "colours=3"), "unknown parameter 'colours'"),
     (("--axis", "width=4..5"), "unknown parameter 'width'"),
     (("--axis", "rows=4..5", "--param", "rows=4"), "also given as --param"),
@@ -332,6 +336,19 @@ def test_huge_or_non_ascii_follows_are_one_line(text):
 
 def test_limits():
     assert parse_limit("kissat:1000", "--reference") == Limit("kissat404", 1000)
+    assert parse_limit("kissat-bin:1000", "--reference") == Limit("kissat-bin", 1000)
+
+
+def test_the_band_is_below_every_minisat_times_the_margin():
+    """The default band: neither MiniSat within 60 s x 2 of CPU, the Kissat binary within
+    1000 s; an easy limit that reaches the reference limit once multiplied is refused."""
+    if shutil.which("minisat") is None or importlib.util.find_spec("sage_wheels") is None:
+        pytest.skip("needs the minisat and kissat binaries")
+    default = make_plan("edge-matching", FIXED, "rows=3..4", FOLLOW)
+    assert default.easy == (Limit("minisat22", 120), Limit("minisat-bin", 120))
+    assert default.reference == Limit("kissat-bin", 1000)
+    with pytest.raises(UserError, match="the band is empty: --easy minisat22:1000"):
+        plan(easy="minisat22:500", margin=2)
 
 
 def test_without_matplotlib_the_rest_is_written(stub, tmp_path, monkeypatch):
@@ -350,14 +367,17 @@ def test_parallel_threads_give_the_same_answer(stub, tmp_path):
     assert one.medians == two.medians and one.stopped_at == two.stopped_at
     assert (tmp_path / "one" / "group.toml").read_bytes() == \
         (tmp_path / "two" / "group.toml").read_bytes()
-    rows = [(tmp_path / d / "landscape.csv").read_text().splitlines() for d in ("one", "two")]
+    rows = []
+    for folder in ("one", "two"):  # the load at each run's start differs, of course
+        with open(tmp_path / folder / "landscape.csv", newline="") as fh:
+            rows.append([json.dumps({**r, "load": ""}) for r in csv.DictReader(fh)])
     assert set(rows[0]) <= set(rows[1]) and len(rows[1]) - len(rows[0]) <= 2
 
 
 def test_real_solvers_at_tiny_sizes(tmp_path):
-    """python-sat solvers, no stub: MiniSat stopped at 1 ms (no solver process answers that
-    fast), CaDiCaL solves the 3x3 and 4x4 boards: every sample is in the band."""
-    result = tune(plan(axis="rows=3..4", samples=2, easy="minisat22:0.001",
+    """python-sat solvers, no stub: MiniSat limited to 1 microsecond of CPU (no solve call
+    answers that fast), CaDiCaL solves the 3x3 and 4x4 boards: every sample is in the band."""
+    result = tune(plan(axis="rows=3..4", samples=2, easy="minisat22:0.000001",
                        reference="cadical195:60"), tmp_path, progress=False)
     assert result.in_band == [3, 4]
     runs = [r for s in result.all_samples() for r in s.runs]
@@ -381,10 +401,10 @@ def test_dask_executor_gives_the_same_answer(stub, tmp_path):
 
 
 def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, monkeypatch):
-    def dies(source, solver, time_limit):
+    def dies(solver, source, time_limit):
         return SolveResult("UNKNOWN", solver, 0.5, notes=["solver process died (exit code -9)"])
 
-    monkeypatch.setattr(tune_module, "run_solver", dies)
+    monkeypatch.setattr(tune_module, "run_client", dies)
     with pytest.raises(UserError, match=r"minisat22 on em-3-2-2-scrambled-r1-all .* ended "
                                         r"without an answer: solver process died"):
         tune(plan(), tmp_path, progress=False)

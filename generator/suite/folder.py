@@ -184,12 +184,29 @@ def pending_name(rel: str) -> str:
     return f"{folder}/{part_name(name, 'pending')}" if folder else part_name(name, "pending")
 
 
-def read_table(path: Path, columns: tuple[str, ...]) -> tuple[list[dict], list[str]]:
-    """A CSV table this tool wrote (calibration.csv): a regular UTF-8 file whose header has
-    every one of ``columns``, a ``file`` column naming files in instances/ and a ``hash``
-    column of GBD hashes; returns (rows, its columns) or a UserError."""
+def table_bytes(columns, rows) -> bytes:
+    """A CSV table's bytes as this tool writes every table (manifest.csv, calibration.csv,
+    metadata.csv, landscape.csv): a header of ``columns``, then one line per row (a dict by
+    column name), ``\\n`` line ends."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue().encode()
+
+
+def read_table(path: Path, columns: tuple[str, ...],
+               data: bytes | None = None) -> tuple[list[dict], list[str]]:
+    """A CSV table this tool wrote (calibration.csv): a regular UTF-8 file (or its bytes
+    ``data``, read already) whose header has every one of ``columns``, a ``file`` column
+    naming files in instances/ and a ``hash`` column of GBD hashes; returns (rows, its
+    columns) or a UserError."""
     try:
-        reader = csv.DictReader(io.StringIO(_text(path), newline=""), strict=True)
+        text = _text(path) if data is None else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         rows, header = list(reader), reader.fieldnames or []
     except csv.Error as exc:
         raise UserError(f"{path}: not a CSV table ({exc})") from None

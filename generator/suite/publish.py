@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
@@ -34,7 +34,11 @@ from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
-from puzzlesat.generator.suite.calibration import CALIBRATION_FILE, kept_calibration
+from puzzlesat.generator.suite.calibration import (
+    CALIBRATION_FILE,
+    kept_calibration,
+    spec_table,
+)
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
     SUBFOLDERS,
@@ -46,6 +50,7 @@ from puzzlesat.generator.suite.folder import (
     read_suite_file,
     read_sums,
     remove_own,
+    table_bytes,
 )
 from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, load_spec
 
@@ -62,6 +67,7 @@ class Published:
     rows: list[dict]
     built: int
     reused: int
+    notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         """One line: the suite, its instances by expected result, what was built and kept."""
@@ -69,8 +75,9 @@ class Published:
         for row in self.rows:
             counts[row["result"]] = counts.get(row["result"], 0) + 1
         results = ", ".join(f"{n} {r}" for r, n in sorted(counts.items()))
-        return (f"{self.out}: suite {self.spec.name} {self.spec.version}: {len(self.rows)} "
-                f"instances ({results}); built {self.built}, kept {self.reused} unchanged")
+        return "\n".join([f"{self.out}: suite {self.spec.name} {self.spec.version}: "
+                          f"{len(self.rows)} instances ({results}); built {self.built}, kept "
+                          f"{self.reused} unchanged", *self.notes])
 
 
 #: held by a running publish or calibrate (``fcntl.flock``, so a killed run's lock is free
@@ -90,6 +97,7 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
     new or empty folder fails, everything it wrote is removed again; an interrupted one
     (Ctrl-C, kill) keeps its finished instances and resumes on the next run."""
     spec = load_spec(spec_path, force=force)
+    shipped = spec_table(spec_path)
     if not spec.tasks:
         raise UserError(f"{spec_path}: the suite has no instances (no [[group]]): nothing to "
                         f"publish")
@@ -105,7 +113,8 @@ def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: in
                 pool = local_executor(jobs) if own else executor
                 try:
                     with _inputs_root(folder, spec) as root:
-                        return _publish(spec, folder, pool, progress, root, solving)
+                        return _publish(spec, folder, pool, progress, root, solving,
+                                        shipped)
                 finally:
                     if own and pool is not None:
                         pool.shutdown(wait=True, cancel_futures=True)
@@ -333,7 +342,8 @@ def _existing_text_sha256(path: Path) -> str | None:
 
 
 def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: bool,
-             root: str, solving: Solving | None) -> Published:
+             root: str, solving: Solving | None,
+             shipped: tuple[Path, bytes] | None = None) -> Published:
     from tqdm import tqdm
 
     out = folder.out
@@ -357,7 +367,7 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
             rows[index] = manifest_row(spec, task, result, data)
             bar.update()
     rows_done = [r for r in rows if r is not None]
-    calibration, dropped = kept_calibration(out, rows_done)
+    calibration, dropped, notes = kept_calibration(out, rows_done, shipped)
     files = suite_files(spec, rows_done, calibration, solving)
     for rel in spec.inputs:
         folder.create((out / rel).parent)
@@ -368,7 +378,7 @@ def _publish(spec: Spec, folder: _Folder, executor: Executor | None, progress: b
     _remove_stale(out, spec, folder.previous)
     for name in dropped:
         remove_own(out, name, folder.sums.get(name))
-    return Published(out, spec, rows_done, built, reused)
+    return Published(out, spec, rows_done, built, reused, notes)
 
 
 def _build_for_publish(task: Task, reuse_text_sha256: str | None, root: str,
@@ -463,14 +473,12 @@ def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | No
 
 def manifest_csv(rows: list[dict]) -> bytes:
     """SAT Competition columns first; seed empty when the params fix the puzzle."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(MANIFEST_COLUMNS)
-    for row in rows:
+    def line(row: dict) -> dict:
         values = dict(row, seed="" if row["seed"] is None else row["seed"],
                       params=canonical_json(row["params"]))
-        writer.writerow([values[c] for c in MANIFEST_COLUMNS])
-    return buffer.getvalue().encode()
+        return {column: values[column] for column in MANIFEST_COLUMNS}
+
+    return table_bytes(MANIFEST_COLUMNS, map(line, rows))
 
 
 def manifest_json(spec: Spec, rows: list[dict]) -> dict:

@@ -9,10 +9,16 @@ from puzzlesat.cli.options import Seconds, _executor_options
 
 @click.command()
 @click.argument("directory", metavar="DIR")
-@click.option("--solvers", default=",".join(("minisat22", "cadical195", "kissat404")),
-              show_default=True, help="Comma-separated python-sat solvers.")
+@click.option("--solvers", default="minisat22:120,minisat-bin:120,kissat-bin:1000",
+              show_default=True, metavar="NAME[:SECONDS],...",
+              help="Comma-separated solvers, each with its own CPU limit if given: python-sat "
+                   "names (minisat22, kissat404, ...) or the competition's binaries "
+                   "(minisat-bin: Debian's MiniSat 2.2; kissat-bin: Kissat 4.0.4 from "
+                   "passagemath-kissat).")
 @click.option("--time-limit", type=Seconds(), default=60.0,
-              show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
+              show_default=True, metavar="SECONDS",
+              help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "
+                   "(wall-clock backstop: 5x + 10 s).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--only", metavar="GLOB", multiple=True,
@@ -52,11 +58,17 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The suite seed the replicates' seeds derive from (use it as [suite] seed "
                    "when pasting group.toml).")
-@click.option("--easy", default="minisat22:60", show_default=True, metavar="SOLVER:SECONDS",
-              help="The band's lower edge: in-band instances are not solved by it in time.")
-@click.option("--reference", default="kissat404:1000", show_default=True,
+@click.option("--easy", "easy", multiple=True, default=("minisat22:60", "minisat-bin:60"),
+              show_default=True, metavar="SOLVER:SECONDS",
+              help="The band's lower edge (repeatable): in-band instances are solved by none "
+                   "of them within SECONDS x --margin of CPU.")
+@click.option("--margin", type=float, default=2.0, show_default=True,
+              help="The easy limits' safety margin (>= 1): the competition's machines may be "
+                   "faster than this one.")
+@click.option("--reference", default="kissat-bin:1000", show_default=True,
               metavar="SOLVER:SECONDS",
-              help="The band's upper edge: in-band instances are solved by it in time.")
+              help="The band's upper edge: in-band instances are solved by it within SECONDS "
+                   "of CPU.")
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
@@ -64,8 +76,8 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
 @_executor_options
-def tune_command(family, axis, params, follows, encodings, samples, seed, easy, reference,
-                 output, jobs, no_plot, executor, scheduler):
+def tune_command(family, axis, params, follows, encodings, samples, seed, easy, margin,
+                 reference, output, jobs, no_plot, executor, scheduler):
     """Find where a family's instances are hard enough: walk --axis and classify --samples
     instances per value as easy (solved by --easy in time), band (not, but solved by
     --reference in time) or hard (neither). Runs never go past a limit and stop once a value's
@@ -83,7 +95,8 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
     from puzzlesat.validate.runs.tune import tune
     from puzzlesat.validate.runs.tune.plan import make_plan
 
-    plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference)
+    plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference,
+                     margin)
     # local: -j threads, each waiting on its solver's child process
     with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
         result = tune(plan, output, jobs, pool, plot=not no_plot)
@@ -95,26 +108,33 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.argument("directory", metavar="DIR")
 @click.option("-o", "--output", default=None, metavar="FOLDER",
               help="Bundle folder; FOLDER.tar.xz beside it [default: DIR-submission].")
-@click.option("--reference", default="kissat404", show_default=True,
+@click.option("--reference", default="kissat-bin", show_default=True,
               help="The team's solver: must solve every instance within --time-limit.")
 @click.option("--time-limit", type=Seconds(), default=1000.0, show_default=True,
-              metavar="SECONDS", help="The team's solver's limit (the competition's is 5000).")
-@click.option("--minisat", default="minisat22", show_default=True,
-              help="The baseline solver of the 'not solved within a minute' rule.")
+              metavar="SECONDS",
+              help="The team's solver's CPU limit (the competition's is 5000).")
+@click.option("--minisat", "minisats", multiple=True, default=("minisat22", "minisat-bin"),
+              show_default=True,
+              help="The baselines of the 'not solved within a minute' rule (repeatable): a "
+                   "hard instance is solved by none of them.")
 @click.option("--minisat-limit", type=Seconds(), default=60.0,
-              show_default=True, metavar="SECONDS")
+              show_default=True, metavar="SECONDS", help="The filter's CPU limit.")
+@click.option("--margin", type=float, default=2.0, show_default=True,
+              help="Hard means not solved within --minisat-limit x --margin (>= 1): the "
+                   "competition's machines may be faster than this one.")
 @click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
               help="Instances a submission must have.")
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
               help="Instances that must count: not solved by MiniSat within --minisat-limit, "
                    "solved by the team's solver within --time-limit.")
-def submission(directory, output, reference, time_limit, minisat, minisat_limit, count,
+def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
                min_hard):
     """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
     bundle; exit 1 naming each broken rule."""
     from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
 
-    rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
+    rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
+                  time_limit.cpu)
     check = check_submission(directory, rules)
     for line in [c.line() for c in check.instances] + check.notes:
         click.echo(line)

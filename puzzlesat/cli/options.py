@@ -16,24 +16,19 @@ def _force_option() -> click.Option:
 
 
 class Seconds(click.ParamType):
-    """A time limit: a finite number of seconds, > 0 and at most 20 days."""
+    """A time limit (:class:`~puzzlesat.validate.runs.limits.TimeLimit`): its one rule and
+    message, as a usage error."""
 
     name = "seconds"
 
     def convert(self, value, param, ctx):
-        """Seconds as a positive finite float within the runner's limit, or a usage error."""
-        import math
-
-        from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT
+        """The value as a TimeLimit, or a usage error."""
+        from puzzlesat.validate.runs.limits import TimeLimit
 
         try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIME_LIMIT:
-            self.fail(f"{value!r} must be a finite number of seconds in (0, "
-                      f"{MAX_TIME_LIMIT:g}] (20 days)", param, ctx)
-        return seconds
+            return TimeLimit.parse(value, param.opts[0] if param else "--time-limit")
+        except UserError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _default_jobs() -> int:
@@ -78,6 +73,7 @@ _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                                 "[default: no limit].")
 _PROOF_TIME_LIMIT = click.option("--proof-time-limit", type=Seconds(), default=None,
                                  metavar="SECONDS",
+                                 callback=lambda ctx, param, limit: limit and limit.cpu,
                                  help="Stop checking a proof after this many seconds: the UNSAT "
                                       "answer stays UNSAT-UNCHECKED [default: no limit].")
 

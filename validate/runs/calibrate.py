@@ -1,10 +1,14 @@
 """Hardness calibration of a published suite: reference solvers on every instance, each answer
 validated, times and verdicts recorded with the suite.
 
-``puzzlesat calibrate DIR`` runs every solver (default MiniSat 2.2, CaDiCaL 1.9.5, Kissat
-4.0.4 from python-sat) on every instance of the manifest, each in a child process killed at
-the time limit (:func:`puzzlesat.validate.runs.solvers.run_solver`): past the limit the status is UNKNOWN and
-the run goes on, as it does when a solver process crashes. Each answer is judged by the
+``puzzlesat calibrate DIR`` runs every solver (default python-sat's MiniSat 2.2 and the
+MiniSat binary up to 120 s, the Kissat 4.0.4 binary up to 1000 s:
+:data:`DEFAULT_SOLVERS`; any python-sat name or ready binary name, each with its own limit
+as ``NAME:SECONDS``) on every instance of the manifest, each run limited and timed in the
+solver's own CPU seconds (:func:`puzzlesat.validate.runs.clients.run_client`): past the limit
+the status is UNKNOWN and the run goes on, as it does when a solver crashes or prints
+garbage (recorded as such). Each row records the CPU and wall seconds, what ended the run,
+and the machine (CPU model, cores, load at the start). Each answer is judged by the
 validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
 must not contradict the result the instance's header knows). The calls are pure and go to any
 :class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
@@ -22,16 +26,17 @@ What is written into the suite folder:
   measurements cannot be regenerated, but the manifest and checksums derived from them can,
   so a calibrated suite still verifies, and a tampered table is reported.
 
-The SAT Competition "bring your own benchmarks" rules need MiniSat's time up to 60 s and the
-team solver's up to an hour; the real calibration is a long run by hand (see
+The SAT Competition "bring your own benchmarks" filter is MiniSat within a minute; the rules
+``puzzlesat submission`` checks need both MiniSats up to that minute times a margin (120 s)
+and the team solver up to its limit; the real calibration is a long run by hand (see
 ``suites/sc2027-puzzles.toml``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import io
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,26 +49,32 @@ from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,
     COLUMNS,
-    RESULT_COLUMNS,
+    KEY_COLUMNS,
     calibration_files,
-    table_csv,
 )
 from puzzlesat.generator.suite.folder import (
+    MANIFEST,
     check_published,
     file_sha256,
+    read_manifest,
     read_published,
     read_sums,
     read_table,
     remove_own,
+    table_bytes,
 )
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
-from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
-from puzzlesat.validate.report import VERDICTS, judge
+from puzzlesat.validate.output import MalformedOutput, parse_output
+from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving
+from puzzlesat.validate.runs.clients import Limit, parse_limit, run_client
+from puzzlesat.validate.runs.limits import TimeLimit, load, machine
 from puzzlesat.validate.runs.processes import solver_pool
-from puzzlesat.validate.runs.solvers import check_solver, run_solver
+from puzzlesat.validate.runs.records import CalibrationRow
 
-DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
+#: python-sat's MiniSat and the MiniSat binary up to the filter's minute times the margin
+#: of 2, Kissat 4.0.4 (the binary) up to the reference limit
+DEFAULT_SOLVERS = ("minisat22:120", "minisat-bin:120", "kissat-bin:1000")
 
 
 @dataclass
@@ -71,46 +82,62 @@ class Calibration:
     """The outcome of :func:`calibrate_suite`: the table's rows and what was written."""
 
     directory: Path
-    rows: list[dict]
+    rows: list[CalibrationRow]
     written: list[str]
     notes: list[str]
 
     def summary(self) -> str:
         """One line per solver: how many it solved within its limit, and the verdicts."""
         lines = []
-        for solver in dict.fromkeys(r["solver"] for r in self.rows):
-            mine = [r for r in self.rows if r["solver"] == solver]
-            solved = [r for r in mine if r["status"] in ("SAT", "UNSAT")]
+        for solver in dict.fromkeys(r.solver for r in self.rows):
+            mine = [r for r in self.rows if r.solver == solver]
+            solved = [r for r in mine if r.status in ("SAT", "UNSAT")]
             verdicts: dict[str, int] = {}
             for row in mine:
-                verdicts[row["verdict"]] = verdicts.get(row["verdict"], 0) + 1
-            lines.append(f"{solver}: {len(solved)}/{len(mine)} solved within "
-                         f"{mine[0]['time-limit']} s; "
-                         + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
+                verdicts[row.verdict] = verdicts.get(row.verdict, 0) + 1
+            limits = "/".join(f"{limit:g}" for limit in sorted({r.time_limit for r in mine}))
+            lines.append(f"{solver}: {len(solved)}/{len(mine)} solved within {limits} s of "
+                         f"CPU; " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: float) -> dict:
-    """Worker: solve one instance in a killable child and judge the answer. Never raises for a
-    solver's failure (timeout, crash, wrong answer): the row records it."""
-    result = run_solver(path, solver, time_limit)
+def calibrate_one(path: str, solver: str, time_limit: TimeLimit) -> dict:
+    """Worker: solve one instance in a killable child and judge the answer; the result
+    columns of its row. Never raises for a solver's failure (timeout, crash, garbage, a wrong
+    answer): the row records it."""
+    at_start = load()
+    result = run_client(solver, path, time_limit)
     try:
         verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
         name, reason = verdict.verdict, verdict.reason
     except MalformedOutput as exc:
         name, reason = "MALFORMED", str(exc)
     if result.status == "UNKNOWN":
-        reason = "; ".join(result.notes) or reason
-    return {"status": result.status, "seconds": round(result.seconds, 3), "verdict": name,
-            "reason": reason}
+        reason = "; ".join(n for n in result.notes if not n.startswith("command: ")) or reason
+    return {"status": result.status, "cpu-seconds": round(result.seconds, 3),
+            "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
+            "verdict": name, "reason": reason, "machine": machine(), "load": at_start}
+
+
+def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
+    """``--solvers`` words (``NAME`` or ``NAME:SECONDS``; a bare name gets ``time_limit``)
+    as checked limits, before any work: a UserError for an unknown solver, a binary not
+    installed, a bad limit, or no solver at all."""
+    default = TimeLimit.parse(time_limit)
+    limits = [parse_limit(text if ":" in text else f"{text}:{default.cpu}", "--solvers")
+              for text in solvers]
+    if not limits:
+        raise UserError("--solvers is empty: name at least one solver")
+    return limits
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
-                    time_limit: float = 60.0, jobs: int = 1, executor=None,
+                    time_limit: TimeLimit | float = 60.0, jobs: int = 1, executor=None,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
-    """Run ``solvers`` on every instance of the published suite ``directory`` (or those whose
-    name matches one of the globs ``only``) and record the results there (see the module
-    docstring). The folder is locked while it runs
+    """Run ``solvers`` (python-sat names or ready binary names, each ``NAME`` or
+    ``NAME:SECONDS``; ``time_limit`` for a bare name) on every instance of the published
+    suite ``directory`` (or those whose name matches one of the globs ``only``) and record the
+    results there (see the module docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
@@ -119,52 +146,50 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
         return _calibrate(out, solvers, time_limit, jobs, executor, plot, only)
 
 
-def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, plot: bool,
+def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
                only: tuple[str, ...]) -> Calibration:
     spec, instances = read_published(out)
-    # the earlier table is read (and a damaged one refused) before any solver runs
-    earlier_table = read_calibration(out) if os.path.lexists(out / CALIBRATION_FILE) else []
+    # the earlier table is read (and a damaged or edited one refused) before any solver runs
+    earlier_table = (read_trusted_calibration(out) if os.path.lexists(out / CALIBRATION_FILE)
+                     else [])
     chosen = [r for r in instances
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    solvers = [check_solver(s) for s in solvers]  # runnable here, before any work
-    if not solvers:
-        raise UserError("--solvers is empty: name at least one solver")
-    if time_limit <= 0:
-        raise UserError(f"--time-limit must be positive, got {time_limit}")
+    limits = solver_limits(solvers, time_limit)  # runnable here, before any work
     # the published bytes only: a changed instance is not measured (nor is a manifest trusted
     # for the expected result: the judge takes it from the instance's own header)
     changed = [r["file"] for r in chosen if file_sha256(out / r["file"]) != r["sha256"]]
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), solver, time_limit)
-             for r in chosen for solver in solvers]
+    calls = [(str(out / r["file"]), limit.solver, limit.time_limit)
+             for r in chosen for limit in limits]
     results: list[dict] = [{}] * len(calls)
     with solver_pool(cap_jobs(jobs, len(calls)), executor) as (pool, slots):
         for index, result in run_tasks(calibrate_one, calls, pool, slots=slots):
             results[index] = result
-    fresh = {(instance["hash"], solver): _row(instance, solver, time_limit, result)
-             for (instance, solver), result
-             in zip(((i, s) for i in chosen for s in solvers), results)}
+    fresh = {(instance["hash"], limit.solver): _row(instance, limit.solver, limit.seconds,
+                                                     result)
+             for (instance, limit), result
+             in zip(((i, lim) for i in chosen for lim in limits), results)}
     earlier = _earlier_runs(earlier_table, instances, fresh)
-    order = list(dict.fromkeys([solver for _, solver in earlier] + solvers))
+    order = list(dict.fromkeys([solver for _, solver in earlier]
+                               + [limit.solver for limit in limits]))
     rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
             if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
 
 
-def _earlier_runs(table: list[dict], instances: list[dict], fresh: dict) -> dict:
+def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:
     """Rows of the suite's earlier calibration ``table`` that this run did not redo, by
     (hash, solver), brought up to date with the manifest: calibrating one solver (MiniSat at
-    60 s, then the reference solver at an hour) or some instances at a time builds one table."""
+    120 s, then the reference solver at 1000 s) or some instances at a time builds one
+    table."""
     by_hash = {instance["hash"]: instance for instance in instances}
-    return {(row["hash"], row["solver"]): _row(by_hash[row["hash"]], row["solver"],
-                                               row["time-limit"],
-                                               {k: row[k] for k in RESULT_COLUMNS})
-            for row in table
-            if (row["hash"], row["solver"]) not in fresh and row["hash"] in by_hash}
+    return {(row.hash, row.solver): dataclasses.replace(
+                row, **{k: v for k, v in _instance_fields(by_hash[row.hash]).items()})
+            for row in table if (row.hash, row.solver) not in fresh and row.hash in by_hash}
 
 
 def hardness(row: dict) -> tuple[str, object]:
@@ -173,57 +198,66 @@ def hardness(row: dict) -> tuple[str, object]:
     return param, row["params"].get(param, "")
 
 
-def _row(instance: dict, solver: str, time_limit: float, result: dict) -> dict:
+def _instance_fields(instance: dict) -> dict:
     param, value = hardness(instance)
     return {"hash": instance["hash"], "name": instance["name"], "file": instance["file"],
-            "family": instance["family"], "hardness-param": param, "hardness": value,
-            "expected": instance["result"], "solver": solver, "time-limit": time_limit,
-            **result}
+            "family": instance["family"], "hardness_param": param, "hardness": str(value),
+            "expected": instance["result"]}
 
 
-def read_calibration(directory: str | os.PathLike) -> list[dict]:
-    """The rows of ``calibration.csv`` (seconds and time-limit as floats)."""
+def _row(instance: dict, solver: str, time_limit: float, result: dict) -> CalibrationRow:
+    fields = _instance_fields(instance)
+    return CalibrationRow.from_row({**{k.replace("_", "-"): v for k, v in fields.items()},
+                                    "solver": solver, "time-limit": time_limit, **result})
+
+
+def read_calibration(directory: str | os.PathLike) -> list[CalibrationRow]:
+    """The rows of ``calibration.csv``, each checked (:meth:`CalibrationRow.from_row`); a
+    table of wall-clock seconds (written before runs were timed in CPU) loads with its rows
+    marked as such."""
     path = Path(directory) / CALIBRATION_FILE
     if not os.path.lexists(path):
         raise UserError(f"{directory}: no {CALIBRATION_FILE}: run puzzlesat calibrate first")
-    rows, _ = read_table(path, COLUMNS)
-    try:
-        for row in rows:
-            row["seconds"], row["time-limit"] = float(row["seconds"]), float(row["time-limit"])
-    except (KeyError, TypeError, ValueError):
-        raise UserError(f"{path}: damaged (columns must be {', '.join(COLUMNS)})") from None
+    rows, header = read_table(path, KEY_COLUMNS)
+    if "cpu-seconds" in header:
+        read_table(path, COLUMNS)  # every column of a CPU-timed table
+    checked = []
     for line, row in enumerate(rows, start=2):
-        why = _unsound_run(row)
-        if why:
-            raise UserError(f"{path}: line {line}: {why}")
-    return rows
+        try:
+            checked.append(CalibrationRow.from_row(row))
+        except (KeyError, ValueError) as exc:
+            raise UserError(f"{path}: line {line}: {exc}") from None
+    return checked
 
 
-def _unsound_run(run: dict) -> str | None:
-    """Why a calibration row cannot be a run calibrate recorded (a status, verdict or time
-    no run gives), or None: every reader of the table (submission's rules) trusts these."""
-    if run["status"] not in STATUSES:
-        return f"status {run['status'][:40]!r} is not one of {', '.join(STATUSES)}"
-    if run["verdict"] not in VERDICTS:
-        return f"verdict {run['verdict'][:40]!r} is not a validator verdict"
-    seconds, limit = run["seconds"], run["time-limit"]
-    # a stopped run's seconds may pass its limit a little (the kill takes time); a solved
-    # run's may not
-    most = limit if run["status"] != "UNKNOWN" else math.inf
-    if not (math.isfinite(limit) and 0 < limit and math.isfinite(seconds)
-            and 0 <= seconds <= most):
-        return (f"{run['status']} in {seconds:g} s with a time-limit of {limit:g} s is not a "
-                f"run (finite, 0 <= seconds, a solved run's within its limit)")
-    return None
+def read_trusted_calibration(directory: str | os.PathLike) -> list[CalibrationRow]:
+    """:func:`read_calibration`, once the table is the one the suite records: its bytes as
+    SHA256SUMS lists them, its rows as manifest.json's calibration section holds them (a
+    table edited, or copied in by hand, is one UserError naming it)."""
+    out = Path(directory)
+    path = out / CALIBRATION_FILE
+    sums = read_sums(out) or {}
+    if os.path.lexists(path):
+        recorded = read_manifest(out).get("calibration")
+        if CALIBRATION_FILE not in sums or file_sha256(path) != sums[CALIBRATION_FILE] \
+                or file_sha256(out / MANIFEST) != sums.get(MANIFEST):
+            raise UserError(f"{path}: not the calibration the suite's SHA256SUMS lists "
+                            f"(edited, or copied in by hand?): run puzzlesat calibrate, or "
+                            f"publish with the table beside the spec")
+        rows, _ = read_table(path, KEY_COLUMNS)
+        if recorded != rows:
+            raise UserError(f"{path}: its rows are not manifest.json's calibration section "
+                            f"(run puzzlesat verify)")
+    return read_calibration(out)
 
 
-def _record(out: Path, spec, instances: list[dict], rows: list[dict],
+def _record(out: Path, spec, instances: list[dict], rows: list[CalibrationRow],
             plot: bool) -> Calibration:
     # plots of an earlier calibration: only those its SHA256SUMS lists with their bytes
     sums = read_sums(out) or {}
     for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
         remove_own(out, stale, sums.get(stale))
-    atomic_write(out / CALIBRATION_FILE, table_csv(rows))
+    atomic_write(out / CALIBRATION_FILE, table_bytes(COLUMNS, [r.as_row() for r in rows]))
     written, notes = [CALIBRATION_FILE], []
     if plot:
         plotted, note = plot_calibration(out, rows)
@@ -236,9 +270,10 @@ def _record(out: Path, spec, instances: list[dict], rows: list[dict],
     return Calibration(out, rows, written, notes)
 
 
-def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
-    """``calibration-<family>.png`` and ``.svg``: seconds against the hardness parameter, a
-    series per solver, runs stopped at the limit drawn hollow. Returns the files written and
+def plot_calibration(out: Path, rows: list[CalibrationRow]) -> tuple[list[str], str]:
+    """``calibration-<family>.png`` and ``.svg``: CPU seconds (wall seconds for a wall-clock
+    table's rows) against the hardness parameter, a series per solver, runs stopped at the
+    limit drawn hollow. Returns the files written and
     a note (why nothing was drawn)."""
     try:
         import matplotlib
@@ -250,16 +285,17 @@ def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
     written = []
     # reproducible SVG element ids and no timestamps in the files
     with matplotlib.rc_context({"svg.hashsalt": "puzzlesat", "path.simplify": True}):
-        for family in dict.fromkeys(r["family"] for r in rows):
-            mine = [r for r in rows if r["family"] == family and r["hardness"] != ""]
+        for family in dict.fromkeys(r.family for r in rows):
+            mine = [r for r in rows if r.family == family and r.hardness != ""]
             if not mine:
                 continue
             fig, ax = plt.subplots(figsize=(6, 4))
-            for solver in dict.fromkeys(r["solver"] for r in mine):
-                _plot_series(ax, [r for r in mine if r["solver"] == solver], solver)
-            ax.axhline(mine[0]["time-limit"], color="grey", linestyle=":", label="time limit")
-            ax.set_xlabel(mine[0]["hardness-param"])
-            ax.set_ylabel("seconds")
+            for solver in dict.fromkeys(r.solver for r in mine):
+                _plot_series(ax, [r for r in mine if r.solver == solver], solver)
+            for limit in sorted({r.time_limit for r in mine}):
+                ax.axhline(limit, color="grey", linestyle=":", label=f"limit {limit:g} s")
+            ax.set_xlabel(mine[0].hardness_param)
+            ax.set_ylabel("solver CPU seconds")
             ax.set_yscale("log")
             ax.set_title(f"{family}: solve time")
             ax.legend(fontsize="small")
@@ -274,11 +310,14 @@ def plot_calibration(out: Path, rows: list[dict]) -> tuple[list[str], str]:
     return written, ""
 
 
-def _plot_series(ax, rows: list[dict], solver: str) -> None:
-    solved = [r for r in rows if r["status"] != "UNKNOWN"]
-    stopped = [r for r in rows if r["status"] == "UNKNOWN"]
-    (line,) = ax.plot([float(r["hardness"]) for r in solved],
-                      [max(float(r["seconds"]), 1e-3) for r in solved], "o", label=solver)
+def _plot_series(ax, rows: list[CalibrationRow], solver: str) -> None:
+    def seconds(row: CalibrationRow) -> float:
+        return max(row.wall_seconds if row.cpu_seconds is None else row.cpu_seconds, 1e-3)
+
+    solved = [r for r in rows if r.status != "UNKNOWN"]
+    stopped = [r for r in rows if r.status == "UNKNOWN"]
+    (line,) = ax.plot([float(r.hardness) for r in solved], [seconds(r) for r in solved], "o",
+                      label=solver)
     if stopped:
-        ax.plot([float(r["hardness"]) for r in stopped], [float(r["seconds"]) for r in stopped],
+        ax.plot([float(r.hardness) for r in stopped], [seconds(r) for r in stopped],
                 "o", mfc="none", color=line.get_color(), label=f"{solver} (stopped)")

@@ -9,14 +9,24 @@ through a file name. Placeholders, each a whole word or inside one:
 * ``{proof}``: where the solver writes its DRAT proof (text or binary); when the answer is
   UNSAT and a proof was asked for, copied where it was asked to go (in pieces: a proof of
   many GB never passes through memory whole), else discarded;
-* ``{timeout}``: the time limit in whole seconds (rounded up), for solvers that stop
+* ``{timeout}``: the CPU time limit in whole seconds (rounded up), for solvers that stop
   themselves; the limit is enforced here anyway;
+* ``{result}``: where the solver writes a MiniSat-style result file (``SAT`` and a line of
+  literals, ``UNSAT`` or ``INDET``), read as its answer instead of stdout
+  (:func:`minisat_answer`);
 * ``{{`` and ``}}``: literal braces.
+
+Ready names stand for the competition's binaries (:func:`ready_command`): ``minisat-bin``
+is the standard MiniSat 2.2 binary (Debian's ``minisat``, the ``simp`` build), ``kissat-bin``
+Kissat 4.0.4 as ``passagemath-kissat`` ships it.
 
 The solver runs in a new session (its own process group), with no stdin; its stdout is the
 answer (the ``.out``, kept byte for byte after a few ``c`` lines of ours), its stderr is kept
-apart (its last line is noted when the solver fails). Past the time limit the whole process
-group is killed (a script's children too) and the answer is ``s UNKNOWN``; the group is
+apart (its last line is noted when the solver fails). Its time is the CPU time of its process
+group (polled from ``/proc``; at the end the leader's rusage, its waited-for descendants'
+included, as runsolver and BenchExec count it), with the wall time beside it. Past the CPU
+limit (RLIMIT_CPU a second later is the kernel's backstop), or the wall-clock backstop, the
+whole process group is killed (a script's children too) and the answer is ``s UNKNOWN``; the group is
 killed as well when the solver ends, or when this process is interrupted, and on Linux the
 solver dies with this process (a ``kill -9`` of puzzlesat leaves no solver behind). A
 descendant that left the group (a daemon) is found by a mark in its environment
@@ -35,9 +45,11 @@ status UNKNOWN. The exit code (10/20) is only noted when it disagrees with the `
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -48,24 +60,67 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.generator.core.paths import is_regular_file, os_failure
+from puzzlesat.generator.core.writer import plain_dimacs
 from puzzlesat.validate.output import MalformedOutput, parse_output
+from puzzlesat.validate.runs.limits import (
+    CPU_LIMIT,
+    OUTPUT_LIMIT,
+    SOLVER,
+    WALL_LIMIT,
+    TimeLimit,
+    group_cpu,
+    process_cpu,
+)
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
+from puzzlesat.validate.runs.solvers import v_lines
 
-PLACEHOLDERS = ("cnf", "proof", "timeout")
+PLACEHOLDERS = ("cnf", "proof", "timeout", "result")
 #: a solver's stdout (or stderr) beyond this is not an answer worth reading (a model of 10^8
 #: variables fits in about 1 GB): the solver is killed when it writes more
 MAX_OUTPUT = 1 << 30
 #: an environment variable naming one solver run: inherited by whatever the solver starts,
 #: so a descendant that left its process group (a daemon, after setsid) is found and killed
 RUN_MARK = "PUZZLESAT_SOLVER_RUN"
-#: why a run was stopped before the solver ended
-TIME_LIMIT, OUTPUT_LIMIT = "time limit", "output limit"
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 _STATUS_EXIT = {"SAT": 10, "UNSAT": 20}
+
+
+#: the competition's binaries by ready name, and where they come from
+READY = {"minisat-bin": "the standard MiniSat 2.2 binary (Debian package minisat)",
+         "kissat-bin": "Kissat 4.0.4 from passagemath-kissat (pip install passagemath-kissat)"}
+
+
+def ready_command(name: str) -> SolverCommand | None:
+    """The command behind a ready name (None for any other name), or a UserError when its
+    binary is not installed here."""
+    if name == "minisat-bin":
+        program = shutil.which("minisat")
+        if program is None:
+            raise UserError("minisat-bin: no minisat program on PATH (apt-get install minisat)")
+        template = f"{shlex.quote(program)} -verb=0 {{cnf}} {{result}}"
+    elif name == "kissat-bin":
+        program = kissat_binary()
+        template = f"{shlex.quote(program)} -q {{cnf}}"
+    else:
+        return None
+    return SolverCommand(template, tuple(shlex.split(template)), name)
+
+
+def kissat_binary() -> str:
+    """The Kissat binary passagemath-kissat installs (``sage_wheels/bin/kissat`` in its
+    package folder), or a UserError."""
+    spec = importlib.util.find_spec("sage_wheels")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        program = os.path.join(folder, "bin", "kissat")
+        if os.path.isfile(program) and os.access(program, os.X_OK):
+            return program
+    raise UserError(f"kissat-bin: no Kissat binary found: {READY['kissat-bin']}")
 
 
 class SolverNotRunnable(UserError):
@@ -79,6 +134,7 @@ class SolverCommand:
 
     template: str
     words: tuple[str, ...]
+    label: str = ""  # a ready name (minisat-bin), else the program's name is used
 
     @classmethod
     def parse(cls, template: str) -> SolverCommand:
@@ -118,10 +174,10 @@ class SolverCommand:
 
     @property
     def name(self) -> str:
-        """The program's name, for the ``c solver:`` line."""
-        return os.path.basename(self.program)
+        """The ready name, or the program's name, for the ``c solver:`` line."""
+        return self.label or os.path.basename(self.program)
 
-    def check(self, time_limit: float | None) -> None:
+    def check(self, time_limit: TimeLimit | None) -> None:
         """A UserError when the program cannot be found or ``{timeout}`` has no limit."""
         if self.uses("timeout") and time_limit is None:
             raise UserError("--solver-command uses {timeout}: give --time-limit")
@@ -132,10 +188,10 @@ class SolverCommand:
             raise UserError(f"--solver-command: {program!r} is not an executable program"
                             + ("" if os.sep in program else " on PATH"))
 
-    def argv(self, cnf: str, proof: str, timeout: str) -> list[str]:
+    def argv(self, cnf: str, proof: str, timeout: str, result: str = "") -> list[str]:
         """The words with the placeholders filled in."""
         # lone braces were refused when the template was parsed: every field has a name
-        values = {"cnf": cnf, "proof": proof, "timeout": timeout}
+        values = {"cnf": cnf, "proof": proof, "timeout": timeout, "result": result}
 
         def fill(match: re.Match) -> str:
             text = match.group(0)
@@ -148,47 +204,64 @@ class SolverCommand:
 
 @dataclass
 class CommandRun:
-    """What the solver did: the status read from its output, its stdout, notes, the
-    wall-clock seconds (its proof, if any was asked for, is already where it had to go)."""
+    """What the solver did: the status read from its output (or its result file), its stdout,
+    notes, the CPU seconds of its process group and the wall seconds beside them, and what
+    ended the run (its proof, if any was asked for, is already where it had to go)."""
 
     status: str
     seconds: float
-    stdout: bytes | None  # None: no answer to keep (killed at the time limit)
+    stdout: bytes | None  # None: no answer to keep (killed at a limit)
     notes: list[str]
+    wall: float = 0.0
+    ended_by: str = SOLVER
 
 
-def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit: float,
+def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
                 proof_to: str | os.PathLike | None = None) -> CommandRun:
-    """Run ``command`` on ``instance`` (plain or compressed) for at most ``time_limit``
-    seconds, its proof written (atomically) to ``proof_to`` when it answers UNSAT; see the
-    module docstring. A program that cannot be started is a SolverNotRunnable (a
-    UserError)."""
+    """Run ``command`` on ``instance`` (a plain or compressed file, or ``(flat literals,
+    num_vars)``) for at most ``time_limit`` (CPU, wall-clock backstop), its proof written
+    (atomically) to ``proof_to`` when it answers UNSAT; see the module docstring. A program
+    that cannot be started is a SolverNotRunnable (a UserError)."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
         cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
-        with open_input(instance, "instance") as handle, open(cnf, "wb") as plain:
-            for piece in input_pieces(handle, str(instance)):  # never the whole text at once
-                plain.write(piece)
-        argv = command.argv(str(cnf), str(proof_file), str(max(1, math.ceil(time_limit))))
-        start = time.perf_counter()
+        result_file = Path(tmp, "result")
+        with open(cnf, "wb") as plain:
+            if isinstance(instance, tuple):
+                plain_dimacs(instance[0], instance[1], plain.write)
+            else:
+                with open_input(instance, "instance") as handle:
+                    for piece in input_pieces(handle, str(instance)):  # never all at once
+                        plain.write(piece)
+        argv = command.argv(str(cnf), str(proof_file),
+                            str(max(1, math.ceil(time_limit.cpu))), str(result_file))
         with open(out_file, "wb") as out, open(err_file, "wb") as err:
-            code = _run_group(argv, out, err, time_limit)
-        seconds = time.perf_counter() - start
-        if code == TIME_LIMIT:
-            return CommandRun("UNKNOWN", seconds, None,
-                              [f"time limit of {time_limit:g} s reached: the solver was killed"])
+            code, cpu, wall = _run_group(argv, out, err, time_limit)
+        if code in (CPU_LIMIT, WALL_LIMIT):
+            which = "CPU" if code == CPU_LIMIT else "wall-clock backstop"
+            seconds = time_limit.cpu if code == CPU_LIMIT else time_limit.wall
+            return CommandRun("UNKNOWN", cpu, None,
+                              [f"{which} limit of {seconds:g} s reached: the solver was "
+                               "killed"], wall, str(code))
         if code == OUTPUT_LIMIT:
-            return CommandRun("UNKNOWN", seconds, None,
+            return CommandRun("UNKNOWN", cpu, None,
                               [f"the solver wrote more than {MAX_OUTPUT} bytes to stdout or "
-                               "stderr: killed, its output not kept"])
-        assert isinstance(code, int)  # the two limits are handled above
-        notes = [] if code in (0, 10, 20) else [_failure(code, err_file)]
-        stdout = out_file.read_bytes()
+                               "stderr: killed, its output not kept"], wall, OUTPUT_LIMIT)
+        assert isinstance(code, int)  # the limits are handled above
+        # a solver that stops itself at the limit (its own, or the RLIMIT_CPU backstop)
+        ended = CPU_LIMIT if cpu >= time_limit.cpu else SOLVER
+        notes = [] if code in (0, 10, 20) or ended == CPU_LIMIT else [_failure(code, err_file)]
+        if command.uses("result"):
+            stdout = minisat_answer(result_file.read_bytes()) if result_file.is_file() else b""
+        else:
+            stdout = out_file.read_bytes()
         try:
             status = parse_output(stdout).status
         except MalformedOutput as exc:
-            return CommandRun("UNKNOWN", seconds, stdout,
-                              notes + [f"the output does not parse: {exc}"])
+            return CommandRun("UNKNOWN", cpu, stdout,
+                              notes + [f"the output does not parse: {exc}"], wall, ended)
+        if status == "UNKNOWN" and ended == CPU_LIMIT:
+            notes.append(f"CPU limit of {time_limit.cpu:g} s reached")
         if status in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[status]:
             notes.append(f"exit code {code} disagrees with the s line ({status})")
         if proof_to is not None and status == "UNSAT":
@@ -198,35 +271,71 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
             else:
                 notes.append("UNSAT, but the solver wrote no proof file (a regular file at "
                              "{proof}; a symlink is never followed)")
-        return CommandRun(status, seconds, stdout, notes)
+        return CommandRun(status, cpu, stdout, notes, wall, ended)
 
 
-def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
-    """Run ``argv`` in a new process group; its exit code (negative: killed by a signal), or
-    TIME_LIMIT / OUTPUT_LIMIT when it was stopped. The group, and every process that carries
-    this run's mark, is killed before this returns, whatever happens (a limit, the solver's
-    end, an exception such as a Ctrl-C here)."""
+def minisat_answer(result: bytes) -> bytes:
+    """MiniSat's result file (``SAT`` then a line of literals ending in 0, ``UNSAT`` or
+    ``INDET``) as SAT Competition output; anything else is given back as it is, for the
+    validator to call malformed.
+
+    >>> minisat_answer(b"SAT\\n1 -2 0\\n")
+    b's SATISFIABLE\\nv 1 -2 0\\n'
+    >>> minisat_answer(b"INDET\\n")
+    b's UNKNOWN\\n'
+    """
+    words = result.split()
+    if words in ([b"UNSAT"], [b"INDET"]):
+        return b"s UNSATISFIABLE\n" if words[0] == b"UNSAT" else b"s UNKNOWN\n"
+    if not words or words[0] != b"SAT" or words[-1] != b"0" or len(words) < 2:
+        return result
+    try:
+        lits = np.array([int(w) for w in words[1:-1]], dtype=np.int64)
+    except ValueError:
+        return result
+    if np.any(lits == 0) or (lits.size and np.abs(lits).max() > 1 << 31):
+        return result
+    model = np.zeros(int(np.abs(lits).max(initial=0)) + 1, dtype=bool)
+    model[lits[lits > 0]] = True
+    return ("s SATISFIABLE\n" + "\n".join(v_lines(model)) + "\n").encode()
+
+
+def _run_group(argv: list[str], out, err, limit: TimeLimit) -> tuple[int | str, float, float]:
+    """Run ``argv`` in a new process group: (its exit code (negative: killed by a signal), or
+    CPU_LIMIT / WALL_LIMIT / OUTPUT_LIMIT when it was stopped; the group's CPU seconds; the
+    wall seconds). Its RLIMIT_CPU is set a second past the limit (the kernel's backstop to
+    the CPU poll here). The group, and every process that carries this run's mark, is killed
+    before this returns, whatever happens (a limit, the solver's end, an exception such as a
+    Ctrl-C here)."""
 
     parent = os.getpid()
     mark = f"{parent}-{uuid.uuid4().hex}"
+    soft = math.ceil(limit.cpu) + 1
+    start = time.perf_counter()
     try:
         with sigint_blocked():
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                        start_new_session=True,
                                        env={**os.environ, RUN_MARK: mark},
-                                       preexec_fn=lambda: _in_child(parent, die_with))
+                                       preexec_fn=lambda: _in_child(parent, die_with, soft))
     except OSError as exc:
         raise SolverNotRunnable(str(os_failure(exc, f"run {argv[0]}"))) from None
+    polled = 0.0
     try:
         with running(process):  # an interrupted suite run kills it
-            return _wait_unreaped(process.pid, time_limit, (out.fileno(), err.fileno()))
+            code, polled = _wait_unreaped(process.pid, limit, start,
+                                          (out.fileno(), err.fileno()))
     finally:
         try:  # the leader is not reaped yet, so its process group id cannot have been reused
             os.killpg(process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        process.wait()
+        # reaped here, for its rusage: the leader's CPU and its waited-for descendants'
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
         kill_marked(mark)
+    wall = time.perf_counter() - start
+    return code, max(polled, usage.ru_utime + usage.ru_stime), wall
 
 
 def kill_marked(mark: str) -> int:
@@ -257,29 +366,42 @@ def kill_marked(mark: str) -> int:
     return killed
 
 
-def _in_child(parent: int, die_with) -> None:
+def _in_child(parent: int, die_with, cpu_seconds: int) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a new session: no terminal
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
     die_with(parent)
 
 
-def _wait_unreaped(pid: int, time_limit: float, outputs: tuple[int, ...]) -> int | str:
-    """Wait for ``pid`` to end without reaping it (``WNOWAIT``); its exit code, TIME_LIMIT
-    past ``time_limit`` seconds, or OUTPUT_LIMIT once a file of ``outputs`` (descriptors)
-    holds more than MAX_OUTPUT bytes. Polls every 1..50 ms: waitid has no timeout."""
-    deadline = time.monotonic() + time_limit
-    pause = 0.001
+#: how often the whole process group's CPU is summed (a scan of /proc); the leader's own CPU
+#: is read at every poll
+_GROUP_EVERY = 0.25
+
+
+def _wait_unreaped(pid: int, limit: TimeLimit, start: float,
+                   outputs: tuple[int, ...]) -> tuple[int | str, float]:
+    """Wait for ``pid`` to end without reaping it (``WNOWAIT``): (its exit code, or CPU_LIMIT
+    once its process group has used ``limit.cpu`` CPU seconds, WALL_LIMIT ``limit.wall``
+    seconds after ``start``, OUTPUT_LIMIT once a file of ``outputs`` (descriptors) holds more
+    than MAX_OUTPUT bytes; the group's CPU seconds last seen). Polls every 1..50 ms: waitid
+    has no timeout."""
+    pause, cpu, summed = 0.001, 0.0, start
     while True:
         if any(os.fstat(fd).st_size > MAX_OUTPUT for fd in outputs):  # also once it ended
-            return OUTPUT_LIMIT
+            return OUTPUT_LIMIT, cpu
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
         if info is not None and info.si_pid:
             if info.si_code == os.CLD_EXITED:
-                return info.si_status
-            return -info.si_status
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return TIME_LIMIT
-        time.sleep(min(pause, left))
+                return info.si_status, cpu
+            return -info.si_status, cpu
+        now = time.perf_counter()
+        cpu = max(cpu, process_cpu(pid) or 0.0)
+        if now - summed >= _GROUP_EVERY:
+            cpu, summed = max(cpu, group_cpu(pid)), now
+        if cpu >= limit.cpu:
+            return CPU_LIMIT, cpu
+        if now - start >= limit.wall:
+            return WALL_LIMIT, cpu
+        time.sleep(pause)
         pause = min(pause * 2, 0.05)
 
 

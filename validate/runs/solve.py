@@ -4,7 +4,6 @@ output."""
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,11 +14,12 @@ from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.reader import read_num_vars
 from puzzlesat.generator.suite.folder import output_path, suite_instances
 from puzzlesat.validate.output import MalformedOutput
+from puzzlesat.validate.runs.clients import run_command_result
 from puzzlesat.validate.runs.command import SolverCommand, SolverNotRunnable
+from puzzlesat.validate.runs.limits import NO_LIMIT, TimeLimit
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.solvers import (
     EXIT_CODES,
-    MAX_TIME_LIMIT,
     SolveResult,
     check_solver,
     run_solver,
@@ -27,7 +27,7 @@ from puzzlesat.validate.runs.solvers import (
 )
 
 
-def solve_one(instance: Path, solver: str, time_limit: float | None, proof_to: Path | None,
+def solve_one(instance: Path, solver: str, time_limit: TimeLimit | None, proof_to: Path | None,
               command: SolverCommand | None = None) -> SolveResult:
     """One instance of a suite run, always in a killable child (a python-sat solver, or
     ``command``, whose proof is written to ``proof_to`` here); a damaged instance gives
@@ -35,8 +35,8 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof_to: P
     started stops it (SolverNotRunnable)."""
     try:
         if command is not None:
-            return run_command_result(command, instance, time_limit or _NO_LIMIT, proof_to)
-        return run_solver(instance, solver, time_limit or _NO_LIMIT, proof_to is not None)
+            return run_command_result(command, instance, time_limit or NO_LIMIT, proof_to)
+        return run_solver(instance, solver, time_limit or NO_LIMIT, proof_to is not None)
     except SolverNotRunnable:
         raise
     except UserError as exc:
@@ -44,24 +44,10 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof_to: P
                            notes=[f"error: {exc}"])
 
 
-def run_command_result(command: SolverCommand, instance, time_limit: float,
-                       proof_to: str | os.PathLike | None) -> SolveResult:
-    """:func:`~puzzlesat.validate.runs.command.run_command` as a :class:`SolveResult`."""
-    from puzzlesat.validate.runs.command import run_command
-
-    run = run_command(command, instance, time_limit, proof_to)
-    return SolveResult(run.status, command.name, run.seconds,
-                       notes=[f"command: {command.template}"] + run.notes, stdout=run.stdout)
-
-
 def check_client(solver: str, command: SolverCommand | None, proof: bool,
-                 time_limit: float | None) -> str:
+                 time_limit: TimeLimit | None) -> str:
     """Check the solver (or the command) and the options before any work: the canonical
     solver name (or the command's program name), else a UserError."""
-    if time_limit is not None and not (math.isfinite(time_limit)
-                                       and 0 < time_limit <= MAX_TIME_LIMIT):
-        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
-                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
     if command is None:
         return check_solver(solver, proof)
     command.check(time_limit)
@@ -102,7 +88,7 @@ def earlier_answer(path: Path, instance: Path) -> str | None:
 
 
 def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195",
-                time_limit: float | None = None, proof: bool = False,
+                time_limit: TimeLimit | float | None = None, proof: bool = False,
                 progress: bool = True, executor=None, command: SolverCommand | None = None,
                 overwrite: bool = False) -> SuiteRun:
     """Run the reference solver (or ``command``) on every instance of a suite, writing
@@ -116,6 +102,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
     from puzzlesat.generator.core.executors import run_tasks
 
     instances = suite_instances(suite_dir)
+    time_limit = None if time_limit is None else TimeLimit.parse(time_limit)
     solver = check_client(solver, command, proof, time_limit)
     if jobs < 1:
         raise UserError(f"-j must be at least 1, got {jobs}")
@@ -158,16 +145,13 @@ def check_results_folder(suite_dir, results_dir, instances: list[Path], proof: b
                 raise UserError(f"{path}: in the way of a result (not a file)")
 
 
-#: "no time limit" for children (20 days: poll() takes at most 2**31 ms): still a child
-#: process, still killable; also the longest --time-limit
-_NO_LIMIT = MAX_TIME_LIMIT
-
-
-def solve_instance(instance, solver: str = "cadical195", time_limit: float | None = None,
+def solve_instance(instance, solver: str = "cadical195",
+                   time_limit: TimeLimit | float | None = None,
                    proof_path: str | os.PathLike | None = None,
                    command: SolverCommand | None = None) -> SolveResult:
     """``puzzlesat solve``: one run in a killable child (a python-sat solver, or
     ``command``), writing the proof when asked."""
+    time_limit = None if time_limit is None else TimeLimit.parse(time_limit)
     check_client(solver, command, proof_path is not None, time_limit)
     try:  # the same path however spelled, a link, a hard link
         check_distinct(("the instance", instance), ("--proof", proof_path))
@@ -175,9 +159,9 @@ def solve_instance(instance, solver: str = "cadical195", time_limit: float | Non
         raise UserError(f"--proof {proof_path}: that is the instance (the proof would replace "
                         "it)") from None
     if command is not None:
-        result = run_command_result(command, instance, time_limit or _NO_LIMIT, proof_path)
+        result = run_command_result(command, instance, time_limit or NO_LIMIT, proof_path)
     else:
-        result = run_solver(instance, solver, time_limit or _NO_LIMIT,
+        result = run_solver(instance, solver, time_limit or NO_LIMIT,
                             proof=proof_path is not None)
     if proof_path is not None:
         write_proof(proof_path, result.proof)

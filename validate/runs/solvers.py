@@ -11,7 +11,13 @@ Ctrl-C at the terminal reaches only this process, which kills the child and says
 dies with this process (``PR_SET_PDEATHSIG``): a ``kill -9`` leaves no solver running, and
 no fork server or resource tracker kept alive by one.
 
-Output: ``c`` lines (solver, time), one ``s`` line, ``v`` lines of at most
+Time is the solver's own: the CPU seconds of the ``solve()`` call, measured in the child
+(reading the instance and feeding python-sat are not the solver's), with its wall seconds
+beside them. A limit is on that CPU time: the parent polls the child's CPU and kills it at
+the limit, the child's RLIMIT_CPU a second later is the kernel's backstop, and wall time
+(:attr:`~puzzlesat.validate.runs.limits.TimeLimit.wall`) the last one.
+
+Output: ``c`` lines (solver, CPU and wall time), one ``s`` line, ``v`` lines of at most
 :data:`~puzzlesat.validate.output.MAX_V_LINE` characters covering variables ``1..V`` (variables the
 solver never saw are given False), the last ending in ``0``; exit code 10 / 20 / 0.
 
@@ -30,6 +36,8 @@ import functools
 import math
 import multiprocessing
 import os
+import resource
+import signal
 import time
 from dataclasses import dataclass, field
 from multiprocessing import resource_tracker
@@ -40,6 +48,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.output import MAX_V_LINE
+from puzzlesat.validate.runs.limits import CPU_LIMIT, SOLVER, WALL_LIMIT, TimeLimit, process_cpu
 from puzzlesat.validate.runs.processes import (
     detach_from_terminal_and_die_with,
     running,
@@ -50,8 +59,6 @@ from puzzlesat.validate.runs.processes import (
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
                  "glucose4", "glucose42", "lingeling", "maplechrono", "maplecm", "maplesat")
 EXIT_CODES = {"SAT": 10, "UNSAT": 20, "UNKNOWN": 0}
-#: the longest --time-limit: 20 days (poll() takes at most 2**31 ms)
-MAX_TIME_LIMIT = 20 * 24 * 3600.0
 _WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
 
 
@@ -93,6 +100,10 @@ def solver_name(name: str) -> str:
 
 @dataclass
 class SolveResult:
+    """A solver's answer, its CPU ``seconds`` (the solver's own: a python-sat ``solve()``
+    call, a binary's process group), the ``wall`` seconds beside them and what ended the
+    run (:data:`~puzzlesat.validate.runs.limits.ENDINGS`)."""
+
     status: str
     solver: str
     seconds: float
@@ -101,6 +112,8 @@ class SolveResult:
     # goes straight to its file)
     notes: list[str] = field(default_factory=list)
     stdout: bytes | None = None  # an external solver's own output, kept as it is
+    wall: float = 0.0
+    ended_by: str = SOLVER
 
     @property
     def exit_code(self) -> int:
@@ -115,6 +128,7 @@ class SolveResult:
                                                              *self.notes]]
         if seconds:
             lines.append(f"c time: {self.seconds:.3f}")
+            lines.append(f"c wall-time: {self.wall:.3f}")
         if self.stdout is not None:
             return ("\n".join(lines) + "\n").encode("utf-8", "replace") + self.stdout
         lines.append(f"s {_WORDS[self.status]}")
@@ -138,15 +152,36 @@ def v_lines(model: np.ndarray) -> list[str]:
     return ["v " + " ".join(tokens[i: i + per_line]) for i in range(0, len(tokens), per_line)]
 
 
-def clause_lists(flat: np.ndarray) -> list[list[int]]:
-    """The clauses of a flat 0-terminated literal array as lists."""
-    ends = np.flatnonzero(flat == 0)
-    return [c[:-1].tolist() for c in np.split(flat, ends + 1)[:-1]]
+def clauses(flat: np.ndarray):
+    """The clauses of a flat 0-terminated literal array, each a zero-copy slice of one
+    ``memoryview`` (iterating it gives Python ints, which is all python-sat asks of a clause):
+    no Python list per clause on the way to a solver."""
+    view = memoryview(np.ascontiguousarray(flat, dtype=np.int32))
+    start = 0
+    for end in np.flatnonzero(flat == 0).tolist():
+        yield view[start:end]
+        start = end + 1
 
 
-def solve_with_pysat(source, solver: str, want_proof: bool):
+@dataclass
+class PysatAnswer:
+    """What :func:`solve_with_pysat` gives: the answer, or the error that kept it from solving,
+    and the CPU and wall seconds of the ``solve()`` call alone."""
+
+    status: str | None
+    model: np.ndarray | None = None
+    proof: list[str] | None = None
+    error: str | None = None
+    cpu: float = 0.0
+    wall: float = 0.0
+
+
+def solve_with_pysat(source, solver: str, want_proof: bool, cpu_limit: float | None = None,
+                     started=None) -> PysatAnswer:
     """Parse ``source`` (when it is a path) and solve it with the python-sat ``solver`` in this
-    process. Returns (status, model, proof lines, error message)."""
+    process; the time counted is the ``solve()`` call's alone (reading and set-up are not the
+    solver's). With ``cpu_limit`` (in a child only) this process's RLIMIT_CPU is set just
+    past the limit before solving, and ``started`` is told the CPU seconds spent before it."""
     from pysat.solvers import Solver
 
     try:
@@ -156,9 +191,19 @@ def solve_with_pysat(source, solver: str, want_proof: bool):
         else:
             flat, num_vars = source
     except UserError as exc:
-        return None, None, None, str(exc)
-    with Solver(name=solver, bootstrap_with=clause_lists(flat), with_proof=want_proof) as s:
+        return PysatAnswer(None, error=str(exc))
+    with Solver(name=solver, with_proof=want_proof) as s:
+        s.append_formula(clauses(flat))
+        before = time.process_time()
+        if cpu_limit is not None:
+            # the kernel's backstop to the parent's watchdog: SIGXCPU a second past the limit
+            soft = math.ceil(before + cpu_limit) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
+        if started is not None:
+            started(before)
+        wall = time.perf_counter()
         answer = s.solve()
+        cpu, wall = time.process_time() - before, time.perf_counter() - wall
         model = None
         if answer:
             model = np.zeros(num_vars + 1, dtype=bool)
@@ -166,42 +211,41 @@ def solve_with_pysat(source, solver: str, want_proof: bool):
             given = given[np.abs(given) <= num_vars]
             model[given[given > 0]] = True
         proof = list(s.get_proof()) if want_proof and answer is False else None
-    return ("SAT" if answer else "UNSAT"), model, proof, None
+    return PysatAnswer("SAT" if answer else "UNSAT", model, proof, None, cpu, wall)
 
 
-def _child(conn, parent: int, solve, source, solver, want_proof):
+def _child(conn, parent: int, solve, source, solver, want_proof, cpu_limit):
     detach_from_terminal_and_die_with(parent)
-    conn.send(solve(source, solver, want_proof))
+    conn.send(solve(source, solver, want_proof, cpu_limit,
+                    lambda before: conn.send(("started", before))))
     conn.close()
 
 
-def run_solver(source, solver: str = "cadical195", time_limit: float | None = None,
+def run_solver(source, solver: str = "cadical195", time_limit: TimeLimit | float | None = None,
                proof: bool = False) -> SolveResult:
     """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
-    python-sat solver (:func:`solve_with_pysat`). Past ``time_limit`` seconds the child is
-    killed: status UNKNOWN."""
+    python-sat solver (:func:`solve_with_pysat`). With ``time_limit`` the solver runs in a
+    child, stopped once its ``solve()`` has used that many CPU seconds (or at the wall-clock
+    backstop): status UNKNOWN; ``seconds`` are the solve call's CPU seconds, ``wall`` beside
+    them."""
     solver = check_solver(solver, proof)
-    if time_limit is not None and not (math.isfinite(time_limit)
-                                       and 0 < time_limit <= MAX_TIME_LIMIT):
-        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
-                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
-    start = time.perf_counter()
     if time_limit is None:
-        status, model, lines, error = solve_with_pysat(source, solver, proof)
-        notes = []
+        answer, notes, ended = solve_with_pysat(source, solver, proof), [], SOLVER
     else:
-        status, model, lines, error, notes = _solve_in_child(source, solver, proof, time_limit)
-    if error:
-        raise UserError(error)
-    return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
+        answer, notes, ended = _solve_in_child(source, solver, proof,
+                                               TimeLimit.parse(time_limit))
+    if answer.error:
+        raise UserError(answer.error)
+    return SolveResult(answer.status or "UNKNOWN", solver, answer.cpu, answer.model,
+                       answer.proof, notes, wall=answer.wall, ended_by=ended)
 
 
-def _solve_in_child(source, solver, proof, time_limit):
+def _solve_in_child(source, solver, proof, limit: TimeLimit):
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     # the function goes to the child by its qualified name, looked up here at each call
     child = ctx.Process(target=_child, args=(send, os.getpid(), solve_with_pysat, source,
-                                             solver, proof), daemon=True)
+                                             solver, proof, limit.cpu), daemon=True)
     # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
     # could kill the child before it leaves the terminal's process group, and start() then
     # waits for ever to hand it its data
@@ -211,14 +255,7 @@ def _solve_in_child(source, solver, proof, time_limit):
             child.start()
         send.close()
         with running(child):
-            if receive.poll(time_limit):
-                try:
-                    return (*receive.recv(), [])
-                except EOFError:  # the child died without answering (crash, out of memory)
-                    child.join()
-                    return "UNKNOWN", None, None, None, [f"solver process died "
-                                                         f"(exit code {child.exitcode})"]
-            return "UNKNOWN", None, None, None, [f"time limit of {time_limit:g} s reached"]
+            return _watch(child, receive, limit)
     finally:
         if child.is_alive():
             child.kill()
@@ -226,6 +263,44 @@ def _solve_in_child(source, solver, proof, time_limit):
             child.join()
         send.close()
         receive.close()
+
+
+def _watch(child, receive, limit: TimeLimit):
+    """Wait for the child's answer, polling its CPU time once it has started solving: past
+    ``limit.cpu`` CPU seconds of solving, or ``limit.wall`` wall seconds in all, it is
+    killed. Returns (answer, notes, what ended the run)."""
+    spawned = time.perf_counter()
+    before = solving = None  # the child's CPU seconds before solve(), and when it began
+    pause = 0.001
+    while True:
+        now = time.perf_counter()
+        cpu = process_cpu(child.pid) if before is not None else None
+        used = (cpu - before) if cpu is not None and before is not None else (
+            now - solving if solving is not None else 0.0)
+        if used >= limit.cpu or now - spawned >= limit.wall:
+            child.kill()
+            ended = CPU_LIMIT if used >= limit.cpu else WALL_LIMIT
+            what = "CPU" if ended == CPU_LIMIT else "wall-clock backstop"
+            seconds = limit.cpu if ended == CPU_LIMIT else limit.wall
+            return (PysatAnswer("UNKNOWN", cpu=used, wall=now - (solving or spawned)),
+                    [f"{what} limit of {seconds:g} s reached"], ended)
+        if receive.poll(pause):
+            try:
+                message = receive.recv()
+            except EOFError:  # the child died without answering (crash, out of memory)
+                child.join()
+                if child.exitcode == -signal.SIGXCPU:  # the kernel's backstop of the limit
+                    return (PysatAnswer("UNKNOWN", cpu=max(used, limit.cpu),
+                                        wall=time.perf_counter() - (solving or spawned)),
+                            [f"CPU limit of {limit.cpu:g} s reached"], CPU_LIMIT)
+                return (PysatAnswer("UNKNOWN", cpu=used,
+                                    wall=time.perf_counter() - (solving or spawned)),
+                        [f"solver process died (exit code {child.exitcode})"], SOLVER)
+            if isinstance(message, tuple) and message[0] == "started":
+                before, solving = message[1], time.perf_counter()
+                continue
+            return message, [], SOLVER
+        pause = min(pause * 2, 0.05)
 
 
 def write_proof(path: str | os.PathLike, proof: list[str] | None) -> None:

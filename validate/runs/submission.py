@@ -3,15 +3,21 @@ bundle.
 
 The rules (the 2026 call for benchmarks and its selection, ``benchmark-selection.tex``): a
 team brings 20 new instances; instances MiniSat solves within a minute are removed from the
-pool before selection, so they do not count, and at least 10 must count (not solved by MiniSat
-within 60 s, solved by the team's solver within its limit); no instance may be unsolvable by
-the team's solver; near-duplicates are removed by gbdc's IsoHash2, so the IsoHash2 values must
-differ within each family; the selection is balanced between SAT and UNSAT, so the balance is
-reported. We also demand every result be known (planted, an optimal trace, a certificate, or a
+pool before selection, so they do not count, and at least 10 must count; no instance may be
+unsolvable by the team's solver; near-duplicates are removed by gbdc's IsoHash2, grouped
+across the whole submission, so the IsoHash2 values must all differ; the selection is balanced
+between SAT and UNSAT, so the balance is reported, with how many instances the selection could
+take (up to 12 of a participating author, up to 16 per family otherwise). An instance counts
+when neither python-sat's MiniSat nor the standard MiniSat binary solves it within the
+minute times a margin (``--margin``, default 2: 120 s of CPU), since the competition's
+machines may be faster and its MiniSat build is not named, and the team's solver solves it
+within its limit; every time is the solver's CPU time, and a table measured in wall-clock
+seconds counts for nothing. We also demand every result be known (planted, an optimal trace, a certificate, or a
 validated answer) and that no calibration run gave a wrong answer. Every threshold is a
-:class:`Rules` field. The team's solver defaults to Kissat 4.0.4 at 1000 s: the limit a
-re-tuned suite is built to (``puzzlesat tune``), a fifth of the competition's 5000 s, so an
-instance solved here stays solved on a slower machine.
+:class:`Rules` field. The team's solver defaults to the Kissat 4.0.4 binary at 1000 s of CPU:
+the limit a re-tuned suite is built to (``puzzlesat tune``), a fifth of the competition's
+5000 s, so an instance solved here stays solved on a slower machine. The calibration table is
+trusted only as SHA256SUMS and the manifest record it.
 
 IsoHash2 needs gbdc (``pip install 'puzzlesat[competition]'``); without it that rule is
 reported as not checked and the metadata's ``isohash2`` column is left empty.
@@ -27,11 +33,11 @@ current folder, and any folder inside the suite.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
 import lzma
+import math
 import os
 import re
 import stat
@@ -46,10 +52,11 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
-from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.generator.suite.folder import read_published, table_bytes
 from puzzlesat.validate.report import FAILED
-from puzzlesat.validate.runs.calibrate import read_calibration
-from puzzlesat.validate.runs.solvers import solver_name
+from puzzlesat.validate.runs.calibrate import read_trusted_calibration
+from puzzlesat.validate.runs.clients import canonical_name
+from puzzlesat.validate.runs.records import CalibrationRow
 
 METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")
@@ -62,12 +69,30 @@ TAR_MTIME = 946684800
 
 @dataclass(frozen=True)
 class Rules:
+    """The thresholds of the rules. An instance is hard when none of ``minisats`` solves it
+    within ``minisat_limit`` times ``margin`` CPU seconds (the competition's machines may be
+    faster, its MiniSat build is not named); it counts when it is hard and ``reference``
+    solves it within ``time_limit`` CPU seconds."""
+
     count: int = 20
     min_hard: int = 10
-    minisat: str = "minisat22"
+    minisats: tuple[str, ...] = ("minisat22", "minisat-bin")
     minisat_limit: float = 60.0
-    reference: str = "kissat404"
+    margin: float = 2.0
+    reference: str = "kissat-bin"
     time_limit: float = 1000.0
+
+    def __post_init__(self):
+        if not (math.isfinite(self.margin) and self.margin >= 1):
+            raise UserError(f"--margin must be a finite number >= 1 (the filter's limit is "
+                            f"multiplied by it), got {self.margin:g}")
+        if not self.minisats:
+            raise UserError("--minisat: name at least one MiniSat")
+
+    @property
+    def hard_limit(self) -> float:
+        """The CPU seconds no MiniSat may solve a hard instance within."""
+        return self.minisat_limit * self.margin
 
 
 @dataclass
@@ -76,8 +101,8 @@ class InstanceCheck:
     name: str
     family: str
     result: str  # sat / unsat / unknown: the manifest's, else a verified calibration answer
-    minisat: str  # e.g. "UNKNOWN 60.0s" or "-" when not calibrated
-    hard: bool | None  # not solved by MiniSat within its limit; None = not measured enough
+    minisat: str  # each MiniSat's run, e.g. "UNKNOWN 120.00s", "-" when not calibrated
+    hard: bool | None  # no MiniSat solves it within the hard limit; None = not measured enough
     reference: str
     solved: bool  # by the reference solver within the limit, answer not wrong
     wrong: list[str] = field(default_factory=list)  # solvers whose answer was wrong
@@ -85,8 +110,8 @@ class InstanceCheck:
 
     @property
     def counts(self) -> bool:
-        """Kept by the selection's first cut: MiniSat fails within its limit, the team's
-        solver succeeds within its own."""
+        """Kept by the selection's first cut: no MiniSat solves it within the hard limit, the
+        team's solver solves it within its own."""
         return bool(self.hard) and self.solved
 
     def line(self) -> str:
@@ -94,7 +119,7 @@ class InstanceCheck:
         hard = {True: "hard", False: "easy", None: "hard?"}[self.hard]
         ok = "solved" if self.solved else "NOT SOLVED"
         wrong = f" WRONG by {','.join(self.wrong)}" if self.wrong else ""
-        return (f"{self.hash}  {self.family:<14} {self.result:<7} minisat {self.minisat:<14} "
+        return (f"{self.hash}  {self.family:<14} {self.result:<7} minisat {self.minisat:<30} "
                 f"{hard:<5}  reference {self.reference:<14} {ok}{wrong}  {self.name}")
 
 
@@ -106,67 +131,64 @@ class SubmissionCheck:
 
 
 def check_submission(directory: str | os.PathLike, rules: Rules = Rules()) -> SubmissionCheck:
-    """Apply the rules to the calibration of the published suite ``directory``, with the
-    IsoHash2 of every instance file when gbdc is installed."""
+    """Apply the rules to the calibration of the published suite ``directory`` (its table
+    checked against SHA256SUMS and the manifest first), with the IsoHash2 of every instance
+    file when gbdc is installed."""
     src = Path(directory)
     _, manifest = read_published(src)
     rows = manifest_rows(src, manifest)
-    return check_instances(rows, read_calibration(src), rules, isohashes(src, rows))
+    return check_instances(rows, read_trusted_calibration(src), rules, isohashes(src, rows))
 
 
-def check_instances(rows: list[dict], runs: list[dict], rules: Rules = Rules(),
+def check_instances(rows: list[dict], runs: list[CalibrationRow], rules: Rules = Rules(),
                     isohash: dict[str, str] | None = None) -> SubmissionCheck:
     """The rules on instance rows (hash, name, family, result) and calibration runs;
     ``isohash`` maps GBD hash to IsoHash2, None when it could not be computed."""
-    minisat, reference = solver_name(rules.minisat), solver_name(rules.reference)
-    checks = [_check_instance(row, [r for r in runs if r["hash"] == row["hash"]],
-                              minisat, reference, rules) for row in rows]
+    minisats = tuple(canonical_name(m) for m in rules.minisats)
+    reference = canonical_name(rules.reference)
+    checks = [_check_instance(row, [r for r in runs if r.hash == row["hash"]],
+                              minisats, reference, rules) for row in rows]
     for check in checks:
         check.isohash2 = (isohash or {}).get(check.hash, "")
-    return SubmissionCheck(checks, _failures(checks, rules, minisat, reference, isohash),
-                           _notes(checks, rules, minisat, reference, isohash))
+    return SubmissionCheck(checks, _failures(checks, rules, minisats, reference, isohash),
+                           _notes(checks, rules, minisats, reference, isohash))
 
 
-def _check_instance(row: dict, runs: list[dict], minisat: str, reference: str,
-                    rules: Rules) -> InstanceCheck:
-    by_solver = {r["solver"]: r for r in runs}
-    mini, ref = by_solver.get(minisat), by_solver.get(reference)
+def _check_instance(row: dict, runs: list[CalibrationRow], minisats: tuple[str, ...],
+                    reference: str, rules: Rules) -> InstanceCheck:
+    by_solver = {r.solver: r for r in runs}
+    ref = by_solver.get(reference)
+    easy = [by_solver.get(m) for m in minisats]
+    verdicts = [None if run is None else run.not_solved_within(rules.hard_limit)
+                for run in easy]
+    hard = False if False in verdicts else (True if all(verdicts) else None)
     return InstanceCheck(
-        row["hash"], row["name"], row["family"], _result(row, runs), _cell(mini),
-        _hard(mini, rules.minisat_limit), _cell(ref),
-        ref is not None and ref["status"] != "UNKNOWN" and ref["verdict"] not in FAILED
-        and ref["seconds"] <= rules.time_limit,
-        [r["solver"] for r in runs if r["verdict"] in FAILED])
+        row["hash"], row["name"], row["family"], _result(row, runs),
+        " / ".join(_cell(run) for run in easy), hard, _cell(ref),
+        ref is not None and ref.solved and ref.cpu_seconds is not None
+        and ref.cpu_seconds <= rules.time_limit,
+        [r.solver for r in runs if r.verdict in FAILED])
 
 
-def _result(row: dict, runs: list[dict]) -> str:
+def _result(row: dict, runs: list[CalibrationRow]) -> str:
     if row["result"] in ("sat", "unsat"):
         return row["result"]
     for run in runs:
-        if run["verdict"] == "VERIFIED-SAT":
+        if run.verdict == "VERIFIED-SAT":
             return "sat"
-        if run["verdict"] == "VERIFIED-UNSAT":
+        if run.verdict == "VERIFIED-UNSAT":
             return "unsat"
     return "unknown"
 
 
-def _hard(run: dict | None, limit: float) -> bool | None:
-    """Not solved within ``limit`` (True), solved within it (False), or not known: no run, or
-    a run stopped before reaching ``limit``."""
-    if run is None:
-        return None
-    if run["status"] != "UNKNOWN":
-        return run["seconds"] > limit
-    return True if run["time-limit"] >= limit else None
+def _cell(run: CalibrationRow | None) -> str:
+    return "-" if run is None else run.cell()
 
 
-def _cell(run: dict | None) -> str:
-    return "-" if run is None else f"{run['status']} {run['seconds']:.2f}s"
-
-
-def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str, reference: str,
-              isohash: dict | None) -> list[str]:
+def _failures(checks: list[InstanceCheck], rules: Rules, minisats: tuple[str, ...],
+              reference: str, isohash: dict | None) -> list[str]:
     failures = []
+    names = " nor ".join(minisats)
     if len(checks) != rules.count:
         failures.append(f"rule: a submission is exactly {rules.count} new instances; the suite "
                         f"has {len(checks)}")
@@ -174,21 +196,24 @@ def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str, reference
     if counting < rules.min_hard:
         easy = sum(1 for c in checks if c.hard is False)
         unmeasured = sum(1 for c in checks if c.hard is None)
-        why = [f"{easy} solved by {minisat} within {rules.minisat_limit:g} s do not count"] \
+        why = [f"{easy} solved by a MiniSat within {rules.hard_limit:g} s do not count"] \
             if easy else []
-        why += [f"{unmeasured} not measured up to {rules.minisat_limit:g} s: calibrate with "
-                f"--time-limit {rules.minisat_limit:g}"] if unmeasured else []
+        why += [f"{unmeasured} not measured in CPU seconds up to {rules.hard_limit:g} s by "
+                f"each MiniSat: calibrate with --solvers "
+                f"{','.join(f'{m}:{rules.hard_limit:g}' for m in minisats)}"] \
+            if unmeasured else []
         more = f" ({'; '.join(why)})" if why else ""
-        failures.append(f"rule: at least {rules.min_hard} instances not solved by {minisat} "
-                        f"within {rules.minisat_limit:g} s and solved by {reference} within "
+        failures.append(f"rule: at least {rules.min_hard} instances solved by neither {names} "
+                        f"within {rules.hard_limit:g} s of CPU ({rules.minisat_limit:g} s x "
+                        f"margin {rules.margin:g}) and solved by {reference} within "
                         f"{rules.time_limit:g} s; only {counting} are{more}")
     unsolved = [c.name for c in checks if not c.solved]
     if unsolved:
         unmeasured = sum(1 for c in checks if c.reference == "-")
-        more = (f" ({unmeasured} have no {reference} run: calibrate with --solvers {reference} "
-                f"--time-limit {rules.time_limit:g})" if unmeasured else "")
+        more = (f" ({unmeasured} have no {reference} run: calibrate with --solvers "
+                f"{reference}:{rules.time_limit:g})" if unmeasured else "")
         failures.append(f"rule: every instance solved by {reference} within "
-                        f"{rules.time_limit:g} s; not solved: {_names(unsolved)}{more}")
+                        f"{rules.time_limit:g} s of CPU; not solved: {_names(unsolved)}{more}")
     unknown = [c.name for c in checks if c.result == "unknown"]
     if unknown:
         failures.append(f"rule: every result known or certified; unknown: {_names(unknown)}")
@@ -200,26 +225,55 @@ def _failures(checks: list[InstanceCheck], rules: Rules, minisat: str, reference
     if duplicates:
         failures.append(f"rule: instances must differ; same GBD hash twice: {_names(duplicates)}")
     if isohash is not None:
-        same = Counter((c.family, c.isohash2) for c in checks)
-        twins = [c.name for c in checks if same[c.family, c.isohash2] > 1]
+        same = Counter(c.isohash2 for c in checks)
+        twins = [c.name for c in checks if same[c.isohash2] > 1]
         if twins:
-            failures.append(f"rule: IsoHash2 distinct within each family (the selection keeps "
-                            f"one of each); shared by: {_names(twins)}")
+            failures.append(f"rule: IsoHash2 distinct over the whole submission (the selection "
+                            f"groups by it across families and keeps one of each); shared by: "
+                            f"{_names(twins)}")
     return failures
 
 
-def _notes(checks: list[InstanceCheck], rules: Rules, minisat: str, reference: str,
-           isohash: dict | None) -> list[str]:
+#: the 2026 selection's caps on new instances: per participating author, and per family of
+#: an author who does not participate
+SELECTED_PER_PARTICIPANT, SELECTED_PER_FAMILY = 12, 16
+
+
+def selection(checks: list[InstanceCheck]) -> tuple[int, int]:
+    """How many instances the 2026 selection could take at most: (for a participating
+    author, otherwise). Its pool: instances that count, one per IsoHash2 (every instance its
+    own group when IsoHash2 is unknown); then up to 12 for a participating author, up to 16
+    per family otherwise."""
+    pool: dict[str, InstanceCheck] = {}
+    for check in checks:
+        if check.counts:
+            pool.setdefault(check.isohash2 or check.hash, check)
+    families = Counter(c.family for c in pool.values())
+    return (min(SELECTED_PER_PARTICIPANT, len(pool)),
+            sum(min(SELECTED_PER_FAMILY, n) for n in families.values()))
+
+
+def _notes(checks: list[InstanceCheck], rules: Rules, minisats: tuple[str, ...],
+           reference: str, isohash: dict | None) -> list[str]:
     counting = [c for c in checks if c.counts]
-    notes = [f"count: {len(counting)} of {len(checks)} not solved by {minisat} within "
-             f"{rules.minisat_limit:g} s and solved by {reference} within {rules.time_limit:g} s",
-             f"balance: {_balance(checks)} (counting: {_balance(counting)})"]
+    participating, otherwise = selection(checks)
+    notes = [f"count: {len(counting)} of {len(checks)} solved by neither "
+             f"{' nor '.join(minisats)} within {rules.hard_limit:g} s of CPU and solved by "
+             f"{reference} within {rules.time_limit:g} s",
+             f"balance: {_balance(checks)} (counting: {_balance(counting)})",
+             f"selection 2026: would take at most {participating} (a participating author: "
+             f"{SELECTED_PER_PARTICIPANT} at most) or {otherwise} (otherwise: "
+             f"{SELECTED_PER_FAMILY} per family at most) of the {len(counting)} that count"
+             + ("" if isohash is not None else ", IsoHash2 groups unknown")]
+    if any("old table" in c.minisat + c.reference for c in checks):
+        notes.append("calibration: measured in wall-clock seconds (a table written before "
+                     "CPU timing): its runs count for no rule; calibrate again")
     if isohash is None:
         notes.append("isohash2: NOT CHECKED: gbdc is not installed (pip install "
                      "'puzzlesat[competition]'); metadata.csv's isohash2 column is left empty")
     else:
         families = Counter(c.family for c in checks)
-        notes.append(f"isohash2: {len({(c.family, c.isohash2) for c in checks})} distinct of "
+        notes.append(f"isohash2: {len({c.isohash2 for c in checks})} distinct of "
                      f"{len(checks)} in {len(families)} families")
     return notes
 
@@ -391,13 +445,10 @@ def bundle_files(src: Path, author: str, instances: list[dict],
         if not row["file"].endswith(".xz"):
             data = compress(decompress(data, row["file"]), "xz")
         files[f"instances/{row['hash']}.cnf.xz"] = data
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(METADATA_COLUMNS)
-    for row in instances:
-        mine = checks[row["hash"]]
-        writer.writerow([row["hash"], author, row["family"], mine.result, mine.isohash2])
-    files["metadata.csv"] = buffer.getvalue().encode()
+    files["metadata.csv"] = table_bytes(METADATA_COLUMNS, (
+        dict(zip(METADATA_COLUMNS, (row["hash"], author, row["family"],
+                                    checks[row["hash"]].result, checks[row["hash"]].isohash2)))
+        for row in instances))
     for name in BUNDLE_COPIES:
         if not (src / name).is_file():
             raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")

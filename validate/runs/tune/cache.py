@@ -3,8 +3,6 @@ reused for any limit it decides."""
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
@@ -17,8 +15,9 @@ from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.solvers import run_solver
-from puzzlesat.validate.runs.tune.plan import Limit
+from puzzlesat.validate.runs.clients import Limit, run_client
+from puzzlesat.validate.runs.limits import CPU_LIMIT, load, machine
+from puzzlesat.validate.runs.records import TuneRun
 
 
 def _task_key(task: Task) -> str:
@@ -27,47 +26,39 @@ def _task_key(task: Task) -> str:
 
 
 def solve_task(task: Task, limit: Limit) -> dict:
-    """Worker: build the task's instance and run one solver on it up to the limit. Returns
-    the run's record (picklable, no file access)."""
+    """Worker: build the task's instance and run one solver on it (from the flat literal
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run's record
+    (picklable, no file access)."""
     inst = build(task.family, task.params, task.encoding, task.seed, task.name,
                  solving=CheckedSolving(), force=True)
     flat = inst.formula.flat_literals()
-    result = run_solver((flat, inst.formula.num_vars), limit.solver, limit.seconds)
-    if result.status == "UNKNOWN" and result.seconds < limit.seconds:
-        # the solver died before its limit (out of memory, a signal): that decides nothing,
-        # so it is not recorded; the tune stops and a rerun tries again
+    at_start = load()
+    result = run_client(limit.solver, (flat, inst.formula.num_vars), limit.time_limit)
+    if result.status == "UNKNOWN" and result.ended_by != CPU_LIMIT:
+        # the solver died before its limit (out of memory, a signal) or was starved past the
+        # wall-clock backstop: that decides nothing, so it is not recorded; the tune stops and
+        # a rerun tries again
         raise UserError(f"{limit.solver} on {task.name} ({task.params}, seed {task.seed}) "
                         f"ended without an answer: {'; '.join(result.notes) or 'no reason'}")
-    return {"gbd_hash": gbd_hash_of_literals(flat), "solver": limit.solver,
-            "limit": limit.seconds, "status": result.status,
-            "seconds": round(min(result.seconds, limit.seconds), 3),
-            "expected": inst.expected, "keys": [_task_key(task)]}
+    return TuneRun(gbd_hash_of_literals(flat), limit.solver, limit.seconds, result.status,
+                   round(min(result.seconds, limit.seconds), 3), round(result.wall, 3),
+                   result.ended_by, inst.expected, machine(), at_start,
+                   (_task_key(task),)).as_record()
 
 
 #: a run record is a few hundred bytes; anything far larger was not written by tune
 MAX_RECORD = 1 << 16
-_STATUSES = ("SAT", "UNSAT", "UNKNOWN")
 
 
 def _sound_record(record, name: str) -> bool:
-    """Whether ``record`` has the shape :func:`solve_task` gives, is stored under its own
-    name and does not contradict its instance's expected answer; anything else in the cache
-    (tampered, truncated, from another version) is ignored and the run made again."""
-    def number(value) -> bool:
-        return type(value) in (int, float) and math.isfinite(value) and value >= 0
-    return (isinstance(record, dict)
-            and isinstance(record.get("gbd_hash"), str)
-            and re.fullmatch(r"[0-9a-f]{32}", record["gbd_hash"]) is not None
-            and isinstance(record.get("solver"), str)
-            and name == f"{record['gbd_hash']}.{record['solver']}.json"
-            and record.get("status") in _STATUSES
-            and number(record.get("seconds")) and number(record.get("limit"))
-            and record["seconds"] <= record["limit"]
-            and record.get("expected") in (*_STATUSES, None)
-            and not (record["status"] != "UNKNOWN" and record["expected"] in ("SAT", "UNSAT")
-                     and record["status"] != record["expected"])
-            and isinstance(record.get("keys"), list) and record["keys"] != []
-            and all(isinstance(key, str) for key in record["keys"]))
+    """Whether ``record`` is a run :func:`solve_task` gives (:meth:`TuneRun.from_record`);
+    anything else in the cache (tampered, truncated, from another version) is ignored and the
+    run made again."""
+    try:
+        TuneRun.from_record(record, name)
+    except ValueError:
+        return False
+    return True
 
 
 class RunCache:
@@ -103,8 +94,8 @@ class RunCache:
             if record["seconds"] <= limit.seconds:
                 return {**record, "limit": limit.seconds}
             return {**record, "limit": limit.seconds, "status": "UNKNOWN",
-                    "seconds": limit.seconds}
-        if record["limit"] >= limit.seconds:
+                    "seconds": limit.seconds, "ended_by": CPU_LIMIT}
+        if record["limit"] >= limit.seconds:  # stopped at a CPU limit at least this one
             return {**record, "limit": limit.seconds, "seconds": limit.seconds}
         return None  # stopped below this limit: decides nothing here
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.paths import is_regular_file
+from puzzlesat.generator.suite.folder import table_bytes
 from puzzlesat.validate.runs.tune.plan import (
     COLUMNS,
     GROUP_TOML,
@@ -29,8 +28,10 @@ def landscape_rows(result: Tune) -> list[dict]:
     return [{"axis": plan.axis.name, "value": s.value, "replicate": s.task.replicate,
              "seed": s.task.seed if s.task.seed is not None else "",
              "encoding": s.task.encoding, "solver": r["solver"], "limit": r["limit"],
-             "status": r["status"], "seconds": r["seconds"], "gbd_hash": r["gbd_hash"],
-             "expected": r["expected"], "params": canonical_json(s.task.params)}
+             "status": r["status"], "seconds": r["seconds"],
+             "wall_seconds": r["wall_seconds"], "ended_by": r["ended_by"],
+             "gbd_hash": r["gbd_hash"], "expected": r["expected"], "machine": r["machine"],
+             "load": r["load"], "params": canonical_json(s.task.params)}
             for s in result.all_samples() for r in s.runs]
 
 
@@ -40,8 +41,9 @@ def group_file(result: Tune) -> str | None:
     plan = result.plan
     if not result.in_band:
         return None
-    head = [f"# puzzlesat tune {plan.family}: axis {plan.axis.name}; band: not solved by "
-            f"{plan.easy.text()}, solved by {plan.reference.text()}",
+    head = [f"# puzzlesat tune {plan.family}: axis {plan.axis.name}; band: solved by neither "
+            f"{plan.easy_text()} (CPU, margin {plan.margin:g} included), solved by "
+            f"{plan.reference.text()}",
             f"# replicates are seeded as in a suite with [suite] seed = {plan.seed}; paste "
             f"these groups into such a spec"]
     groups = []
@@ -50,7 +52,7 @@ def group_file(result: Tune) -> str | None:
             mine = [s for s in result.samples[value] if s.task.encoding == encoding]
             replicates = [s.task.replicate for s in mine if s.klass == "band"]
             if replicates:
-                times = sorted(s.runs[1]["seconds"] for s in mine if s.klass == "band")
+                times = sorted(s.runs[-1]["seconds"] for s in mine if s.klass == "band")
                 spread = f"{times[0]:.1f}" + (f"-{times[-1]:.1f}" if len(times) > 1 else "")
                 groups.append(f"# {plan.axis.name}={value}, {encoding}: {len(replicates)} of "
                               f"{len(mine)} in the band, {plan.reference.solver} {spread} s\n"
@@ -74,11 +76,7 @@ def _written_by_tune(path: Path) -> bool:
 def write_landscape(out: Path, result: Tune, plot: bool) -> None:
     """Write ``landscape.csv``, ``group.toml`` (or remove a stale one tune wrote) and, with
     ``plot``, ``landscape.png`` into ``out``."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(landscape_rows(result))
-    atomic_write(out / LANDSCAPE_CSV, buffer.getvalue().encode())
+    atomic_write(out / LANDSCAPE_CSV, table_bytes(COLUMNS, landscape_rows(result)))
     result.written.append(str(out / LANDSCAPE_CSV))
     group = group_file(result)
     if group is not None:
@@ -107,22 +105,25 @@ def plot_landscape(path: Path, result: Tune) -> str:
 
     plan = result.plan
     fig, ax = plt.subplots(figsize=(7, 5))
-    ax.axhspan(plan.easy.seconds, plan.reference.seconds, color="tab:green", alpha=0.1,
+    ax.axhspan(max(limit.seconds for limit in plan.easy), plan.reference.seconds,
+               color="tab:green", alpha=0.1,
                label="band (in-band values: green columns)")
     walked = list(result.samples)
     step = min((b - a for a, b in zip(walked, walked[1:])), default=1)  # columns fit the axis
     for value in result.in_band:
         ax.axvspan(value - 0.4 * step, value + 0.4 * step, color="tab:green", alpha=0.15)
-    for index, (limit, color) in enumerate(((plan.easy, "tab:blue"),
-                                            (plan.reference, "tab:red"))):
+    colors = ("tab:blue", "tab:orange", "tab:purple", "tab:brown")
+    for index, limit in enumerate(plan.limits):
+        color = "tab:red" if limit is plan.reference else colors[index % len(colors)]
         ax.axhline(limit.seconds, color=color, linestyle=":", linewidth=1)
         ax.annotate(f"limit {limit}", (0.995, limit.seconds), ha="right", va="bottom",
                     xycoords=("axes fraction", "data"), fontsize="small", color=color)
-        _plot_solver(ax, result, index, limit, color, 0.1 * step * (2 * index - 1))
+        shift = 0.2 * step * (index / max(1, len(plan.limits) - 1) - 0.5)
+        _plot_solver(ax, result, limit, color, shift)
     ax.set_yscale("log")
     ax.set_xlabel(plan.axis.name + "".join(f"  ({f.name} = {_follow_text(f, plan)})"
                                            for f in plan.follows))
-    ax.set_ylabel("solver seconds (log)")
+    ax.set_ylabel("solver CPU seconds (log)")
     ax.set_xticks(walked)
     ax.set_xlim(walked[0] - 0.6 * step, walked[-1] + 0.6 * step)
     fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
@@ -137,13 +138,13 @@ def plot_landscape(path: Path, result: Tune) -> str:
     return ""
 
 
-def _plot_solver(ax, result: Tune, index: int, limit: Limit, color: str, shift: float) -> None:
+def _plot_solver(ax, result: Tune, limit: Limit, color: str, shift: float) -> None:
     """One solver's median (line), min..max (bar) and its stopped runs (x at the limit),
-    drawn ``shift`` to the side so that the two solvers' bars do not hide each other."""
+    drawn ``shift`` to the side so that the solvers' bars do not hide each other."""
     plan = result.plan
     xs, medians, lows, highs, stopped = [], [], [], [], []
     for value, samples in result.samples.items():
-        runs = [s.runs[index] for s in samples if len(s.runs) > index]
+        runs = [r for s in samples for r in s.runs if r["solver"] == limit.solver]
         times = sorted(max(r["seconds"], 1e-3) for r in runs)
         if not times:
             continue
@@ -154,7 +155,8 @@ def _plot_solver(ax, result: Tune, index: int, limit: Limit, color: str, shift: 
         stopped += [value + shift for r in runs if r["status"] == "UNKNOWN"]
     if not xs:
         return
-    label = limit.solver if index == 0 else f"{limit.solver} (where {plan.easy.solver} failed)"
+    label = (f"{limit.solver} (where the easy solvers failed)" if limit is plan.reference
+             else limit.solver)
     ax.errorbar(xs, medians, yerr=[lows, highs], fmt="o-", color=color, capsize=4,
                 markersize=5, label=f"{label}: median, min..max")
     if stopped:

@@ -15,50 +15,21 @@ from puzzlesat.generator.families.params import coerce, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT, solver_name
+from puzzlesat.validate.runs.clients import Limit, parse_limit
 
-DEFAULT_EASY = "minisat22:60"
-DEFAULT_REFERENCE = "kissat404:1000"
+DEFAULT_EASY = ("minisat22:60", "minisat-bin:60")
+DEFAULT_MARGIN = 2.0
+DEFAULT_REFERENCE = "kissat-bin:1000"
 #: the walk stops after this many consecutive axis values whose median is hard
 HARD_STREAK = 2
 CLASSES = ("easy", "band", "hard")
 COLUMNS = ("axis", "value", "replicate", "seed", "encoding", "solver", "limit", "status",
-           "seconds", "gbd_hash", "expected", "params")
+           "seconds", "wall_seconds", "ended_by", "gbd_hash", "expected", "machine", "load",
+           "params")
 RUNS = "runs"
 STOPPED = "a run stopped at its limit"
 LANDSCAPE_CSV, LANDSCAPE_PNG, GROUP_TOML = "landscape.csv", "landscape.png", "group.toml"
 
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A solver and its time limit: one edge of the band."""
-
-    solver: str
-    seconds: float
-
-    def __str__(self) -> str:
-        return f"{self.solver}:{self.seconds:g}"
-
-    def text(self) -> str:
-        """``solver within N s``."""
-        return f"{self.solver} within {self.seconds:g} s"
-
-
-def parse_limit(text: str, option: str) -> Limit:
-    """``SOLVER:SECONDS`` (``minisat22:60``) with a known python-sat solver."""
-    solver, sep, seconds = text.rpartition(":")
-    try:
-        value = float(seconds)
-    except ValueError:
-        value = math.nan
-    if not sep or not solver or not (math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
-        raise UserError(f"{option} must be SOLVER:SECONDS with 0 < SECONDS <= "
-                        f"{MAX_TIME_LIMIT:g} (e.g. minisat22:60), got {text!r}")
-    try:
-        return Limit(solver_name(solver), value)
-    except UserError as exc:
-        raise UserError(f"{option}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -173,10 +144,24 @@ class Plan:
     encodings: tuple[str, ...]
     samples: int
     seed: int
-    easy: Limit
+    easy: tuple[Limit, ...]  # each at its given limit times the margin
     reference: Limit
     tasks: dict  # axis value -> tuple[Task, ...]
     notes: tuple[str, ...] = ()
+    margin: float = DEFAULT_MARGIN
+
+    @property
+    def limits(self) -> tuple[Limit, ...]:
+        """Every solver's limit, the easy ones first: the order runs are made in."""
+        return (*self.easy, self.reference)
+
+    def easy_text(self) -> str:
+        """``minisat22 nor minisat-bin within 120 s`` (the easy side of the band)."""
+        seconds = sorted({limit.seconds for limit in self.easy})
+        if len(seconds) == 1:
+            return (f"{' nor '.join(limit.solver for limit in self.easy)} within "
+                    f"{seconds[0]:g} s")
+        return " nor ".join(limit.text() for limit in self.easy)
 
     def point(self, value: int) -> dict:
         """The params at one axis value (fixed, axis, followers)."""
@@ -186,8 +171,8 @@ class Plan:
 
 def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis,
               follows: tuple[str, ...] = (), encodings: tuple[str, ...] = (),
-              samples: int = 5, seed: int = 0, easy: str = DEFAULT_EASY,
-              reference: str = DEFAULT_REFERENCE) -> Plan:
+              samples: int = 5, seed: int = 0, easy: str | tuple[str, ...] = DEFAULT_EASY,
+              reference: str = DEFAULT_REFERENCE, margin: float = DEFAULT_MARGIN) -> Plan:
     """Validate everything a tune needs before any solver runs (each mistake one UserError)
     and expand the axis into suite tasks, seeds derived as a suite with ``seed`` does."""
     family = get_family(family_name)
@@ -210,12 +195,22 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
         raise UserError(f"--samples must be at least 1, got {samples}")
     if seed < 0:
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
-    easy_limit, reference_limit = parse_limit(easy, "--easy"), parse_limit(reference,
-                                                                           "--reference")
-    if easy_limit.seconds > reference_limit.seconds or easy_limit == reference_limit:
-        raise UserError(f"the band is empty: --easy {easy_limit} is not below --reference "
-                        f"{reference_limit} (the easy limit is the band's lower edge, the "
-                        f"reference limit its upper edge)")
+    if not (math.isfinite(margin) and margin >= 1):
+        raise UserError(f"--margin must be a finite number >= 1 (the easy limits are "
+                        f"multiplied by it), got {margin:g}")
+    given = [parse_limit(text, "--easy") for text in ((easy,) if isinstance(easy, str)
+                                                      else easy)]
+    if not given:
+        raise UserError("--easy: name at least one solver")
+    easy_limits = tuple(dict.fromkeys(Limit(g.solver, g.seconds * margin) for g in given))
+    if len({limit.solver for limit in easy_limits}) < len(easy_limits):
+        raise UserError("--easy names a solver twice")
+    reference_limit = parse_limit(reference, "--reference")
+    for easy_limit in easy_limits:
+        if easy_limit.seconds >= reference_limit.seconds:
+            raise UserError(f"the band is empty: --easy {easy_limit} (with the margin) is not "
+                            f"below --reference {reference_limit} (the easy limit is the "
+                            f"band's lower edge, the reference limit its upper edge)")
     encodings = tuple(dict.fromkeys(encodings)) or (next(iter(family.ENCODINGS)),)
     base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
                                                    for f in followers}}
@@ -223,8 +218,8 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     if not family.uses_seed(normalize_params(family, base)) and samples > 1:
         notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
-    plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,
-                reference_limit, {}, tuple(notes))
+    plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limits,
+                reference_limit, {}, tuple(notes), margin)
     groups = "".join(group_toml(plan, value, encodings, list(range(1, samples + 1)))
                      for value in axis.values)
     spec = parse_spec((_suite_head(seed) + groups).encode(), "tune", force=True)

@@ -21,18 +21,19 @@ class Sample:
 
     value: int
     task: Task
+    easy_solvers: int = 1  # how many of the runs, at most, are easy solvers' (made first)
     runs: list = field(default_factory=list)  # records, easy first
 
     @property
     def klass(self) -> str | None:
-        """easy / band / hard, or None while undecided."""
-        if not self.runs:
-            return None
-        if self.runs[0]["status"] != "UNKNOWN":
+        """easy (an easy solver solved it) / band (none did, the reference solver did) /
+        hard (none did), or None while undecided."""
+        easy = self.runs[:self.easy_solvers]
+        if any(run["status"] != "UNKNOWN" for run in easy):
             return "easy"
-        if len(self.runs) == 1:
+        if len(self.runs) <= self.easy_solvers:
             return None
-        return "band" if self.runs[1]["status"] != "UNKNOWN" else "hard"
+        return "band" if self.runs[-1]["status"] != "UNKNOWN" else "hard"
 
 
 def median_class(samples: list[Sample]) -> str | None:
@@ -78,7 +79,7 @@ class Tune:
     def full_grid(self) -> float:
         """Every axis value x sample x encoding, both solvers to their limits."""
         count = sum(len(t) for t in self.plan.tasks.values())
-        return count * (self.plan.easy.seconds + self.plan.reference.seconds)
+        return count * sum(limit.seconds for limit in self.plan.limits)
 
     @property
     def exit_code(self) -> int:
@@ -105,12 +106,12 @@ class Tune:
                          f"{wrong[0]['solver']} said {wrong[0]['status']} on "
                          f"{wrong[0]['gbd_hash']})")
         if self.in_band:
-            lines.append(f"in the band (not solved by {plan.easy.text()}, solved by "
+            lines.append(f"in the band (solved by neither {plan.easy_text()}, solved by "
                          f"{plan.reference.text()}): "
                          f"{plan.axis.name} = {', '.join(map(str, self.in_band))}")
         else:
             lines.append(f"no {plan.axis.name} value has its median in the band (not solved "
-                         f"by {plan.easy.text()}, solved by {plan.reference.text()}): try "
+                         f"by {plan.easy_text()}, solved by {plan.reference.text()}): try "
                          f"another axis range or params")
         grid = self.full_grid()
         lines.append(f"solver CPU {self.spent:,.0f} s ({self.fresh_seconds:,.0f} s in "
@@ -136,7 +137,7 @@ def walk(plan: Plan, out: Path, jobs: int = 1, executor=None, progress: bool = T
             tqdm(total=total, unit="instance", desc="tuning", disable=not progress) as bar:
         for value in plan.axis.values:
             bar.set_postfix_str(f"{plan.axis.name}={value}")
-            samples = [Sample(value, task) for task in plan.tasks[value]]
+            samples = [Sample(value, task, len(plan.easy)) for task in plan.tasks[value]]
             walked[value] = samples
             _run_value(samples, plan, cache, pool, slots, fresh, bar)
             medians[value] = median_class(samples)
@@ -150,8 +151,8 @@ def walk(plan: Plan, out: Path, jobs: int = 1, executor=None, progress: bool = T
 
 def _run_value(samples: list[Sample], plan: Plan, cache: RunCache, executor, slots,
                fresh: dict, bar) -> None:
-    """The easy solver on every sample, then the reference solver on those it did not solve
-    while the median is undecided."""
+    """The first easy solver on every sample, each further one (then the reference solver)
+    on those still undecided while the median is undecided."""
     def finish(sample: Sample, record: dict, made: bool) -> None:
         if made:
             cache.store(sample.task, record)
@@ -161,11 +162,10 @@ def _run_value(samples: list[Sample], plan: Plan, cache: RunCache, executor, slo
         if sample.klass is not None:
             bar.update()
 
-    for limit, wanted in ((plan.easy, lambda s: True),
-                          (plan.reference, lambda s: s.klass is None)):
+    for limit in plan.limits:
         todo = []
         for sample in samples:
-            if not wanted(sample):
+            if limit is not plan.limits[0] and sample.klass is not None:
                 continue
             cached = cache.lookup(sample.task, limit)
             if cached is not None:
@@ -176,7 +176,7 @@ def _run_value(samples: list[Sample], plan: Plan, cache: RunCache, executor, slo
         def calls(todo=todo, limit=limit) -> Iterator[tuple]:
             # asked lazily: a run the decided median makes useless is never handed out
             for sample in todo:
-                if median_class(samples) in ("easy", "hard") and limit is plan.reference:
+                if median_class(samples) in ("easy", "hard") and limit is not plan.limits[0]:
                     return
                 yield sample.task, limit
 

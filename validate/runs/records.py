@@ -1,0 +1,185 @@
+"""The records solver campaigns keep and later trust: a row of ``calibration.csv``
+(:class:`CalibrationRow`) and a tune run (:class:`TuneRun`), each checked in one place
+(``from_row`` / ``from_record``) when it is read back: a status, verdict, time or ending no
+run gives is refused, since every reader (submission's rules, tune's band) trusts them.
+
+A calibration table written before runs were timed in CPU seconds (a ``seconds`` column of
+wall-clock seconds, no ``cpu-seconds``) still loads: its rows are marked
+:data:`WALL_CLOCK_TABLE` and have no CPU seconds, so no hardness rule counts them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+
+from puzzlesat.generator.suite.calibration import COLUMNS, OLD_SECONDS
+from puzzlesat.validate.output import STATUSES
+from puzzlesat.validate.report import FAILED, VERDICTS
+from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
+
+#: the ``ended-by`` of a row read from a table of wall-clock seconds (no CPU time measured)
+WALL_CLOCK_TABLE = "wall-clock-table"
+
+
+def _number(value: object, what: str, empty_ok: bool = False) -> float | None:
+    """A finite non-negative number from a table cell, or a ValueError saying which."""
+    if empty_ok and value in ("", None):
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number >= 0):
+        raise ValueError(f"{what} {str(value)[:40]!r} is not a finite number >= 0")
+    return number
+
+
+def _solved_within(status: str, seconds: float, limit: float) -> None:
+    """A ValueError when a solved run's seconds pass its limit (a stopped run's may: the
+    kill takes a moment), or the limit is no limit."""
+    if not 0 < limit <= MAX_SECONDS:
+        raise ValueError(f"time limit {limit:g} s is not in (0, {MAX_SECONDS:g}]")
+    if status != "UNKNOWN" and seconds > limit:
+        raise ValueError(f"{status} in {seconds:g} s with a time limit of {limit:g} s: a "
+                         f"solved run's time is within its limit")
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One (instance, solver) run of ``puzzlesat calibrate``."""
+
+    hash: str
+    name: str
+    file: str
+    family: str
+    hardness_param: str
+    hardness: str
+    expected: str
+    solver: str
+    time_limit: float  # CPU seconds
+    status: str
+    cpu_seconds: float | None  # None: a wall-clock table's row (not measured in CPU)
+    wall_seconds: float
+    ended_by: str
+    verdict: str
+    reason: str
+    machine: str
+    load: float | None
+
+    @classmethod
+    def from_row(cls, row: dict) -> CalibrationRow:
+        """A table row (strings, by column name) checked, or a ValueError saying why it
+        cannot be a run calibrate recorded."""
+        if row["status"] not in STATUSES:
+            raise ValueError(f"status {row['status'][:40]!r} is not one of "
+                             f"{', '.join(STATUSES)}")
+        if row["verdict"] not in VERDICTS:
+            raise ValueError(f"verdict {row['verdict'][:40]!r} is not a validator verdict")
+        limit = _number(row["time-limit"], "time-limit")
+        assert limit is not None
+        if "cpu-seconds" not in row:  # a table of wall-clock seconds
+            wall = _number(row[OLD_SECONDS], "seconds")
+            assert wall is not None
+            _solved_within(row["status"], wall, limit)
+            return cls(*(row[c] for c in COLUMNS[:8]), limit, row["status"], None, wall,
+                       WALL_CLOCK_TABLE, row["verdict"], row["reason"], "", None)
+        cpu = _number(row["cpu-seconds"], "cpu-seconds")
+        wall = _number(row["wall-seconds"], "wall-seconds")
+        assert cpu is not None and wall is not None
+        _solved_within(row["status"], cpu, limit)
+        if row["ended-by"] not in ENDINGS:
+            raise ValueError(f"ended-by {row['ended-by'][:40]!r} is not one of "
+                             f"{', '.join(ENDINGS)}")
+        if row["status"] != "UNKNOWN" and row["ended-by"] != "solver":
+            raise ValueError(f"{row['status']} but ended by {row['ended-by']}")
+        return cls(*(row[c] for c in COLUMNS[:8]), limit, row["status"], cpu, wall,
+                   row["ended-by"], row["verdict"], row["reason"], row["machine"],
+                   _number(row["load"], "load", empty_ok=True))
+
+    def as_row(self) -> dict:
+        """The row as the table's columns hold it."""
+        values = [self.hash, self.name, self.file, self.family, self.hardness_param,
+                  self.hardness, self.expected, self.solver, self.time_limit, self.status,
+                  "" if self.cpu_seconds is None else round(self.cpu_seconds, 3),
+                  round(self.wall_seconds, 3), self.ended_by, self.verdict, self.reason,
+                  self.machine, "" if self.load is None else self.load]
+        return dict(zip(COLUMNS, values))
+
+    @property
+    def solved(self) -> bool:
+        """Answered SAT or UNSAT, and the answer is not wrong."""
+        return self.status != "UNKNOWN" and self.verdict not in FAILED
+
+    def not_solved_within(self, seconds: float) -> bool | None:
+        """Whether this run shows the solver does not solve the instance within ``seconds``
+        of CPU: True (stopped at a CPU limit of at least that, or solved in more CPU), False
+        (solved within it), None (not known: stopped earlier or otherwise, or a wall-clock
+        table's row)."""
+        if self.cpu_seconds is None:
+            return None
+        if self.status != "UNKNOWN":
+            return self.cpu_seconds > seconds
+        if self.ended_by == CPU_LIMIT and self.time_limit >= seconds:
+            return True
+        return None
+
+    def cell(self) -> str:
+        """A short account of the run: ``UNKNOWN 120.0s`` (CPU), ``SAT 3.20s wall (old
+        table)``."""
+        if self.cpu_seconds is None:
+            return f"{self.status} {self.wall_seconds:.2f}s wall (old table)"
+        return f"{self.status} {self.cpu_seconds:.2f}s"
+
+
+@dataclass(frozen=True)
+class TuneRun:
+    """One solver run of ``puzzlesat tune``, as cached in ``runs/<gbd hash>.<solver>.json``."""
+
+    gbd_hash: str
+    solver: str
+    limit: float  # CPU seconds
+    status: str
+    seconds: float  # CPU seconds
+    wall_seconds: float
+    ended_by: str
+    expected: str | None
+    machine: str
+    load: float
+    keys: tuple[str, ...]
+
+    @classmethod
+    def from_record(cls, record: object, name: str) -> TuneRun:
+        """A cached record checked: the shape tune writes, stored under its own ``name``,
+        not contradicting its instance's expected answer; else a ValueError (the run is then
+        made again)."""
+        if not isinstance(record, dict):
+            raise ValueError("not a record")
+        fields = {key: record.get(key) for key in cls.__dataclass_fields__}
+        gbd, solver = fields["gbd_hash"], fields["solver"]
+        if not (isinstance(gbd, str) and re.fullmatch(r"[0-9a-f]{32}", gbd)
+                and isinstance(solver, str) and name == f"{gbd}.{solver}.json"):
+            raise ValueError("not stored under its own name")
+        numbers = [fields[k] for k in ("limit", "seconds", "wall_seconds", "load")]
+        if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in numbers):
+            raise ValueError("a time that is not a finite number >= 0")
+        status, expected = fields["status"], fields["expected"]
+        if status not in STATUSES or expected not in (*STATUSES, None):
+            raise ValueError("an unknown status")
+        _solved_within(status, fields["seconds"], fields["limit"])
+        if fields["ended_by"] not in ENDINGS or (status == "UNKNOWN") != (
+                fields["ended_by"] == CPU_LIMIT):
+            raise ValueError("a run tune keeps is solved, or stopped at its CPU limit")
+        if status != "UNKNOWN" and expected in ("SAT", "UNSAT") and status != expected:
+            raise ValueError("contradicts the expected answer")
+        keys = fields["keys"]
+        if not (isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys)
+                and isinstance(fields["machine"], str)):
+            raise ValueError("no task keys")
+        return cls(**{**fields, "keys": tuple(keys)})  # type: ignore[arg-type]
+
+    def as_record(self) -> dict:
+        """The record as cached (JSON)."""
+        return {**dataclasses.asdict(self), "keys": list(self.keys)}
