@@ -266,6 +266,7 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
     (("--axis", "rows=4..5", "--follow", "center_colors=rows*2"), "--follow must be"),
     (("--axis", "rows=4..5", "--encoding", "nope"), "unknown encoding 'nope'"),
     (("--axis", "rows=1..5"), "must be at least 2"),
+    (("--axis", "rows=4..5", "--samples", "99999999999999999999"), "more than 100000"),
 ])
 def test_bad_input_is_one_line_and_exit_2(puzzlesat, tmp_path, args, fragment):
     result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
@@ -287,6 +288,20 @@ def test_unknown_family_and_fixed_puzzles(tmp_path):
     korf = make_plan("sliding", ("korf=50",), "k=4..6", samples=5)
     assert korf.samples == 1 and "no seed" in korf.notes[0]
     assert [t.name for t in korf.tasks[5]] == ["sliding-korf50-k5-bd-rotated"]
+
+
+def test_a_plan_past_the_bound_is_refused_before_any_sample_is_made(monkeypatch):
+    """axis values x samples x encodings is counted before the plan is built: past 100000
+    instances it is one line, and nothing is built."""
+    def parse_spec(*args, **kwargs):
+        raise AssertionError("a plan past the bound was built")
+
+    monkeypatch.setattr("puzzlesat.validate.runs.tune.plan.parse_spec", parse_spec)
+    with pytest.raises(UserError, match=r"up to 100002 instances \(3 axis values x 16667 "
+                                        r"samples x 2 encodings\), more than 100000"):
+        make_plan("edge-matching", FIXED, "rows=3..5", FOLLOW, ("all", "compact"), 16667)
+    with pytest.raises(UserError, match="up to 10000000000 instances"):
+        make_plan("edge-matching", FIXED, "rows=3..4", FOLLOW, ("all",), 5 * 10**9)
 
 
 def test_axis_and_follow_syntax():

@@ -13,7 +13,7 @@ from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.params import coerce, normalize_params
 from puzzlesat.generator.instance import build
-from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.generator.suite.spec import MAX_SUITE_INSTANCES, parse_spec
 from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.solvers import MAX_TIME_LIMIT, solver_name
 
@@ -223,6 +223,11 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     if not family.uses_seed(normalize_params(family, base)) and samples > 1:
         notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
+    count = len(axis.values) * samples * len(encodings)  # counted before any is made
+    if count > MAX_SUITE_INSTANCES:
+        raise UserError(f"the tune would build up to {count} instances ({len(axis.values)} "
+                        f"axis values x {samples} samples x {len(encodings)} encodings), more "
+                        f"than {MAX_SUITE_INSTANCES}: use fewer samples or axis values")
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limit,
                 reference_limit, {}, tuple(notes))
     groups = "".join(group_toml(plan, value, encodings, list(range(1, samples + 1)))
