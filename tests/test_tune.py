@@ -8,7 +8,7 @@ import csv
 import json
 
 import pytest
-from conftest import assert_one_line_error
+from conftest import TINY, assert_one_line_error
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
@@ -392,19 +392,53 @@ def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, m
     assert list((tmp_path / "runs").glob("*")) == []
 
 
-def test_a_group_toml_tune_did_not_write_is_never_deleted(stub, tmp_path):
-    """No value in the band removes an earlier tune's group.toml, never the user's own one
-    (a hand-written spec part, or a symlink to one) in the output folder."""
+def test_a_group_toml_tune_wrote_is_removed_when_no_value_is_in_the_band(stub, tmp_path):
     tune(plan(axis="rows=4..4"), tmp_path / "ours", progress=False)
+    assert (tmp_path / "ours" / "group.toml").exists()
     tune(plan(axis="rows=6..6"), tmp_path / "ours", progress=False)
     assert not (tmp_path / "ours" / "group.toml").exists()
-    mine = tmp_path / "mine.toml"
-    mine.write_text("[[group]]\nfamily = \"flow\"\n")
-    (tmp_path / "user").mkdir()
-    (tmp_path / "user" / "group.toml").write_text(mine.read_text())
-    (tmp_path / "link").mkdir()
-    (tmp_path / "link" / "group.toml").symlink_to(mine)
-    for name in ("user", "link"):
-        tune(plan(axis="rows=6..6"), tmp_path / name, progress=False)
-        assert (tmp_path / name / "group.toml").read_text() == mine.read_text()
-    assert (tmp_path / "link" / "group.toml").is_symlink()
+    assert sorted(p.name for p in (tmp_path / "ours").iterdir()) == [
+        ".puzzlesat-tune", "landscape.csv", "landscape.png", "runs"]
+
+
+@pytest.mark.parametrize("name", ["landscape.csv", "landscape.png", "group.toml"])
+@pytest.mark.parametrize("kind", ["file", "symlink", "edited"])
+def test_an_output_file_tune_did_not_write_is_never_replaced(stub, tmp_path, name, kind):
+    """The user's own landscape.csv, landscape.png or group.toml in the output folder (or a
+    symlink there, or a file tune wrote and the user then edited) is one line before any
+    solver runs, and stays as it was."""
+    out = tmp_path / "out"
+    mine = tmp_path / "mine"
+    mine.write_text("the user's own\n")
+    if kind == "edited":
+        tune(plan(axis="rows=4..4"), out, progress=False)
+        stub.clear()
+        (out / name).write_text(mine.read_text())
+    else:
+        out.mkdir()
+        if kind == "symlink":
+            (out / name).symlink_to(mine)
+        else:
+            (out / name).write_text(mine.read_text())
+    with pytest.raises(UserError, match=f"{name} exists and was not written by puzzlesat tune"):
+        tune(plan(axis="rows=4..4"), out, progress=False)
+    assert stub == []
+    assert (out / name).read_text() == mine.read_text()
+    assert (out / name).is_symlink() == (kind == "symlink")
+    assert mine.read_text() == "the user's own\n"
+
+
+def test_a_published_suite_is_refused_as_output(puzzlesat, tmp_path, stub):
+    """tune -o SUITE (or a folder inside it) is one line: a suite holds what publish wrote."""
+    spec = tmp_path / "tiny.toml"
+    spec.write_bytes(TINY)
+    assert puzzlesat("publish", spec, "-o", tmp_path / "suite").code == 0
+    before = {p: p.read_bytes() for p in (tmp_path / "suite").rglob("*") if p.is_file()}
+    for out in (tmp_path / "suite", tmp_path / "suite" / "instances", tmp_path / "suite" / "new"):
+        result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
+                           "scramble", "--follow", "center_colors=0.5*rows", "--axis",
+                           "rows=4..4", "--samples", "3", "--seed", "11", "--encoding", "all",
+                           "--easy", EASY, "--reference", REFERENCE, "-o", out)
+        assert_one_line_error(result, "lies in the published suite")
+    assert stub == []
+    assert {p: p.read_bytes() for p in (tmp_path / "suite").rglob("*") if p.is_file()} == before
