@@ -175,6 +175,25 @@ def test_a_file_size_limit_on_the_answer_fails_loudly(tmp_path):
                                                 "File too large"]
 
 
+CLOSED = "puzzlesat: error: cannot write to stdout: stdout is closed"
+
+
+@pytest.mark.parametrize("args, code, line", [
+    (("families",), 2, CLOSED), (("--version",), 2, CLOSED),
+    (("generate", "sliding", "--korf", "1", "--k", "4", "-o", "-"), 2, CLOSED),
+    (("generate", "sliding", "--korf", "1", "--k", "4", "-o", "{tmp}/k.cnf"), 0, "k.cnf: "),
+    (("nosuch",), 2, "No such command")])
+def test_a_closed_stdout_is_one_line_never_a_traceback(tmp_path, args, code, line):
+    """With file descriptor 1 closed (``>&-``) an answer that cannot be written is one line
+    and exit 2 (never exit 0 as if it were written); a command that writes its answer to a
+    file (its summary on stderr) and other errors are as usual."""
+    run = subprocess.run([*PUZZLESAT, *(a.format(tmp=tmp_path) for a in args)],
+                         stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=120)
+    lines = run.stderr.decode().splitlines()
+    assert (run.returncode, len(lines)) == (code, 1), lines
+    assert line in lines[0]
+
+
 # -- signals and orphans -----------------------------------------------------------------------
 def descendants(pid: int) -> set[int]:
     """Every process below ``pid`` (children of children too), from /proc."""
