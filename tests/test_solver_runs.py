@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_one_line_error
+from conftest import REPO, assert_one_line_error
 from pysat.examples.genhard import PHP
 from pysat.solvers import SolverNames
 
@@ -369,6 +369,17 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(tmp_path, monkeypatch, comm
         and not any(lines[:-1]), lines
     assert wait_gone(below) == set()
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_the_readme_says_what_ctrl_c_sigterm_and_sighup_print_and_exit_with():
+    """The README's words for each stop signal are the line and exit code the CLI gives."""
+    from puzzlesat.generator.core.stops import STOPS, Stopped
+
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "Ctrl-C prints `puzzlesat: interrupted` and exits 130" in readme
+    for stop in STOPS:
+        said = f"`puzzlesat: {Stopped(stop)}` (exit {Stopped(stop).exit_code})"
+        assert said in readme, said
 
 
 def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
