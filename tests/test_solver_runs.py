@@ -19,6 +19,7 @@ from conftest import REPO, assert_one_line_error
 from pysat.examples.genhard import PHP
 from pysat.solvers import SolverNames
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import compress
 
 SAT_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
@@ -68,6 +69,23 @@ def test_solve_suite_refuses_usage_before_touching_results(tmp_path, puzzlesat, 
     assert not (tmp_path / "fresh").exists()
     puzzlesat("solve-suite", tmp_path / "suite", tmp_path / "fresh", *args)
     assert not (tmp_path / "fresh").exists()
+
+
+def test_the_unknown_solver_message_offers_only_solvers_that_run_here():
+    """Every solver the message offers is accepted by the runner, and every python-sat solver
+    the runner accepts is offered."""
+    from puzzlesat.validate.runs.solvers import check_solver, solver_name
+
+    with pytest.raises(UserError, match="unknown solver 'nonesuch'") as exc:
+        solver_name("nonesuch")
+    offered = str(exc.value).split(": ", 1)[1].rstrip(")").split(", ")
+    runnable = []
+    for name in sorted(k for k in vars(SolverNames) if not k.startswith("_")):
+        try:
+            runnable.append(check_solver(name))
+        except UserError:
+            pass
+    assert offered == runnable
 
 
 @pytest.mark.parametrize("spelled", [lambda p: p, lambda p: p.parent / ".." / p.parent.name / p.name,
