@@ -148,24 +148,24 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
 def misbehave(source, solver, want_proof):
     """The real solver, except: hang on the UNSAT sliding instance, crash on the flow one."""
     if "k8-b6" in str(source):
-        time.sleep(120)
+        time.sleep(1000)
     if "flow-" in str(source):
         os._exit(3)
     return solve_with_pysat(source, solver, want_proof)
 
 
 def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatch):
+    """A solver that hangs is killed at the limit (its row says so: waited for, it would have
+    answered), one that crashes is recorded as such, and the run goes on. The limit has room
+    for the solved instance's child to start on a busy machine."""
     suite = publish_tiny(tmp_path)
     monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
-    start = time.perf_counter()
-    calibrate_suite(suite, ["cadical195"], time_limit=1.5, plot=False)
-    elapsed = time.perf_counter() - start
+    calibrate_suite(suite, ["cadical195"], time_limit=10, plot=False)
     rows = read_calibration(suite)
     assert [(r["status"], r["verdict"]) for r in rows] == [
         ("SAT", "VERIFIED-SAT"), ("UNKNOWN", "UNKNOWN"), ("UNKNOWN", "UNKNOWN")]
-    assert rows[1]["reason"] == "time limit of 1.5 s reached"
+    assert rows[1]["reason"] == "time limit of 10 s reached"
     assert rows[2]["reason"] == "solver process died (exit code 3)"
-    assert elapsed < 60  # the hanging child was killed, not waited for
     assert verify_suite(suite).differences == []
 
 

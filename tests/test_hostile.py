@@ -85,10 +85,11 @@ def test_publish_refuses_a_different_suite_in_a_published_folder(toy, puzzlesat,
     assert tree(out) == before
 
 
-HOLDER = ("import sys, time; from pathlib import Path; "
+#: holds the lock until the test closes its stdin (however long a busy machine takes)
+HOLDER = ("import sys; from pathlib import Path; "
           "from puzzlesat.generator.suite.publish import publish_lock\n"
           "with publish_lock(Path(sys.argv[1])):\n"
-          "    print('locked', flush=True); time.sleep(60)\n")
+          "    print('locked', flush=True); sys.stdin.read()\n")
 
 
 def test_concurrent_publish_is_refused_by_the_lock(toy, puzzlesat, spec_file, tmp_path):
@@ -96,7 +97,7 @@ def test_concurrent_publish_is_refused_by_the_lock(toy, puzzlesat, spec_file, tm
     out = tmp_path / "out"
     out.mkdir()
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(out)], cwd=REPO,
-                              stdout=subprocess.PIPE)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"locked"
         result = puzzlesat("publish", other_spec(tmp_path), "-o", out)

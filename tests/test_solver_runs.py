@@ -24,8 +24,9 @@ from puzzlesat.generator.core.files import compress
 
 SAT_CNF = b"p cnf 3 2\n1 -2 0\n2 3 0\n"
 UNSAT_CNF = b"p cnf 2 4\n1 2 0\n1 -2 0\n-1 2 0\n-1 -2 0\n"
-HARD = (f"p cnf {PHP(11).nv} {len(PHP(11).clauses)}\n" + "".join(
-    " ".join(map(str, c + [0])) + "\n" for c in PHP(11).clauses)).encode()
+#: 14 pigeons in 13 holes: no CDCL solver refutes it within hours (PHP(11) takes minutes)
+HARD = (f"p cnf {PHP(13).nv} {len(PHP(13).clauses)}\n" + "".join(
+    " ".join(map(str, c + [0])) + "\n" for c in PHP(13).clauses)).encode()
 PUZZLESAT = [sys.executable, "-m", "puzzlesat"]
 linux_only = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
 
@@ -155,21 +156,21 @@ def test_a_solver_python_sat_cannot_make_is_refused_before_work(tmp_path, puzzle
 
 def test_an_earlier_answer_is_not_replaced_by_unknown(tmp_path, puzzlesat):
     """Keep the better one and say so; --overwrite replaces it. The limit leaves room for a
-    spawned child's start on a loaded machine (0.5 s did not: i0 came out UNKNOWN); PHP(11)
-    takes minutes."""
+    spawned child's start on a busy machine (0.5 s did not: i0 came out UNKNOWN), which
+    HARD never meets."""
     s = suite(tmp_path, SAT_CNF, HARD)
     results = tmp_path / "results"
     results.mkdir()
     answer = b"c earlier run\ns UNSATISFIABLE\n"
     (results / "i1.cnf.xz.out").write_bytes(answer)
     (results / "i1.cnf.xz.drat").write_bytes(b"0\n")
-    run = puzzlesat("solve-suite", s, results, "--time-limit", "3", "--proof")
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "10", "--proof")
     assert run.code == 0
     assert run.out.strip() == ("1 SAT, 0 UNSAT, 0 UNKNOWN; kept 1 earlier answers over UNKNOWN "
                                "(--overwrite replaces them): i1.cnf.xz")
     assert (results / "i1.cnf.xz.out").read_bytes() == answer
     assert (results / "i1.cnf.xz.drat").read_bytes() == b"0\n"
-    run = puzzlesat("solve-suite", s, results, "--time-limit", "3", "--overwrite")
+    run = puzzlesat("solve-suite", s, results, "--time-limit", "10", "--overwrite")
     assert run.out.strip() == "1 SAT, 0 UNSAT, 1 UNKNOWN"
     assert (results / "i1.cnf.xz.out").read_text().splitlines()[-1] == "s UNKNOWN"
 
@@ -285,10 +286,10 @@ def wait_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
 
 
 COMMANDS = {
-    "solve": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6"],
+    "solve": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "60"],
     "solve-no-limit": lambda t: ["solve", str(t / "hard.cnf")],
-    "solve-suite": lambda t: ["solve-suite", str(t / "suite"), str(t / "r"), "--time-limit", "6"],
-    "solve-command": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "6",
+    "solve-suite": lambda t: ["solve-suite", str(t / "suite"), str(t / "r"), "--time-limit", "60"],
+    "solve-command": lambda t: ["solve", str(t / "hard.cnf"), "--time-limit", "60",
                                 "--solver-command",
                                 f"{sys.executable} -c 'import time; time.sleep(60)' {{cnf}}"],
 }
@@ -300,7 +301,8 @@ def stderr_lines(err: bytes) -> list[str]:
             if not re.match(r"\w+: +\d+%\|", line)]
 
 
-#: two edge-matching grids MiniSat does not solve within 8 s
+#: two edge-matching grids MiniSat does not solve within 8 s (the commands below are stopped
+#: by a signal long before their limits, which only have to outlast the start on a busy machine)
 HARD_SPEC = b"""
 [suite]
 name = "hard"
@@ -318,11 +320,11 @@ TUNE = ["tune", "edge-matching", "--axis", "rows=7..8", "--param", "cols=7", "--
 PARALLEL = {
     "solve-suite -j 2": lambda t: [*COMMANDS["solve-suite"](t), "-j", "2"],
     "calibrate -j 2": lambda t: ["calibrate", str(t / "published"), "--solvers",
-                                 "minisat22,cadical195", "--time-limit", "6", "--no-plot",
+                                 "minisat22,cadical195", "--time-limit", "60", "--no-plot",
                                  "-j", "2"],
     "solve-suite --solver-command -j 2": lambda t: [
         *COMMANDS["solve-suite"](t), "-j", "2", *COMMANDS["solve-command"](t)[-2:]],
-    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:6", "--reference", "cadical195:6",
+    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:60", "--reference", "cadical195:60",
                             "-o", str(t / "tune"), "-j", "2"],
 }
 
@@ -419,9 +421,8 @@ def test_stop_solvers_kills_a_solver_started_after_the_interrupt():
     pool = ThreadPoolExecutor(max_workers=2)
     futures = [pool.submit(prepare_then_solve) for _ in range(2)]
     time.sleep(0.1)
-    begin = time.monotonic()
     stop_solvers(pool)
-    assert time.monotonic() - begin < 10
+    # waited for, a child would have ended by itself (exit code 0) after 60 s
     assert len(started) == 2 and all(f.result() == -signal.SIGKILL for f in futures)
 
 
