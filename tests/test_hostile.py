@@ -511,3 +511,27 @@ def test_a_huge_job_count_is_a_usage_error(puzzlesat, tmp_path, monkeypatch, com
     result = puzzlesat(*command, "-j", "99999999999999999999")
     assert_one_line_error(result, "-j", "1<=x<=1024")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--rows", "3", "--cols", "3", "--walk", "1000000000", "--budget", "10"),
+     "--walk: must be at most 100000"),
+    (("--rows", "9", "--cols", "9", "--walk", "5"), "rows and cols at most 6"),
+    (("--rows", "2", "--cols", "7", "--walk", "5", "--budget", "3"), "rows and cols at most 6"),
+    (("--start", ",".join(map(str, range(49))),), "rows and cols at most 6"),
+], ids=["walk 10^9", "walk on 9x9", "walk on 2x7", "start on 7x7"])
+def test_a_sliding_plan_past_its_bound_is_refused_before_it_is_made(tmp_path, puzzlesat,
+                                                                    monkeypatch, args, fragment):
+    """A random walk of 10^9 moves (with a budget the size guard accepts) ran for minutes, and
+    IDA*'s tables for a side of 9 would hold 10^9 entries: each is one line before the walk
+    or the tables are made."""
+    from puzzlesat.generator.families.sliding import npuzzle
+
+    def made(*args, **kwargs):
+        raise AssertionError("the walk or the tables were made")
+
+    monkeypatch.setattr(npuzzle, "random_walk", made)
+    monkeypatch.setattr(npuzzle, "_line_conflict_table", made)
+    result = puzzlesat("generate", "sliding", *args, "-o", tmp_path / "s.cnf")
+    assert_one_line_error(result, fragment)
+    assert list(tmp_path.iterdir()) == []
