@@ -169,42 +169,43 @@ def json_int_rows(value: Any, where: str, width: int | None = None, lo: int | No
     return rows
 
 
-def _field(doc: Any, key: str, where: str, default: Any) -> Any:
-    """``doc[key]``, ``default`` when it is absent (and given), else a UserError."""
+def _field(doc: Any, key: str, where: str, default: Any) -> tuple[bool, Any]:
+    """(True, ``doc[key]``) when the key is there (null included), else (False, ``default``)
+    when a default is given, else a UserError naming the missing field."""
     doc = json_object(doc, where)
     if key in doc:
-        return doc[key]
+        return True, doc[key]
     if default is _MISSING:
         raise UserError(f"{where}.{key} is missing")
-    return default
+    return False, default
 
 
 def get_int(doc: Any, key: str, where: str, lo: int | None = None, hi: int | None = None,
             default: Any = _MISSING) -> Any:
     """The integer ``doc[key]`` (see :func:`json_int`), or ``default`` when absent."""
-    value = _field(doc, key, where, default)
-    return value if value is default else json_int(value, f"{where}.{key}", lo, hi)
+    there, value = _field(doc, key, where, default)
+    return json_int(value, f"{where}.{key}", lo, hi) if there else value
 
 
 def get_bool(doc: Any, key: str, where: str, default: Any = _MISSING) -> Any:
     """The flag ``doc[key]`` (true or false), or ``default`` when absent."""
-    value = _field(doc, key, where, default)
-    return value if value is default else json_bool(value, f"{where}.{key}")
+    there, value = _field(doc, key, where, default)
+    return json_bool(value, f"{where}.{key}") if there else value
 
 
 def get_str(doc: Any, key: str, where: str, default: Any = _MISSING) -> Any:
     """The string ``doc[key]``, or ``default`` when absent."""
-    value = _field(doc, key, where, default)
-    return value if value is default else json_str(value, f"{where}.{key}")
+    there, value = _field(doc, key, where, default)
+    return json_str(value, f"{where}.{key}") if there else value
 
 
 def get_int_list(doc: Any, key: str, where: str, lo: int | None = None,
                  hi: int | None = None) -> list[int]:
     """The list of integers ``doc[key]`` (see :func:`json_int_list`)."""
-    return json_int_list(_field(doc, key, where, _MISSING), f"{where}.{key}", lo, hi)
+    return json_int_list(_field(doc, key, where, _MISSING)[1], f"{where}.{key}", lo, hi)
 
 
 def get_int_rows(doc: Any, key: str, where: str, width: int | None = None,
                  lo: int | None = None, hi: int | None = None) -> list[list[int]]:
     """The rows of integers ``doc[key]`` (see :func:`json_int_rows`)."""
-    return json_int_rows(_field(doc, key, where, _MISSING), f"{where}.{key}", width, lo, hi)
+    return json_int_rows(_field(doc, key, where, _MISSING)[1], f"{where}.{key}", width, lo, hi)
