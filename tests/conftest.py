@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from puzzlesat.cli import main
 from puzzlesat.generator.suite import publish_suite
@@ -18,6 +19,12 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("PUZZLESAT_FIXTURES", REPO.parent / "shared" / "fixtures"))
 #: published data vendored for the fidelity tests (always present; see tests/data/PROVENANCE.txt)
 DATA = REPO / "tests" / "data"
+
+# Property tests state properties, not speeds: Hypothesis's default 200 ms deadline per example
+# failed them on a busy machine. Every @given runs without one (a test's own settings add
+# example counts).
+settings.register_profile("puzzlesat", deadline=None)
+settings.load_profile("puzzlesat")
 
 
 def fixture_path(*parts: str) -> Path:

@@ -160,18 +160,18 @@ def misbehave(source, solver, want_proof, cpu_limit=None, started=None):
 
 
 def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatch):
+    """A solver that spins is killed at the CPU limit (its row says so), one that crashes is
+    recorded as such, and the run goes on. The limit counts the solve call's CPU only, so a
+    child that starts slowly on a busy machine still answers."""
     suite = publish_tiny(tmp_path)
     monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
-    start = time.perf_counter()
     calibrate_suite(suite, ["cadical195"], time_limit=1.5, plot=False)
-    elapsed = time.perf_counter() - start
     rows = read_calibration(suite)
     assert [(r.status, r.verdict) for r in rows] == [
         ("SAT", "VERIFIED-SAT"), ("UNKNOWN", "UNKNOWN"), ("UNKNOWN", "UNKNOWN")]
     assert rows[1].reason == "CPU limit of 1.5 s reached" and rows[1].ended_by == "cpu-limit"
     assert rows[1].cpu_seconds >= 1.5
     assert rows[2].reason == "solver process died (exit code 3)"
-    assert elapsed < 60  # the hanging child was killed, not waited for
     assert verify_suite(suite).differences == []
 
 

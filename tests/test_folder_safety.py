@@ -170,7 +170,7 @@ def test_calibrate_takes_the_suite_lock(published, puzzlesat):
 
     before = tree(published)
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(published)], cwd=REPO,
-                              stdout=subprocess.PIPE)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"locked"
         result = puzzlesat("calibrate", published, "--solvers", "minisat22", "--no-plot",

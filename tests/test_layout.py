@@ -8,6 +8,7 @@ import doctest
 import importlib
 import os
 import pkgutil
+import re
 import tomllib
 from pathlib import Path
 
@@ -150,3 +151,14 @@ def test_mypy_is_clean():
     run = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+def test_property_tests_have_no_deadline():
+    """No Hypothesis test depends on the machine's speed: the shared profile has no deadline
+    per example (conftest.py), whatever a test's own settings say about example counts."""
+    from hypothesis import settings
+
+    assert settings.default.deadline is None
+    tests = Path(__file__).parent
+    for path in sorted(tests.glob("test_*.py")):
+        assert not re.search(r"settings\([^)]*deadline=(?!None)", path.read_text()), path

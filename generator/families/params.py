@@ -45,7 +45,9 @@ class Param:
     """One generator parameter. ``kind`` is ``int``, ``float``, ``str``, ``bool`` (a flag) or
     ``"ints"`` (a comma-separated list of integers on the command line, a list in TOML).
     ``file``: the value may be a file path (other than the ``builtins`` names), which a suite
-    reads from the spec's folder and publishes a copy of under ``inputs/``."""
+    reads from the spec's folder and publishes a copy of under ``inputs/``. ``maximum``: the
+    largest value of an ``int`` parameter whose work grows with it before any size estimate
+    can tell (a random walk's length)."""
 
     name: str
     kind: Any
@@ -55,6 +57,7 @@ class Param:
     minimum: int | None = None
     file: bool = False
     builtins: tuple[str, ...] = ()
+    maximum: int | None = None
 
     @property
     def option(self) -> str:
@@ -108,6 +111,8 @@ def coerce(param: Param, value: Any) -> Any:
         raise UserError(f"{label}: {out!r} is not one of {', '.join(map(str, param.choices))}")
     if param.minimum is not None and param.kind is int and out < param.minimum:
         raise UserError(f"{label}: must be at least {param.minimum}, got {out}")
+    if param.maximum is not None and param.kind is int and out > param.maximum:
+        raise UserError(f"{label}: must be at most {param.maximum}, got {out}")
     return out
 
 

@@ -234,6 +234,16 @@ def check_published(out: Path) -> None:
                         f"run puzzlesat publish)")
 
 
+def published_suite_holding(path: Path) -> Path | None:
+    """The published suite folder (one holding a suite.toml and a manifest.json) that ``path``
+    is or lies in, or None: other commands' outputs do not belong there."""
+    target = path.resolve()
+    for folder in (target, *target.parents):
+        if all(os.path.lexists(folder / name) for name in (SPEC_FILE, MANIFEST)):
+            return folder
+    return None
+
+
 def read_published(out: Path) -> tuple[Spec, list[dict]]:
     """A published suite's spec and its manifest rows, each checked (:func:`read_manifest`)."""
     check_published(out)

@@ -49,6 +49,9 @@ SPEC_FILE = "suite.toml"
 INPUTS = "inputs"
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
 MAX_SUITE_INSTANCES = 100_000
+#: no suite has more instances than this, even with ``--force``: the task list is held in
+#: memory (about a kilobyte a task), and a count this large is a typo, not a suite
+MAX_FORCED_INSTANCES = 1_000_000
 _SAFE_NAME = SAFE_NAME
 
 
@@ -134,9 +137,12 @@ def parse_spec(text: bytes, name: str, force: bool = False,
     tasks: list[Task] = []
     for number, group in enumerate(groups, start=1):
         with prefixed(f"{name} [[group]] {number}: "):
-            count = _group_size(group)
-            if len(tasks) + count > MAX_SUITE_INSTANCES and not force:
-                raise UserError(f"the suite would have up to {len(tasks) + count} instances "
+            count = len(tasks) + _group_size(group)
+            if count > MAX_FORCED_INSTANCES:
+                raise UserError(f"the suite would have up to {count} instances (more than "
+                                f"{MAX_FORCED_INSTANCES}, even with --force)")
+            if count > MAX_SUITE_INSTANCES and not force:
+                raise UserError(f"the suite would have up to {count} instances "
                                 f"(more than {MAX_SUITE_INSTANCES}): pass --force to build it "
                                 f"anyway")
             tasks += _expand_group(group, number, suite, inputs)
@@ -225,7 +231,7 @@ def _group_size(group: Any) -> int:
         replicates = _replicates(group.get("replicates", 1))
     except UserError:
         return 0
-    size = len(families) * max(1, len(encodings)) * len(replicates)
+    size = len(families) * max(1, len(encodings)) * range_length(replicates)
     raw, zipped = group.get("params", {}), group.get("zip", {})
     for table, is_zip in ((raw, False), (zipped, True)):
         if not isinstance(table, dict) or not table:
@@ -239,10 +245,18 @@ def _axis_length(value: Any) -> int:
     """An upper bound on an axis's length (a list of lists counts as its length)."""
     if isinstance(value, dict):
         try:
-            return len(range(value["from"], value["to"] + 1, value.get("step", 1)))
+            return range_length(range(value["from"], value["to"] + 1, value.get("step", 1)))
         except (KeyError, TypeError, ValueError):
             return 1
     return len(value) if isinstance(value, list) and value else 1
+
+
+def range_length(values: range | list) -> int:
+    """``len(values)``, also for a range longer than ``sys.maxsize`` (``len`` raises
+    OverflowError there): a count must be made before anything that long is."""
+    if isinstance(values, range):
+        return max(0, -(-(values.stop - values.start) // values.step))
+    return len(values)
 
 
 def _suite_table(table: dict) -> dict:

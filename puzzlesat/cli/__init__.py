@@ -18,7 +18,7 @@ from puzzlesat.cli.answers import (
 )
 from puzzlesat.cli.campaigns import calibrate, submission, tune_command
 from puzzlesat.cli.make import families, generate, publish, show, verify
-from puzzlesat.cli.stdout import is_stdout_error, stdout_failed
+from puzzlesat.cli.stdout import guard_closed_stdout, is_stdout_error, stdout_failed
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.stops import Stopped, stops_raise
 from puzzlesat.generator.core.version import VERSION
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI; user errors become one line and exit code 2. SIGTERM and
     SIGHUP unwind a run as a Ctrl-C does (solvers killed, temporary files removed: their
     default left both behind), unless they are ignored, and exit with 128 + the signal."""
+    guard_closed_stdout()
     with stops_raise():
         code = _run(argv)
     try:  # what is still buffered: a full disk or a file size limit shows only here

@@ -32,9 +32,41 @@ def write_stdout(data: bytes) -> None:
             raise os_failure(exc, "write to stdout") from None
 
 
+class ClosedStdout:
+    """``sys.stdout`` when file descriptor 1 is closed (``puzzlesat families >&-``; Python
+    leaves None there, and click would drop every answer without a word): a write fails as
+    one to a closed descriptor does, so an answer that could not be written is an error."""
+
+    def write(self, data) -> int:
+        """Fail: there is nowhere to write to."""
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def flush(self) -> None:
+        """Nothing is ever buffered."""
+
+    def isatty(self) -> bool:
+        """Not a terminal."""
+        return False
+
+    def fileno(self) -> int:
+        """No descriptor (the callers fall back to :meth:`write`)."""
+        raise io.UnsupportedOperation("stdout is closed")
+
+    @property
+    def buffer(self) -> ClosedStdout:
+        """The binary stream: the same, failing, object."""
+        return self
+
+
+def guard_closed_stdout() -> None:
+    """Put a :class:`ClosedStdout` in place of a closed stdout."""
+    if sys.stdout is None:
+        sys.stdout = ClosedStdout()  # type: ignore[assignment]
+
+
 def is_stdout_error(exc: OSError) -> bool:
     """Whether ``exc`` is a failed write to stdout (click raises it as it is)."""
-    return exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT, errno.EIO) and (
+    return exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF) and (
         exc.filename is None)
 
 
@@ -42,6 +74,8 @@ def stdout_failed(exc: OSError) -> int:
     """One line for an answer that could not be written (never an exit code saying it was),
     and stdout pointed at /dev/null so the interpreter's last flush stays quiet."""
     click.echo(f"puzzlesat: error: {os_failure(exc, 'write to stdout')}", err=True)
+    if isinstance(sys.stdout, ClosedStdout):
+        return 2
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)

@@ -73,29 +73,38 @@ def check_solver(name: str, proof: bool = False) -> str:
     return solver
 
 
-@functools.cache
 def _runnable(solver: str) -> None:
     """A UserError when python-sat knows the name but cannot make the solver here (e.g.
     ``cryptosat`` without the ``pycryptosat`` module, ``minisatgh`` in some builds)."""
+    why = _cannot_make(solver)
+    if why is not None:
+        raise UserError(f"solver {solver} is not available in this python-sat installation "
+                        f"({why})")
+
+
+@functools.cache
+def _cannot_make(solver: str) -> str | None:
+    """Why python-sat cannot make ``solver`` here, or None when it can."""
     from pysat.solvers import NoSuchSolverError, Solver
 
     try:
         Solver(name=solver).delete()
     except (NoSuchSolverError, ImportError) as exc:
-        raise UserError(f"solver {solver} is not available in this python-sat installation "
-                        f"({type(exc).__name__}: {exc})") from None
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def solver_name(name: str) -> str:
     """The canonical python-sat name of a solver or one of its aliases (``kissat`` ->
-    ``kissat404``), or a UserError listing the choices."""
+    ``kissat404``), or a UserError listing the solvers this installation can run."""
     from pysat.solvers import SolverNames
 
     for canonical, aliases in vars(SolverNames).items():
         if not canonical.startswith("_") and (name == canonical or name in aliases):
             return canonical
-    known = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
-    raise UserError(f"unknown solver {name!r} (python-sat solvers: {', '.join(known)})")
+    runnable = sorted(k for k in vars(SolverNames)
+                      if not k.startswith("_") and _cannot_make(k) is None)
+    raise UserError(f"unknown solver {name!r} (python-sat solvers here: {', '.join(runnable)})")
 
 
 @dataclass

@@ -11,7 +11,16 @@ import numpy as np
 
 from puzzlesat.generator.core.errors import UserError, prefixed, shown
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
-from puzzlesat.generator.core.structured import load_json, utf8_text
+from puzzlesat.generator.core.structured import (
+    get_bool,
+    get_int,
+    get_int_list,
+    get_int_rows,
+    get_str,
+    json_object,
+    load_json,
+    utf8_text,
+)
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, N, S, W
 
 BUILTINS = {
@@ -58,16 +67,8 @@ def parse_pieces(text: str) -> tuple[np.ndarray, dict]:
     JSON's extra keys (rows, cols, bounded, signed). Heule: line 1 = hint count (must be 0),
     then ``N E S W`` per line; META 2010: ``top right bottom left`` per line."""
     if text.lstrip().startswith("{"):
-        data = load_json(text, "piece file")
-        try:
-            pieces = np.array(data["pieces"], dtype=np.int64)
-        except OverflowError:
-            raise UserError("a colour does not fit in 32 bits") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"not a JSON piece file ({exc})") from None
-        if pieces.ndim != 2 or pieces.shape[1] != 4:
-            raise UserError("'pieces' must be a list of [N, E, S, W] lists")
-        _check_colour_range(pieces.reshape(-1).tolist())
+        data = json_object(load_json(text, "piece file"), "piece file")
+        pieces = _pieces_array(get_int_rows(data, "pieces", "piece file", width=4))
         extra = {k: data[k] for k in ("rows", "cols", "bounded", "signed") if k in data}
         return pieces, extra
     lines = [(i + 1, line.split()) for i, line in enumerate(text.splitlines()) if line.strip()]
@@ -98,6 +99,12 @@ def parse_pieces(text: str) -> tuple[np.ndarray, dict]:
 
 #: colours are 32-bit (a signed puzzle negates them; numpy would overflow past int64)
 MAX_COLOUR = 2**31 - 1
+
+
+def _pieces_array(rows: list[list[int]]) -> np.ndarray:
+    """``(n, 4)`` pieces from checked rows of integers, each colour within 32 bits."""
+    _check_colour_range([colour for row in rows for colour in row])
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
 
 def _check_colour_range(values) -> None:
@@ -138,10 +145,11 @@ def load_pieces(spec: str) -> Puzzle:
         where, source = spec, re.sub(r"[^A-Za-z0-9_.-]+", "-", path.name.split(".")[0])
     with prefixed(f"{where}: "):
         pieces, extra = parse_pieces(text)
-        bounded = bool(extra.get("bounded", True))
-        signed = bool(extra.get("signed", False))
+        bounded = get_bool(extra, "bounded", "piece file", default=True)
+        signed = get_bool(extra, "signed", "piece file", default=False)
         if "rows" in extra or "cols" in extra:
-            rows, cols = int(extra.get("rows", 0)), int(extra.get("cols", 0))
+            rows = get_int(extra, "rows", "piece file", default=0)
+            cols = get_int(extra, "cols", "piece file", default=0)
         elif bounded:
             rows, cols = infer_shape(pieces)
         else:
@@ -190,10 +198,12 @@ def puzzle_to_json(puzzle: Puzzle) -> dict:
 
 
 def puzzle_from_json(data: dict) -> Puzzle:
-    """The puzzle from its JSON, checked as a piece file is."""
-    puzzle = make_puzzle(int(data["rows"]), int(data["cols"]), np.array(data["pieces"], np.int64),
-                       bool(data["bounded"]), bool(data["signed"]), str(data.get("source", "")))
-    puzzle.turn_seed = data.get("turn_seed")
+    """The puzzle from its JSON, checked as a piece file is (each field of its JSON type)."""
+    puzzle = make_puzzle(get_int(data, "rows", "puzzle"), get_int(data, "cols", "puzzle"),
+                         _pieces_array(get_int_rows(data, "pieces", "puzzle", width=4)),
+                         get_bool(data, "bounded", "puzzle"), get_bool(data, "signed", "puzzle"),
+                         get_str(data, "source", "puzzle", default=""))
+    puzzle.turn_seed = get_int(data, "turn_seed", "puzzle", default=None)
     return puzzle
 
 
@@ -204,8 +214,9 @@ def solution_to_json(solution: Solution) -> dict:
 
 
 def solution_from_json(data: dict) -> Solution:
-    """The solution from its JSON."""
-    return Solution(np.array(data["piece"], np.int64), np.array(data["rotation"], np.int64))
+    """The solution from its JSON (piece numbers and quarter turns, JSON integers)."""
+    return Solution(np.array(get_int_list(data, "piece", "solution", 0, MAX_COLOUR), np.int64),
+                    np.array(get_int_list(data, "rotation", "solution", 0, 3), np.int64))
 
 
 # -- the referee and the witness ---------------------------------------------------------------

@@ -3,6 +3,7 @@ puzzle's own rules (:func:`check`), written without looking at any encoding."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,15 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.grid import OPPOSITE, neighbour_table
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
-from puzzlesat.generator.core.structured import load_json, utf8_text
+from puzzlesat.generator.core.structured import (
+    get_int,
+    get_int_rows,
+    json_list,
+    json_str,
+    json_text,
+    load_json,
+    utf8_text,
+)
 
 #: endpoint labels of planted grids, in colour order (the text format allows 62)
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -115,14 +124,20 @@ def puzzle_to_json(puzzle: Puzzle) -> dict:
 
 
 def puzzle_from_json(data) -> Puzzle:
-    """The puzzle from its JSON, or a UserError saying what is wrong."""
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        raise UserError("expected an object with 'width', 'height' and 'rows'")
-    puzzle = _puzzle_from_rows(data["rows"])
+    """The puzzle from its JSON (rows of the text format; width and height, when given, JSON
+    integers that agree with them), or a UserError saying what is wrong."""
+    puzzle = _puzzle_from_rows(json_list(_field(data, "rows"), "puzzle.rows"))
     for key, got in (("width", puzzle.width), ("height", puzzle.height)):
-        if key in data and data[key] != got:
-            raise UserError(f"{key} says {data[key]!r} but the rows give {got}")
+        said = get_int(data, key, "puzzle", default=None)
+        if said is not None and said != got:
+            raise UserError(f"puzzle.{key} says {said} but the rows give {got}")
     return puzzle
+
+
+def _field(data, key: str):
+    if not isinstance(data, dict) or key not in data:
+        raise UserError("expected an object with 'width', 'height' and 'rows'")
+    return data[key]
 
 
 def load_puzzle(path: str) -> Puzzle:
@@ -148,13 +163,17 @@ def solution_to_json(solution: Solution) -> dict:
 
 
 def solution_from_json(data) -> Solution:
-    """The solution from its JSON."""
-    try:
-        colors = np.array(data["colors"], dtype=np.int64)
-        links = np.array([[int(ch, 16) for ch in row] for row in data["links"]], dtype=np.int64)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"flow solution: expected 'colors' (rows of ints) and 'links' (rows of "
-                        f"hex digits): {exc}") from None
+    """The solution from its JSON: rows of colours (JSON integers, -1 for none) and rows of
+    links (one hexadecimal digit a cell), of one shape."""
+    colors = np.array(get_int_rows(data, "colors", "solution", lo=-1, hi=len(LABELS) - 1),
+                      dtype=np.int64)
+    rows = [json_str(row, f"solution.links[{r}]")
+            for r, row in enumerate(json_list(_field(data, "links"), "solution.links"))]
+    bad = next((r for r, row in enumerate(rows) if not re.fullmatch(r"[0-9a-f]*", row)), None)
+    if bad is not None:
+        raise UserError(f"solution.links[{bad}] must be hexadecimal digits, got "
+                        f"{json_text(rows[bad])}")
+    links = np.array([[int(ch, 16) for ch in row] for row in rows], dtype=np.int64)
     if colors.ndim != 2 or colors.shape != links.shape:
         raise UserError(f"flow solution: colors {colors.shape} and links {links.shape} differ")
     return Solution(colors, links)

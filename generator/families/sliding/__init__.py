@@ -82,8 +82,10 @@ PARAMS: tuple[Param, ...] = (
     Param("k", int, None, "Distance along the trace: start k moves before the goal "
           "[default: the whole trace].", minimum=0),
     Param("start", "ints", None, "Start configuration: tile per square row-major, 0 = blank."),
+    # a walk is made move by move in Python (about 25 000 moves a second): 10^5 moves mix any
+    # board IDA* can search, 10^9 ran for minutes before any size check could refuse it
     Param("walk", int, None, "Start = random walk of this many moves from the goal (seeded).",
-          minimum=0),
+          minimum=0, maximum=100_000),
     Param("budget", int, None, "Number of moves [default: k, or the proved distance].",
           minimum=0),
     Param("no_undo", bool, False, "Forbid a move that undoes the previous one."),

@@ -55,11 +55,13 @@ def generate(params: dict, rng, solving: Solving | None = None) -> Puzzle:
         raise UserError("--k applies to --korf and --random-trace only")
     if source == "start":
         rows, cols = _board_of_start(params)
+        _searchable(rows, cols, source)
         with prefixed("--start: "):
             start = npuzzle.check_config(params["start"], rows, cols)
         origin = "start"
     else:
         rows, cols = params.get("rows", 5), params.get("cols", 5)
+        _searchable(rows, cols, source)
         start = npuzzle.replay(npuzzle.goal(rows, cols), rows, cols,
                                npuzzle.random_walk(rows, cols, params["walk"], rng))[-1]
         origin = f"walk {params['walk']}"
@@ -70,6 +72,15 @@ def generate(params: dict, rng, solving: Solving | None = None) -> Puzzle:
                         f"--node-limit {params['node_limit']} (distance ≥ {result.lower_bound})")
     return Puzzle(rows, cols, start, budget, params["no_undo"], result.distance,
                   result.lower_bound, result.path, "ida*", origin)
+
+
+def _searchable(rows: int, cols: int, source: str) -> None:
+    """A UserError, before any table is made, for a board wider than IDA* can search."""
+    side = max(rows, cols)
+    if side > npuzzle.MAX_SEARCH_SIDE:
+        raise UserError(f"a {source} is certified by IDA*, whose tables for a side of {side} "
+                        f"hold {side + 1}^{side} entries: rows and cols at most "
+                        f"{npuzzle.MAX_SEARCH_SIDE}")
 
 
 def _board_of_start(params: dict) -> tuple[int, int]:

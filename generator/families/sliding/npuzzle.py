@@ -171,6 +171,11 @@ def _longest_increasing(values: list[int]) -> int:
     return max(best, default=0)
 
 
+#: the widest board IDA* searches: its linear-conflict tables hold (side + 1)^side entries,
+#: made in about 2 s for a side of 6 here, 30 s for 7, hours for 9
+MAX_SEARCH_SIDE = 6
+
+
 @functools.cache
 def _tables(rows: int, cols: int):
     """Per-board lookup tables of the incremental heuristic."""

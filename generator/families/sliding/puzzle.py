@@ -4,8 +4,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from puzzlesat.generator.core.errors import prefixed
+from puzzlesat.generator.core.structured import (
+    get_bool,
+    get_int,
+    get_int_list,
+    get_str,
+    json_object,
+)
 from puzzlesat.generator.families.sliding import npuzzle
 
 
@@ -36,14 +44,21 @@ def puzzle_to_json(p: Puzzle) -> dict:
 
 
 def puzzle_from_json(d: dict) -> Puzzle:
-    """The puzzle from its JSON; a UserError when its start is not a solvable board."""
-    rows, cols = int(d["rows"]), int(d["cols"])
+    """The puzzle from its JSON (each field of its JSON type); a UserError when its start is
+    not a solvable board."""
+    rows, cols = get_int(d, "rows", "puzzle", lo=1), get_int(d, "cols", "puzzle", lo=1)
+    tiles = get_int_list(d, "start", "puzzle")
     with prefixed("puzzle start: "):
-        start = npuzzle.check_config(d["start"], rows, cols)
-    return Puzzle(rows, cols, start,
-                  int(d["budget"]), bool(d["no_undo"]),
-                  None if d["distance"] is None else int(d["distance"]), int(d["lower_bound"]),
-                  d["path"], str(d["source"]), str(d["origin"]))
+        start = npuzzle.check_config(tiles, rows, cols)
+    return Puzzle(rows, cols, start, get_int(d, "budget", "puzzle", lo=0),
+                  get_bool(d, "no_undo", "puzzle"), _maybe(d, "distance", get_int),
+                  get_int(d, "lower_bound", "puzzle", lo=0), _maybe(d, "path", get_str),
+                  get_str(d, "source", "puzzle"), get_str(d, "origin", "puzzle"))
+
+
+def _maybe(d: dict, key: str, read) -> Any:
+    """``d[key]`` read by ``read``, or None when it is null (a distance or path not known)."""
+    return None if json_object(d, "puzzle").get(key, 0) is None else read(d, key, "puzzle")
 
 
 def solution_to_json(s: Solution) -> dict:
@@ -52,8 +67,8 @@ def solution_to_json(s: Solution) -> dict:
 
 
 def solution_from_json(d: dict) -> Solution:
-    """The solution from its JSON."""
-    return Solution(str(d["moves"]))
+    """The solution from its JSON: its moves, a string."""
+    return Solution(get_str(d, "moves", "solution"))
 
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.paths import os_failure
-from puzzlesat.validate.runs.tune.landscape import write_landscape
+from puzzlesat.validate.runs.tune.landscape import claim_output, write_landscape
 from puzzlesat.validate.runs.tune.plan import Plan
 from puzzlesat.validate.runs.tune.walk import Tune, walk
 
@@ -52,6 +52,7 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise UserError(f"-o {out}: exists and is not a folder")
+    claim_output(out)  # before any solver runs: a refused folder costs nothing
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

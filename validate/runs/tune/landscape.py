@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import os
+import re
 from pathlib import Path
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.inputs import read_input
 from puzzlesat.generator.core.paths import is_regular_file
-from puzzlesat.generator.suite.folder import table_bytes
+from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.suite.folder import (
+    file_sha256,
+    published_suite_holding,
+    remove_own,
+    table_bytes,
+)
 from puzzlesat.validate.runs.tune.plan import (
     COLUMNS,
     GROUP_TOML,
@@ -60,46 +73,89 @@ def group_file(result: Tune) -> str | None:
     return "\n".join(head) + "\n\n" + "".join(groups).rstrip("\n") + "\n"
 
 
-#: how every group.toml tune writes begins (see group_file)
-_GROUP_HEAD = b"# puzzlesat tune "
+#: the marker of tune's output folder: the files tune wrote there, with their sha256; only
+#: those are replaced or removed (as submission's marker does for a bundle)
+MARKER = ".puzzlesat-tune"
+OUTPUTS = (LANDSCAPE_CSV, LANDSCAPE_PNG, GROUP_TOML)
+_SHA256 = re.compile(r"\A[0-9a-f]{64}\Z")
+NO_MATPLOTLIB = "no landscape.png: matplotlib is not installed (pip install 'puzzlesat[plot]')"
 
 
-def _written_by_tune(path: Path) -> bool:
-    """Whether ``path`` is a regular file (not a symlink) that tune wrote: only such a file
-    may be removed; a user's own group.toml in the folder is left alone."""
-    if not is_regular_file(path):
-        return False
-    with open(path, "rb") as fh:
-        return fh.read(len(_GROUP_HEAD)) == _GROUP_HEAD
+def claim_output(out: Path) -> dict[str, list[str]]:
+    """The outputs in ``out`` that tune wrote (name -> the sha256s it recorded), checked
+    before any solver runs and again before writing: a UserError when ``out`` is or lies in a
+    published suite, or when one of :data:`OUTPUTS` there is not a file tune wrote (the
+    user's own landscape.csv or group.toml, a symlink)."""
+    suite = published_suite_holding(out)
+    if suite is not None:
+        raise UserError(f"-o {out}: is or lies in the published suite {suite}: refusing to "
+                        f"write tune's files there (name another folder)")
+    written = _read_marker(out)
+    for name in OUTPUTS:
+        path = out / name
+        if os.path.lexists(path) and file_sha256(path) not in written.get(name, ()):
+            raise UserError(f"{path} exists and was not written by puzzlesat tune: refusing "
+                            f"to replace it (move it away or name another -o)")
+    return written
+
+
+def _read_marker(out: Path) -> dict[str, list[str]]:
+    """The marker's files; {} when it is missing, not a regular file or not of tune's form."""
+    path = out / MARKER
+    try:
+        data = load_json(read_input(path, 1 << 16, "tune marker"), str(path)) \
+            if is_regular_file(path) else None
+    except (UserError, OSError):
+        data = None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not (isinstance(files, dict) and all(
+            name in OUTPUTS and isinstance(sums, list)
+            and all(isinstance(s, str) and _SHA256.match(s) for s in sums)
+            for name, sums in files.items())):
+        return {}
+    return files
+
+
+def _write_marker(out: Path, files: dict[str, list[str]]) -> None:
+    data = {"written-by": "puzzlesat tune", "files": files}
+    atomic_write(out / MARKER, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
 def write_landscape(out: Path, result: Tune, plot: bool) -> None:
     """Write ``landscape.csv``, ``group.toml`` (or remove a stale one tune wrote) and, with
-    ``plot``, ``landscape.png`` into ``out``."""
-    atomic_write(out / LANDSCAPE_CSV, table_bytes(COLUMNS, landscape_rows(result)))
-    result.written.append(str(out / LANDSCAPE_CSV))
+    ``plot``, ``landscape.png`` into ``out``, replacing only files tune wrote there."""
+    written = claim_output(out)
     group = group_file(result)
-    if group is not None:
-        atomic_write(out / GROUP_TOML, group.encode())
-        result.written.append(str(out / GROUP_TOML))
-    elif _written_by_tune(out / GROUP_TOML):  # an earlier tune's, which this contradicts
-        (out / GROUP_TOML).unlink()
+    files = {LANDSCAPE_CSV: table_bytes(COLUMNS, landscape_rows(result)),
+             GROUP_TOML: group.encode() if group is not None else None}
     if plot:
-        note = plot_landscape(out / LANDSCAPE_PNG, result)
-        if note:
-            result.notes.append(note)
-        else:
-            result.written.append(str(out / LANDSCAPE_PNG))
+        files[LANDSCAPE_PNG] = plot_landscape(result)
+        if files[LANDSCAPE_PNG] is None:
+            result.notes.append(NO_MATPLOTLIB)
+    new = {name: [hashlib.sha256(data).hexdigest()] for name, data in files.items() if data}
+    # old and new listed first: a run stopped half-way leaves every output still tune's
+    _write_marker(out, {name: sorted({*written.get(name, ()), *new.get(name, ())})
+                        for name in OUTPUTS if name in written or name in new})
+    for name, data in files.items():
+        if data is not None:
+            atomic_write(out / name, data)
+            result.written.append(str(out / name))
+        elif file_sha256(out / name) in written.get(name, ()):
+            # an earlier tune's group.toml, which this one contradicts
+            remove_own(out, name, file_sha256(out / name))
+    kept = {name: sums for name, sums in written.items()
+            if name not in files and os.path.lexists(out / name)}
+    _write_marker(out, {**kept, **new})
 
 
-def plot_landscape(path: Path, result: Tune) -> str:
-    """``landscape.png``: per solver, the median and the min..max of run time against the
-    axis (log time; a run stopped at its limit counts as the limit), the band shaded, the
-    limits drawn. Returns why nothing was drawn ('' when drawn)."""
+def plot_landscape(result: Tune) -> bytes | None:
+    """``landscape.png``'s bytes: per solver, the median and the min..max of run time against
+    the axis (log time; a run stopped at its limit counts as the limit), the band shaded, the
+    limits drawn. None when matplotlib is not installed."""
     try:
         import matplotlib
     except ImportError:
-        return "no landscape.png: matplotlib is not installed (pip install 'puzzlesat[plot]')"
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -133,9 +189,10 @@ def plot_landscape(path: Path, result: Tune) -> str:
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
               frameon=False)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    png = io.BytesIO()
+    fig.savefig(png, format="png", metadata={"Software": None})
     plt.close(fig)
-    return ""
+    return png.getvalue()
 
 
 def _plot_solver(ax, result: Tune, limit: Limit, color: str, shift: float) -> None:

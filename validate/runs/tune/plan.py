@@ -13,7 +13,7 @@ from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.params import coerce, normalize_params
 from puzzlesat.generator.instance import build
-from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.generator.suite.spec import MAX_SUITE_INSTANCES, parse_spec
 from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.clients import Limit, parse_limit
 
@@ -218,6 +218,11 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     if not family.uses_seed(normalize_params(family, base)) and samples > 1:
         notes.append("these params fix the puzzle (no seed is used): 1 sample per value")
         samples = 1
+    count = len(axis.values) * samples * len(encodings)  # counted before any is made
+    if count > MAX_SUITE_INSTANCES:
+        raise UserError(f"the tune would build up to {count} instances ({len(axis.values)} "
+                        f"axis values x {samples} samples x {len(encodings)} encodings), more "
+                        f"than {MAX_SUITE_INSTANCES}: use fewer samples or axis values")
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limits,
                 reference_limit, {}, tuple(notes), margin)
     groups = "".join(group_toml(plan, value, encodings, list(range(1, samples + 1)))
