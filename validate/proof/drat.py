@@ -61,16 +61,21 @@ import numpy as np
 from numba import njit, objmode
 
 from puzzlesat.validate.proof.llvm_pages import page_out_llvm
+from puzzlesat.validate.proof.lrat import Certificate
 from puzzlesat.validate.proof.reader import Proof, read_proof
 
 # kernel outcomes
-_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4
+_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
 #: clause ids fit a watch (an int32 with the core bit)
 MAX_CLAUSES = 2**30 - 1
 #: no deadline (a ``time.monotonic()`` value the kernels compare with)
 _NEVER = np.inf
-# slots of the scalar array: trail length, propagation head, work done in this kernel call
-_TRAIL, _HEAD, _WORK = 0, 1, 2
+# slots of the scalar array: trail length, propagation head, work done in this kernel call,
+# hints recorded, hint buffer overflowed
+_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW = 0, 1, 2, 3, 4
+#: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
+#: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
+_END = -(2**30) - 1
 #: steps a kernel call handles between two looks at the clock ...
 _STEPS_PER_CALL = 2048
 #: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
@@ -96,8 +101,9 @@ class _State(NamedTuple):
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
     watches: np.ndarray  # int32 clause id << 1 | core; room for every clause holding the code
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
+    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
+    hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
 
 
 def _hash_key() -> int:
@@ -427,12 +433,27 @@ def _rebuild_root(st, length):
 
 
 @njit(cache=True)
+def _hint(st, value):
+    """Append ``value`` to the hint records (or note that the buffer is full)."""
+    n = st.scalars[_HINTS]
+    if n < st.hints.shape[0]:
+        st.hints[n] = value
+        st.scalars[_HINTS] = n + 1
+    else:
+        st.scalars[_OVERFLOW] = 1
+
+
+@njit(cache=True)
 def _analyze(st, conflict, var):
     """Mark as core the conflict clause (or the variable set both ways) and the reasons of
-    every literal it depends on, down the trail."""
+    every literal it depends on, down the trail; record them as LRAT hints, in trail order
+    (each reason's other literals are assigned before it: it becomes unit in that order), the
+    conflict clause last."""
+    first = st.scalars[_HINTS]
     pending = 0
     if conflict >= 0:
         _mark(st, conflict)
+        _hint(st, conflict)
         for k in range(st.start[conflict], st.start[conflict + 1]):
             v = st.db[k] >> 1
             if not st.seen[v]:
@@ -452,11 +473,13 @@ def _analyze(st, conflict, var):
         r = st.reason[v]
         if r >= 0:
             _mark(st, r)
+            _hint(st, r)
             for k in range(st.start[r], st.start[r + 1]):
                 u = st.db[k] >> 1
                 if u != v and not st.seen[u]:  # v itself is done: marking it again would
                     st.seen[u] = 1             # leave it marked for the next analysis
                     pending += 1
+    st.hints[first:st.scalars[_HINTS]] = st.hints[first:st.scalars[_HINTS]][::-1].copy()
 
 
 @njit(cache=True)
@@ -524,9 +547,29 @@ def _redundant(st, c, mark, deadline):
         for k in range(st.start[d], st.start[d + 1]):
             negated |= st.db[k] == p ^ 1
             tautology |= st.db[k] == p
-        if negated and not tautology and not _refutes(st, c, d, p ^ 1, mark):
-            return 0
+        if negated and not tautology:
+            if mark:
+                _hint(st, -1 - d)
+            if not _refutes(st, c, d, p ^ 1, mark):
+                return 0
     return 1
+
+
+@njit(cache=True)
+def _check_lemma(st, c, deadline):
+    """:func:`_redundant` for a lemma of the backward pass, its hints recorded: 1 yes, 0 no,
+    -1 late, or _FULL when the hint buffer was too small (nothing recorded: grow it, ask
+    again)."""
+    first = st.scalars[_HINTS]
+    verdict = _redundant(st, c, True, deadline)
+    if verdict == 1:
+        _hint(st, _END - c)
+    if st.scalars[_OVERFLOW]:
+        st.scalars[_HINTS] = first
+        st.scalars[_OVERFLOW] = 0
+        if verdict == 1:
+            return _FULL
+    return verdict
 
 
 @njit(cache=True)
@@ -609,7 +652,9 @@ def _backward(st, begin, end, deadline):
             if _rebuild_root(st, st.position[st.db[s] >> 1]) >= 0:
                 return _BROKEN, step
         if st.core[c]:
-            verdict = _redundant(st, c, True, deadline)
+            verdict = _check_lemma(st, c, deadline)
+            if verdict == _FULL:
+                return _FULL, step
             if verdict <= 0:
                 return (_REJECTED if verdict == 0 else _LATE), step
     return _GOING, end
@@ -653,7 +698,8 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float):
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
-                np.zeros(3, np.int64), np.full(n_clauses, 2, np.int32))
+                np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
+                np.zeros(max(1 << 16, 2 * num_vars + 8), np.int32))
     return st, n_formula, numbering
 
 
@@ -724,6 +770,16 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     every lemma; past ``deadline`` (``time.monotonic()``) a TimeoutError. The proof's
     literals become the checker's database: a proof is checked once (a second time is a
     ValueError)."""
+    ok, reason, _ = verify_drat(flat, proof, backward, deadline)
+    return ok, reason
+
+
+def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
+                deadline: float | None = None) -> tuple[bool, str, Certificate | None]:
+    """:func:`check_drat`, with the LRAT certificate of a verified proof when ``backward``: the
+    lemmas checked (formula clauses are ids 1..m, the lemmas numbered on from m + 1 in proof
+    order, then the empty clause), each with the hints its check recorded, and the deletions
+    of those clauses that the check made, in proof order."""
     late = _NEVER if deadline is None else deadline
     st, n_formula, numbering = _state(flat, proof, late)
     n_steps = st.step_clause.shape[0]
@@ -739,40 +795,139 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
         if outcome == _LATE:
             raise TimeoutError
         if outcome == _REJECTED:
-            return False, _failure(st, numbering, step)
+            return False, _failure(st, numbering, step), None
         if outcome == _GOING:
-            return False, "every step checked, but the proof never derives the empty clause"
+            return False, "every step checked, but the proof never derives the empty clause", None
     empty = _first_empty_clause(st, step)
     if empty < 0:
         return False, ("the clauses propagate to a conflict, but the proof never derives the "
-                       "empty clause")
-    if backward:
-        _analyze(st, conflict, -1)
-        if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
-            _detach(st, st.step_clause[step])
-            if _rebuild_root(st, 0) >= 0:
-                raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
-            if st.core[st.step_clause[step]]:
-                verdict = _redundant(st, st.step_clause[step], True, late)
-                if verdict < 0:
-                    raise TimeoutError
-                if verdict == 0:
-                    return False, _failure(st, numbering, step)
-        while step > 0:
-            _tick(deadline)
-            outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
-            if outcome == _LATE:
-                raise TimeoutError
-            if outcome == _BROKEN:
-                raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
-            if outcome == _REJECTED:
-                return False, _failure(st, numbering, step_done)
-            step = step_done
-    # forward: every lemma up to the one that made the conflict
-    checked = int(st.core[n_formula:].sum()) if backward else \
-        int(np.count_nonzero(st.step_delete[:step + 1] == 0))
-    return True, (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
-                  f"lemma{'s' if checked != 1 else ''} checked")
+                       "empty clause"), None
+    if not backward:
+        checked = int(np.count_nonzero(st.step_delete[:step + 1] == 0))
+        return True, _verified(empty, n_steps, checked), None
+    _analyze(st, conflict, -1)  # the buffer holds a whole trail's reasons (room made in _state)
+    _hint(st, _END - st.alive.shape[0])
+    conflict_step = step
+    if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
+        _detach(st, st.step_clause[step])
+        if _rebuild_root(st, 0) >= 0:
+            raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
+        if st.core[st.step_clause[step]]:
+            st, verdict = _check_recorded(st, st.step_clause[step], late)
+            if verdict == 0:
+                return False, _failure(st, numbering, step), None
+    while step > 0:
+        _tick(deadline)
+        outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
+        if outcome == _FULL:  # its lemma verified, its hints not recorded: room, then again
+            st, verdict = _check_recorded(st, st.step_clause[step_done], late)
+            outcome = _GOING if verdict == 1 else _REJECTED
+        if outcome == _LATE:
+            raise TimeoutError
+        if outcome == _BROKEN:
+            raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
+        if outcome == _REJECTED:
+            return False, _failure(st, numbering, step_done), None
+        step = step_done
+    checked = int(st.core[n_formula:].sum())
+    return (True, _verified(empty, n_steps, checked),
+            _certificate(st, n_formula, numbering, conflict_step))
+
+
+def _verified(empty: int, n_steps: int, checked: int) -> str:
+    return (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
+            f"lemma{'s' if checked != 1 else ''} checked")
+
+
+def _check_recorded(st: _State, c: int, late: float) -> tuple[_State, int]:
+    """Check lemma c with its hints recorded, the hint buffer grown until they fit: (the
+    state, 1 verified or 0 rejected); past the deadline a TimeoutError."""
+    while True:
+        verdict = _check_lemma(st, c, late)
+        if verdict < 0:
+            raise TimeoutError
+        if verdict != _FULL:
+            return st, verdict
+        st = st._replace(hints=np.concatenate((st.hints, np.zeros_like(st.hints))))
+
+
+def _certificate(st: _State, n_formula: int, numbering: _Numbering,
+                 conflict_step: int) -> Certificate:
+    """The LRAT certificate of the hint records (see :func:`verify_drat`)."""
+    n_clauses = st.alive.shape[0]
+    records = st.hints[:st.scalars[_HINTS]].astype(np.int64)
+    position = np.arange(records.shape[0])
+    ends = records <= _END
+    candidate = (records < 0) & ~ends
+    # lemmas in the certificate: those with a record (the checked ones), in proof order
+    lemmas = np.sort(_END - records[ends])[:-1]  # the empty clause's (largest) comes last
+    present = np.zeros(n_clauses + 1, bool)
+    present[:n_formula] = present[lemmas] = present[n_clauses] = True
+    new_id = np.zeros(n_clauses + 1, np.int64)
+    new_id[:n_formula] = np.arange(1, n_formula + 1)
+    new_id[lemmas] = n_formula + 1 + np.arange(lemmas.shape[0])
+    new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
+    # a RAT candidate's group (its marker and the hints after it) is kept when the candidate
+    # is in the certificate; the others are lemmas it leaves out (their checker never sees
+    # them as candidates)
+    anchors = candidate | ends | np.concatenate(([True], ends[:-1]))
+    owner = np.maximum.accumulate(np.where(anchors, position, 0))
+    keep = np.where(candidate, present[np.where(candidate, -1 - records, 0)], True)[owner]
+    keep &= ~ends
+    values = np.where(candidate, -new_id[np.where(candidate, -1 - records, 0)],
+                      new_id[np.where(candidate | ends, 0, records)])
+    # records were written backward: put each lemma's hints in proof order
+    record = np.cumsum(ends) - ends  # the record each position belongs to
+    order = np.argsort(_END - records[ends], kind="stable")  # records by clause, ascending
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    by_record = np.argsort(rank[record[keep]], kind="stable")
+    hints = values[keep][by_record]
+    hint_counts = np.bincount(rank[record[keep]], minlength=order.shape[0])
+    # the steps: additions of the checked lemmas, the deletions of certificate clauses before
+    # the conflict (those the forward pass made), then the empty clause
+    steps = np.arange(conflict_step + 1)
+    c = st.step_clause[steps]
+    deleting = st.step_delete[steps] == 1
+    chosen = np.where(deleting, (c >= 0) & ~st.ignored[steps].astype(bool),
+                      np.isin(c, lemmas))
+    chosen &= present[np.maximum(c, 0)] | ~deleting
+    steps, c, deleting = steps[chosen], c[chosen], deleting[chosen]
+    n = steps.shape[0] + 1
+    kind = np.append(deleting.astype(np.uint8), 0)
+    ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
+    # each addition's hints (in clause order), each deletion's one id
+    hint_counts_of_step = np.ones(n, np.int64)
+    hint_counts_of_step[np.flatnonzero(kind == 0)] = hint_counts
+    hint_end = np.cumsum(hint_counts_of_step)
+    step_hints = np.empty(hint_end[-1], np.int64)
+    adds = kind == 0
+    fill = np.repeat(adds, hint_counts_of_step)
+    step_hints[fill] = hints
+    step_hints[~fill] = new_id[c[deleting]]
+    lits, lit_end = _lemma_literals(st, numbering, np.append(np.where(deleting, -1, c), -1))
+    return Certificate(kind, ids, lits, lit_end, step_hints, hint_end)
+
+
+def _lemma_literals(st: _State, numbering: _Numbering,
+                    clauses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The literals of each clause (none for -1), pivot first, variables as in the proof."""
+    lengths = np.where(clauses >= 0, st.start[clauses + 1] - st.start[np.maximum(clauses, 0)], 0)
+    lit_end = np.cumsum(lengths)
+    first = lit_end - lengths
+    where = np.repeat(st.start[np.maximum(clauses, 0)] - first, lengths) + \
+        np.arange(int(lit_end[-1]) if lit_end.size else 0)
+    codes = st.db[where].astype(np.int64)
+    pivots = np.repeat(st.pivot[np.maximum(clauses, 0)], lengths)
+    # swap each clause's pivot with its first literal
+    at_pivot = np.flatnonzero(codes == pivots)
+    owner_first = np.repeat(first, lengths)[at_pivot]
+    codes[at_pivot], codes[owner_first] = codes[owner_first], pivots[at_pivot]
+    variables = codes >> 1
+    beyond = variables > numbering.kept
+    variables[beyond] = numbering.fresh[variables[beyond] - numbering.kept - 1]
+    lits = np.where(codes & 1, -variables, variables).astype(np.int32)
+    return lits, lit_end
 
 
 def _tick(deadline: float | None) -> None:
