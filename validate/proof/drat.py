@@ -10,14 +10,21 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
   a D that holds p too is always true and constrains nothing: skipped, as drup does).
   Then C joins S.
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
-  proof is then VERIFIED. A proof that never reaches an accepted empty clause is rejected.
+  proof is then VERIFIED. An empty clause added while S does not propagate to a conflict is
+  rejected.
+* The proof is VERIFIED as soon as unit propagation on S reaches a conflict: before its first
+  step (the formula alone: an empty proof, as python-sat's Glucose writes for a formula unit
+  propagation refutes, is then VERIFIED), after any step, whether or not an empty clause is
+  written (solvers stop writing when their clauses conflict, and drat-trim accepts it). Sound:
+  the conflict makes the empty clause RUP in S, so adding it is a step the rules above accept.
+  A proof whose steps all pass without S ever conflicting is rejected (a truncated proof, an
+  empty proof of a formula propagation does not refute).
 * ``d C 0`` removes one copy of C from S, except that it is IGNORED when C is not in S, and when
   C is unit under S's root assignment (the unit propagation closure of S, without conflict: one
   literal of C true, all others false). This is drat-trim's default of not deleting reason
   clauses, made independent of which clause propagation happened to pick as a reason: every
   reason clause is unit, so no deletion ever shrinks the root assignment.
-* Once unit propagation on S reaches a conflict, every later addition is RUP, so steps up to
-  the next empty clause are not checked (an empty clause must still follow: else rejected).
+* Once unit propagation on S reaches a conflict, the steps after it are not read.
 
 Why this is sound: each step is checked against exactly the clause set the checker holds (an
 ignored deletion keeps its clause in S for every later check, including in the root assignment
@@ -104,6 +111,7 @@ class _State(NamedTuple):
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
+    assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
 
 
 def _hash_key() -> int:
@@ -471,7 +479,7 @@ def _analyze(st, conflict, var):
         st.seen[v] = 0
         pending -= 1
         r = st.reason[v]
-        if r >= 0:
+        if r >= 0 and not st.assumed[v]:  # an assumed literal needs no reason (see _refutes)
             _mark(st, r)
             _hint(st, r)
             for k in range(st.start[r], st.start[r + 1]):
@@ -489,6 +497,9 @@ def _refutes(st, c, d, skip, mark):
     assignment as it found it."""
     root = st.scalars[_TRAIL]
     found = False
+    # the literals the check assumes false that are false at the root already: their reasons
+    # are not used (an LRAT checker assumes them false too; a reason would be a true hint)
+    _assume(st, c, d, skip, 1)
     for clause in (c, d):
         if clause < 0 or found:
             continue
@@ -514,7 +525,20 @@ def _refutes(st, c, d, skip, mark):
                 _analyze(st, conflict, -1)
     _unassign_to(st, root)
     st.scalars[_HEAD] = root
+    _assume(st, c, d, skip, 0)
     return found
+
+
+@njit(cache=True)
+def _assume(st, c, d, skip, flag):
+    """Flag (or unflag) the variables of the literals of c and d (but ``skip``) false at the
+    root."""
+    for clause in (c, d):
+        if clause >= 0:
+            for k in range(st.start[clause], st.start[clause + 1]):
+                code = st.db[k]
+                if code != skip and (flag == 0 or st.value[code] == -1):
+                    st.assumed[code >> 1] = flag
 
 
 @njit(cache=True)
@@ -699,7 +723,8 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float):
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
                 np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
-                np.zeros(max(1 << 16, 2 * num_vars + 8), np.int32))
+                np.zeros(max(1 << 16, 2 * num_vars + 8), np.int32),
+                np.zeros(num_vars + 1, np.uint8))
     return st, n_formula, numbering
 
 
@@ -752,14 +777,26 @@ _WARM_UP_PROOFS = (b"1 2 0\n1 0\n0\n", b"a\x02\x04\x00a\x02\x00a\x00")
 
 @functools.cache
 def load_kernels() -> None:
-    """Load every kernel of the reader and the checker (from numba's cache; the first time
-    after install, compile them) by checking a tiny proof in each syntax, then give LLVM's
-    memory back (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
+    """Load every kernel of the reader, the checker and LRAT (its writer, reader and checker;
+    from numba's cache; the first time after install, compile them) by checking a tiny proof
+    in each syntax and its certificate, then give LLVM's memory back
+    (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
+    import tempfile
+
+    from puzzlesat.validate.proof.lrat import read_lrat, write_lrat
+    from puzzlesat.validate.proof.lrat_check import check_lrat
+
     page_out_llvm()
-    for proof in _WARM_UP_PROOFS:
-        ok, reason = check_drat(_WARM_UP_FORMULA, read_proof(proof))
-        if not ok:
-            raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
+    with tempfile.TemporaryDirectory(prefix="puzzlesat-warm-up-") as tmp:
+        for binary, proof in enumerate(_WARM_UP_PROOFS):
+            ok, reason, cert = verify_drat(_WARM_UP_FORMULA, read_proof(proof))
+            if not ok or cert is None:
+                raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
+            path = f"{tmp}/warm-up.lrat"
+            write_lrat(cert, path, 4, bool(binary))
+            ok, reason = check_lrat(_WARM_UP_FORMULA, read_lrat(path))
+            if not ok:
+                raise RuntimeError(f"LRAT checker: the warm-up certificate failed ({reason})")
     page_out_llvm()
 
 
@@ -798,13 +835,9 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
             return False, _failure(st, numbering, step), None
         if outcome == _GOING:
             return False, "every step checked, but the proof never derives the empty clause", None
-    empty = _first_empty_clause(st, step)
-    if empty < 0:
-        return False, ("the clauses propagate to a conflict, but the proof never derives the "
-                       "empty clause"), None
     if not backward:
         checked = int(np.count_nonzero(st.step_delete[:step + 1] == 0))
-        return True, _verified(empty, n_steps, checked), None
+        return True, _verified(st, step, n_steps, checked), None
     _analyze(st, conflict, -1)  # the buffer holds a whole trail's reasons (room made in _state)
     _hint(st, _END - st.alive.shape[0])
     conflict_step = step
@@ -830,13 +863,22 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
             return False, _failure(st, numbering, step_done), None
         step = step_done
     checked = int(st.core[n_formula:].sum())
-    return (True, _verified(empty, n_steps, checked),
+    return (True, _verified(st, conflict_step, n_steps, checked),
             _certificate(st, n_formula, numbering, conflict_step))
 
 
-def _verified(empty: int, n_steps: int, checked: int) -> str:
-    return (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
-            f"lemma{'s' if checked != 1 else ''} checked")
+def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
+    """The reason of a verified proof whose clauses propagate to a conflict after ``step``
+    (-1: the formula alone)."""
+    lemmas = f"{checked} lemma{'s' if checked != 1 else ''} checked"
+    empty = _first_empty_clause(st, step)
+    if empty >= 0:
+        return f"empty clause derived at step {empty + 1} of {n_steps}; {lemmas}"
+    if step < 0:
+        return (f"the formula propagates to a conflict by itself (the proof's {n_steps} "
+                f"step{'s' if n_steps != 1 else ''} not needed)")
+    return (f"the clauses propagate to a conflict after step {step + 1} of {n_steps} (no "
+            f"empty clause written: it is implied); {lemmas}")
 
 
 def _check_recorded(st: _State, c: int, late: float) -> tuple[_State, int]:
@@ -961,3 +1003,11 @@ def _failure(st: _State, numbering: _Numbering, step: int) -> str:
 
 #: a failure shows at most this many literals of its lemma (a lemma may hold a million)
 _SHOWN_LITERALS = 16
+
+
+if __name__ == "__main__":  # make setup: compile and cache the kernels once, after install
+    print("puzzlesat: compiling the proof checker's kernels into numba's cache (once; about a "
+          "minute)...", flush=True)
+    started = time.process_time()
+    load_kernels()
+    print(f"puzzlesat: proof checker ready ({time.process_time() - started:.0f} s of CPU)")

@@ -10,8 +10,7 @@ set S starts as the formula's clauses, ids 1..m in file order.
   RUP: with every literal of C false, each positive hint, in order, names a clause of S that
   is unit (one literal not false, none true: that literal is made true) or falsified (a
   conflict: C is implied, the hints after it are not read). Hints running out without a
-  conflict, or a hint that is neither, reject (or lead to RAT, below, when a negative hint
-  follows).
+  conflict lead to RAT (below); a hint that is neither unit nor falsified rejects.
   RAT on the pivot p (C's first literal): after the shared positive hints, each group ``-d h..``
   names a clause d of S holding -p and not p; with the literals of d but -p also false (one
   of them already true is a conflict at once: the resolvent is a tautology), its hints must
@@ -43,13 +42,12 @@ from numba import njit
 from puzzlesat.validate.proof.lrat import ADD, Certificate
 
 # what a step's check says
-_OK, _NOT_PRESENT, _NOT_UNIT, _NO_CONFLICT, _NOT_CANDIDATE, _UNCOVERED, _NO_PIVOT = range(7)
+_OK, _NOT_PRESENT, _NOT_UNIT, _NO_CONFLICT, _NOT_CANDIDATE, _UNCOVERED = range(6)
 _WHY = {_NOT_PRESENT: "a hint or deletion names a clause that is not there (deleted, or not "
                       "added yet)",
         _NOT_UNIT: "a hint is neither unit nor falsified", _NO_CONFLICT: "the hints reach no "
         "conflict", _NOT_CANDIDATE: "a RAT group names a clause without the negated pivot",
-        _UNCOVERED: "a clause with the negated pivot has no RAT group",
-        _NO_PIVOT: "the empty clause cannot be RAT"}
+        _UNCOVERED: "a clause with the negated pivot has no RAT group"}
 #: steps a kernel call checks between two looks at the clock ...
 _STEPS_PER_CALL = 4096
 #: ... or fewer, once it has looked at this many literals
@@ -123,12 +121,12 @@ def _implied(codes, start, c, hints, h0, h1, alive, value, trail, covered, work)
         if value[codes[k]] == 0:
             n = _assign(codes[k] ^ 1, value, trail, n)
     conflict, i, n, error = _follow(codes, start, hints, h0, h1, alive, value, trail, n)
-    if conflict or error != _OK or i == h1:
+    if conflict or error != _OK:
         _undo(value, trail, n, 0)
-        return _OK if conflict else (error if error != _OK else _NO_CONFLICT)
-    if start[c + 1] == start[c]:
+        return error
+    if start[c + 1] == start[c]:  # no conflict, and no pivot for RAT
         _undo(value, trail, n, 0)
-        return _NO_PIVOT
+        return _NO_CONFLICT
     pivot = codes[start[c]]
     shared = n
     while i < h1:  # RAT groups: -d h h h ...
