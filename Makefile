@@ -11,7 +11,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-setup: $(VENV)/.installed
+# the proof checker's numba kernels compiled and cached once, so no check pays for it
+$(VENV)/.kernels: $(VENV)/.installed $(wildcard validate/proof/*.py)
+	$(BIN)/python -m puzzlesat.validate.proof.drat
+	touch $@
+
+setup: $(VENV)/.kernels
 
 # The main job: publish the default suite, verify it byte for byte, solve it with the reference
 # solver (DRAT proofs for UNSAT answers) and validate every answer down to the puzzle.

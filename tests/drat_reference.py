@@ -48,9 +48,8 @@ def check_reference(formula: list[list[int]],
     clauses = [frozenset(c) for c in formula]
     for index, (deletion, literals) in enumerate(steps):
         root = propagate(clauses, set())
-        if root is None:  # every addition is RUP now: an empty clause must still follow
-            later = [i for i, (d, lits) in enumerate(steps[index:], index) if not d and not lits]
-            return (True, later[0]) if later else (False, len(steps))
+        if root is None:  # the empty clause is RUP: the proof is done, written or not
+            return True, index
         clause = frozenset(literals)
         if deletion:
             unit = sum(x in root for x in clause) == 1 and all(
@@ -63,4 +62,4 @@ def check_reference(formula: list[list[int]],
         if not rup(clauses, clause) and not rat(clauses, clause, literals[0]):
             return False, index
         clauses.append(clause)
-    return False, len(steps)
+    return propagate(clauses, set()) is None, len(steps)

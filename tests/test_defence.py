@@ -23,7 +23,7 @@ FLOW = {"width": 4, "height": 4, "colors": 4}
 
 
 def stub_checker(monkeypatch, ok):
-    def check(flat, num_vars, path, checker=None, time_limit=None):
+    def check(flat, num_vars, path, checker=None, time_limit=None, lrat=None):
         return ProofCheck(ok, "stub", "s VERIFIED" if ok else "s NOT VERIFIED")
 
     monkeypatch.setattr(proof_module, "check_proof_file", check)

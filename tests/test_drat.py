@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -27,7 +28,9 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.proof import drat, llvm_pages
 from puzzlesat.validate.proof import reader as drat_input
 from puzzlesat.validate.proof.check import check_proof
-from puzzlesat.validate.proof.drat import check_drat, load_kernels
+from puzzlesat.validate.proof.drat import check_drat, load_kernels, verify_drat
+from puzzlesat.validate.proof.lrat import write_lrat
+from puzzlesat.validate.proof.lrat_check import check_lrat
 from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
 
 drup = pytest.importorskip("drup")
@@ -52,6 +55,18 @@ def ours(clauses, proof: bytes, backward: bool = True,
     formula = flat(clauses)
     return check_drat(formula, read_proof(proof, room=formula.size), backward,
                       slice_literals=slice_literals)
+
+
+def cake_lpr_accepts(clauses, cert) -> bool:
+    """cake_lpr's verdict on the certificate (text LRAT) for the formula."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cnf, lrat = os.path.join(tmp, "f.cnf"), os.path.join(tmp, "f.lrat")
+        with open(cnf, "w") as out:
+            out.write(f"p cnf {num_vars(clauses)} {len(clauses)}\n"
+                      + "".join(" ".join(map(str, dict.fromkeys(c))) + " 0\n" for c in clauses))
+        write_lrat(cert, lrat, len(clauses))
+        run = subprocess.run(["cake_lpr", cnf, lrat], capture_output=True, text=True)
+    return run.stdout.splitlines() == ["s VERIFIED UNSAT"]
 
 
 def steps_of(proof: bytes) -> list[tuple[bool, list[int]]]:
@@ -188,28 +203,40 @@ def test_a_proof_of_another_formula_is_rejected():
     assert ours(php(3), proof)[0] is False
 
 
-def test_truncated_proofs_are_never_verified():
+def test_truncated_proofs_verify_only_when_their_lemmas_conflict():
+    """A proof cut anywhere is verified exactly when the reference verifies what is left
+    (its lemmas propagate to a conflict, empty clause written or not), and never for a
+    satisfiable formula."""
     proof = cadical_proof(php(4))
     assert proof.endswith(b"\n0\n")  # less its last byte, the proof is whole
+    verified = 0
     for cut in sorted({*range(0, len(proof), max(1, len(proof) // 40)), len(proof) - 2}):
         try:
             ok, _ = ours(php(4), proof[:cut])
         except ProofFormatError as exc:
-            assert "truncated" in str(exc) or "empty" in str(exc)
+            assert "truncated" in str(exc)
             continue
-        assert ok is False
+        assert ok is check_reference(php(4), steps_of(proof[:cut]))[0]
+        assert ours(php(4)[:-1], proof[:cut])[0] is False
+        verified += ok
+    assert verified >= 1  # the proof less its empty clause
 
 
-def test_no_empty_clause_is_a_rejection():
+def test_the_empty_clause_is_implied_by_a_conflict():
+    """A proof without its empty clause verifies when its clauses propagate to a conflict,
+    and an empty proof when the formula does; a proof that never conflicts is rejected."""
     proof = b"".join(line + b"\n" for line in cadical_proof(php(4)).splitlines()
                      if line.strip() != b"0")
     ok, reason = ours(php(4), proof)
-    assert ok is False and "never derives the empty clause" in reason
-    # even when the formula propagates to a conflict by itself
-    ok, reason = ours([[1], [-1]], b"c nothing\n")
-    assert (ok, reason) == (False, "the clauses propagate to a conflict, but the proof never "
-                                   "derives the empty clause")
+    assert ok is True and "(no empty clause written: it is implied)" in reason
+    assert ours([[1], [-1]], b"c nothing\n") == (True, "the formula propagates to a conflict "
+                                                     "by itself (the proof's 0 steps not needed)")
+    assert ours([[1], [-1]], b"") == ours([[1], [-1]], b"c nothing\n")
     assert ours([[1], [-1]], b"0\n")[0] is True
+    half = b"".join(line + b"\n" for line in proof.splitlines()[:10])
+    assert ours(php(4), half) == (False, "every step checked, but the proof never derives the "
+                                         "empty clause")
+    assert ours(SAT_2, b"")[0] is False
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -222,7 +249,6 @@ def test_no_empty_clause_is_a_rejection():
     (lambda p: b"2147483648 0\n" + p, "a literal beyond 2**31-1"),
     (lambda p: b"1 -0\n" + p, "the literal -0"),
     (lambda p: b"1 --2 0\n" + p, "unexpected byte 0x2d '-'"),
-    (lambda p: b"", "the proof is empty"),
     (lambda p: p + b"1 2", "truncated"),
     (lambda p: p + b"d", "truncated"),
 ])
@@ -558,7 +584,12 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
     except ProofFormatError:
         return
     forward = check_drat(flat(clauses), parsed, backward=False)
-    backward = ours(clauses, proof, backward=True)
+    formula = flat(clauses)
+    *backward, cert = verify_drat(formula, read_proof(proof, room=formula.size))
+    if backward[0]:  # its LRAT certificate passes the LRAT checker, and cake_lpr
+        assert check_lrat(formula, cert)[0], (clauses, proof)
+        if shutil.which("cake_lpr"):
+            assert cake_lpr_accepts(clauses, cert), (clauses, proof)
     reference = check_reference(clauses, steps_of(proof))
     assert forward[0] == reference[0], (forward, reference)
     if not forward[0] and forward[1].startswith("step "):

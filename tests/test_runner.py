@@ -50,7 +50,9 @@ def test_solve_writes_a_proof_that_validates(tmp_path, puzzlesat):
     checked = puzzlesat("validate", tmp_path / "u.cnf", tmp_path / "u.out",
                         "--proof", tmp_path / "u.drat")
     assert checked.code == 0
-    assert checked.out.splitlines()[0] == f"VERIFIED-UNSAT {tmp_path / 'u.cnf'}: proof verified by puzzlesat-drat"
+    assert checked.out.splitlines()[0].startswith(
+        f"VERIFIED-UNSAT {tmp_path / 'u.cnf'}: proof verified by puzzlesat-drat, its LRAT "
+        f"certificate by puzzlesat-lrat")
 
 
 def test_time_limit_stops_the_solver(tmp_path, puzzlesat):

@@ -163,11 +163,14 @@ class Verdict:
 # -- one (instance, output) -----------------------------------------------------------------
 def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
           proof: str | os.PathLike | None = None, expected: str | None = None,
-          witness: dict | None = None, proof_time_limit: float | None = None) -> Verdict:
+          witness: dict | None = None, proof_time_limit: float | None = None,
+          lrat=None) -> Verdict:
     """The verdict on one parsed output (or the MalformedOutput it raised) for ``dimacs``.
     ``expected`` overrides the header's expected result; ``witness`` (a witness file's JSON)
     is evidence of SAT when it checks; a proof not checked within ``proof_time_limit``
-    seconds leaves an UNSAT claim unchecked."""
+    seconds leaves an UNSAT claim unchecked; ``lrat`` (a
+    :class:`puzzlesat.validate.proof.check.LratRequest`) says where a verified proof's LRAT
+    certificate goes and which cake_lpr checks it."""
     header = dimacs.header
     if expected is None and header.get("expected") in STATUSES:
         expected = header["expected"]
@@ -182,7 +185,7 @@ def judge(dimacs: Dimacs, output: SolverOutput | MalformedOutput,
         assert output.literals is not None  # every parser gives a SAT answer its model
         verdict = _judge_model(dimacs, output.literals, **base)
     elif output.status == "UNSAT":
-        verdict = _judge_unsat(dimacs, proof, witness, proof_time_limit, **base)
+        verdict = _judge_unsat(dimacs, proof, witness, proof_time_limit, lrat, **base)
     else:
         verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
     verdict.notes = notes + verdict.notes
@@ -217,8 +220,16 @@ def _judge_model(dimacs: Dimacs, literals: np.ndarray, **base) -> Verdict:
     return verdict
 
 
+def _signed(signers: list[str]) -> str:
+    """Who verified a proof, for the verdict line."""
+    head = f"proof verified by {signers[0]}"
+    if signers[0] == "puzzlesat-drat":
+        return head + f", its LRAT certificate by {' and '.join(signers[1:])}"
+    return head + "".join(f" and {name}" for name in signers[1:])
+
+
 def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
-                 proof_time_limit: float | None, **base) -> Verdict:
+                 proof_time_limit: float | None, lrat=None, **base) -> Verdict:
     # a witness that satisfies every clause is evidence whatever the header expects (a header
     # tampered to expect UNSAT, or expecting nothing, must not let a bad proof through)
     witness = planted_witness_checks(dimacs, witness_json)
@@ -230,13 +241,17 @@ def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
         from puzzlesat.validate.proof.check import check_proof_file  # only for UNSAT with a proof
 
         check = check_proof_file(dimacs.literals, dimacs.num_vars, proof,
-                                 time_limit=proof_time_limit)
+                                 time_limit=proof_time_limit, lrat=lrat)
+        if check.failure:
+            return Verdict("UNSAT-UNCHECKED", "the proof checkers disagree", notes=notes,
+                           checker_failure=check.failure, **base)
         if check.ok and witness:
             return Verdict("WRONG-ANSWER", f"claims UNSAT, but {witness}", notes=notes, **base,
                            checker_failure=f"{check.checker} verified the UNSAT proof ("
                            f"{check.reason}), yet {witness}: the proof checker is unsound")
         if check.ok:
-            verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {check.checker}", **base)
+            verdict = Verdict("VERIFIED-UNSAT", _signed(check.signed_by or [check.checker]),
+                              **base)
             if base["expected"] == "SAT":  # and no witness checks
                 verdict.notes.append(f"the header expects SAT ({base['expected_from']}) "
                                      "without a witness that checks: this proof shows the "
@@ -388,11 +403,13 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
                    proof: str | os.PathLike | None = None,
                    expected: str | None = None,
                    witness: str | os.PathLike | None = None,
-                   proof_time_limit: float | None = None) -> Verdict:
+                   proof_time_limit: float | None = None, lrat=None) -> Verdict:
     """Read the instance (a malformed one is a UserError) and the output, and judge;
-    ``witness`` is a witness file (``generate --witness``, a suite's ``witnesses/``)."""
+    ``witness`` is a witness file (``generate --witness``, a suite's ``witnesses/``);
+    ``lrat`` as :func:`judge`."""
     check_distinct(("the instance", instance), ("the output", output), ("the proof", proof),
-                   ("the witness", witness))
+                   ("the witness", witness),
+                   ("the LRAT certificate", None if lrat is None else lrat.path))
     dimacs = read_dimacs(instance)
     if proof is not None and not Path(proof).exists():
         raise UserError(f"cannot read {proof}: no such file")
@@ -402,7 +419,7 @@ def validate_files(instance: str | os.PathLike, output: str | os.PathLike,
         parsed = exc
     unsat = isinstance(parsed, SolverOutput) and parsed.status == "UNSAT"
     verdict = judge(dimacs, parsed, proof, expected, read_witness(witness) if unsat else None,
-                    proof_time_limit)
+                    proof_time_limit, lrat)
     verdict.instance, verdict.output = str(instance), str(output)
     return verdict
 

@@ -20,12 +20,14 @@ from puzzlesat.generator.suite.folder import (
     suite_instances,
     witness_path,
 )
+from puzzlesat.validate.proof.check import LratRequest
 from puzzlesat.validate.report import VERDICTS, Verdict, validate_files
 
 
 def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
                    progress: bool = True, executor=None,
-                   proof_time_limit: float | None = None) -> list[Verdict]:
+                   proof_time_limit: float | None = None, lrat: bool = False,
+                   cake_lpr: str | None = None) -> list[Verdict]:
     """A verdict for every instance of a suite from ``RESULTS_DIR/<file>.out`` (and
     ``<file>.drat`` when present), written to ``table`` (.csv or .json) when given. The
     expected result comes from the instance itself (its header), never from ``manifest.csv``,
@@ -34,7 +36,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     that cannot be read at all, or runs out of memory, is MALFORMED (the batch goes on).
     ``executor`` (any concurrent.futures Executor) spreads the work; the verdicts come back in
     instance order whichever runs them. A proof is given at most ``proof_time_limit``
-    seconds."""
+    seconds; ``lrat`` keeps each verified proof's LRAT certificate as ``<file>.lrat``;
+    ``cake_lpr`` names the cake_lpr that checks them too (None: the one on PATH, if any)."""
     from tqdm import tqdm
 
     if table is not None:
@@ -48,7 +51,7 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     sums = read_sums(Path(suite_dir))
     calls = [(instance, Path(results_dir),
               None if sums is None else sums.get(f"instances/{instance.name}", ""),
-              proof_time_limit)
+              proof_time_limit, lrat, cake_lpr)
              for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
     for index, verdict in tqdm(run_tasks(validate_one, calls, executor), total=len(calls),
@@ -60,7 +63,8 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
 
 
 def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
-                 proof_time_limit: float | None = None) -> Verdict:
+                 proof_time_limit: float | None = None, lrat: bool = False,
+                 cake_lpr: str | None = None) -> Verdict:
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
     with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks; MALFORMED
     when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
@@ -74,8 +78,11 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
+            request = LratRequest(output_path(results_dir, instance, ".lrat") if lrat else None,
+                                  cake_lpr=cake_lpr)
             verdict = validate_files(instance, out, drat if drat.exists() else None,
-                                     witness=witness, proof_time_limit=proof_time_limit)
+                                     witness=witness, proof_time_limit=proof_time_limit,
+                                     lrat=request)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from puzzlesat.cli.options import (
+    _CAKE_LPR,
     _PROOF_TIME_LIMIT,
     _SOLVER,
     _SOLVER_COMMAND,
@@ -40,21 +41,30 @@ def solve(instance, solver, solver_command, time_limit, proof):
 @click.argument("instance")
 @click.argument("output")
 @click.option("--proof", default=None, metavar="PATH",
-              help="DRAT/DRUP proof of an UNSAT answer (text or binary; .xz/.gz/.bz2 too).")
+              help="DRAT/DRUP proof of an UNSAT answer (text or binary; .xz/.gz/.bz2 too); "
+                   "a file named *.lrat is an LRAT proof (e.g. CaDiCaL's --lrat).")
 @_PROOF_TIME_LIMIT
 @click.option("--witness", default=None, metavar="PATH",
               help="The instance's known solution (generate --witness): evidence of SAT.")
+@click.option("--lrat", default=None, metavar="PATH",
+              help="Write the verified proof's LRAT certificate (the lemmas checked, with "
+                   "their hints) here.")
+@click.option("--lrat-binary", is_flag=True, help="Write --lrat as binary LRAT.")
+@_CAKE_LPR
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def validate_command(instance, output, proof, proof_time_limit, witness, as_json):
+def validate_command(instance, output, proof, proof_time_limit, witness, lrat, lrat_binary,
+                     cake_lpr, as_json):
     """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
     (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 the
     proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
+    from puzzlesat.validate.proof.check import LratRequest
     from puzzlesat.validate.report import validate_files
 
     verdict = validate_files(instance, output, proof, witness=witness,
-                             proof_time_limit=proof_time_limit)
+                             proof_time_limit=proof_time_limit,
+                             lrat=LratRequest(lrat, lrat_binary, cake_lpr))
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 
@@ -97,9 +107,12 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
 @click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
               help="Outputs validated in parallel.")
 @_PROOF_TIME_LIMIT
+@click.option("--lrat", is_flag=True,
+              help="Keep each verified proof's LRAT certificate as RESULTS_DIR/<file>.lrat.")
+@_CAKE_LPR
 @_executor_options
-def validate_suite_command(suite_dir, results_dir, output, jobs, proof_time_limit, executor,
-                           scheduler):
+def validate_suite_command(suite_dir, results_dir, output, jobs, proof_time_limit, lrat,
+                           cake_lpr, executor, scheduler):
     """Validate every RESULTS_DIR/<file>.out against the suite; exit 4 if the proof checker
     verified a proof of a planted SAT instance, 3 if any verdict is WRONG-*/MALFORMED or a
     decoded puzzle breaks the rules, else 0."""
@@ -108,7 +121,8 @@ def validate_suite_command(suite_dir, results_dir, output, jobs, proof_time_limi
 
     with make_executor(executor, scheduler, jobs) as pool:
         verdicts = validate_suite(suite_dir, results_dir, output, executor=pool,
-                                  proof_time_limit=proof_time_limit)
+                                  proof_time_limit=proof_time_limit, lrat=lrat,
+                                  cake_lpr=cake_lpr)
     for verdict in verdicts:
         if verdict.failed:
             click.echo(f"{verdict.verdict} {verdict.instance}: {verdict.reason}")

@@ -76,6 +76,10 @@ _TIME_LIMIT = click.option("--time-limit", type=Seconds(),
                            default=None, metavar="SECONDS",
                            help="Kill the solver after this many seconds: s UNKNOWN "
                                 "[default: no limit].")
+_CAKE_LPR = click.option("--cake-lpr", default=None, metavar="PATH",
+                         help="cake_lpr (CakeML's formally verified LRAT checker) to check "
+                              "every verified proof's LRAT certificate too (default: the one "
+                              "on PATH, if any).")
 _PROOF_TIME_LIMIT = click.option("--proof-time-limit", type=Seconds(), default=None,
                                  metavar="SECONDS",
                                  callback=lambda ctx, param, limit: limit and limit.cpu,

@@ -10,14 +10,21 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
   a D that holds p too is always true and constrains nothing: skipped, as drup does).
   Then C joins S.
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
-  proof is then VERIFIED. A proof that never reaches an accepted empty clause is rejected.
+  proof is then VERIFIED. An empty clause added while S does not propagate to a conflict is
+  rejected.
+* The proof is VERIFIED as soon as unit propagation on S reaches a conflict: before its first
+  step (the formula alone: an empty proof, as python-sat's Glucose writes for a formula unit
+  propagation refutes, is then VERIFIED), after any step, whether or not an empty clause is
+  written (solvers stop writing when their clauses conflict, and drat-trim accepts it). Sound:
+  the conflict makes the empty clause RUP in S, so adding it is a step the rules above accept.
+  A proof whose steps all pass without S ever conflicting is rejected (a truncated proof, an
+  empty proof of a formula propagation does not refute).
 * ``d C 0`` removes one copy of C from S, except that it is IGNORED when C is not in S, and when
   C is unit under S's root assignment (the unit propagation closure of S, without conflict: one
   literal of C true, all others false). This is drat-trim's default of not deleting reason
   clauses, made independent of which clause propagation happened to pick as a reason: every
   reason clause is unit, so no deletion ever shrinks the root assignment.
-* Once unit propagation on S reaches a conflict, every later addition is RUP, so steps up to
-  the next empty clause are not checked (an empty clause must still follow: else rejected).
+* Once unit propagation on S reaches a conflict, the steps after it are not read.
 
 Why this is sound: each step is checked against exactly the clause set the checker holds (an
 ignored deletion keeps its clause in S for every later check, including in the root assignment
@@ -61,16 +68,21 @@ import numpy as np
 from numba import njit, objmode
 
 from puzzlesat.validate.proof.llvm_pages import page_out_llvm
+from puzzlesat.validate.proof.lrat import Certificate
 from puzzlesat.validate.proof.reader import Proof, read_proof
 
 # kernel outcomes
-_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE = 0, 1, 2, 3, 4
+_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
 #: clause ids fit a watch (an int32 with the core bit)
 MAX_CLAUSES = 2**30 - 1
 #: no deadline (a ``time.monotonic()`` value the kernels compare with)
 _NEVER = np.inf
-# slots of the scalar array: trail length, propagation head, work done in this kernel call
-_TRAIL, _HEAD, _WORK = 0, 1, 2
+# slots of the scalar array: trail length, propagation head, work done in this kernel call,
+# hints recorded, hint buffer overflowed
+_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW = 0, 1, 2, 3, 4
+#: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
+#: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
+_END = -(2**30) - 1
 #: steps a kernel call handles between two looks at the clock ...
 _STEPS_PER_CALL = 2048
 #: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
@@ -96,8 +108,10 @@ class _State(NamedTuple):
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
     watches: np.ndarray  # int32 clause id << 1 | core; room for every clause holding the code
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK]
+    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
+    hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
+    assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
 
 
 def _hash_key() -> int:
@@ -427,12 +441,27 @@ def _rebuild_root(st, length):
 
 
 @njit(cache=True)
+def _hint(st, value):
+    """Append ``value`` to the hint records (or note that the buffer is full)."""
+    n = st.scalars[_HINTS]
+    if n < st.hints.shape[0]:
+        st.hints[n] = value
+        st.scalars[_HINTS] = n + 1
+    else:
+        st.scalars[_OVERFLOW] = 1
+
+
+@njit(cache=True)
 def _analyze(st, conflict, var):
     """Mark as core the conflict clause (or the variable set both ways) and the reasons of
-    every literal it depends on, down the trail."""
+    every literal it depends on, down the trail; record them as LRAT hints, in trail order
+    (each reason's other literals are assigned before it: it becomes unit in that order), the
+    conflict clause last."""
+    first = st.scalars[_HINTS]
     pending = 0
     if conflict >= 0:
         _mark(st, conflict)
+        _hint(st, conflict)
         for k in range(st.start[conflict], st.start[conflict + 1]):
             v = st.db[k] >> 1
             if not st.seen[v]:
@@ -450,13 +479,15 @@ def _analyze(st, conflict, var):
         st.seen[v] = 0
         pending -= 1
         r = st.reason[v]
-        if r >= 0:
+        if r >= 0 and not st.assumed[v]:  # an assumed literal needs no reason (see _refutes)
             _mark(st, r)
+            _hint(st, r)
             for k in range(st.start[r], st.start[r + 1]):
                 u = st.db[k] >> 1
                 if u != v and not st.seen[u]:  # v itself is done: marking it again would
                     st.seen[u] = 1             # leave it marked for the next analysis
                     pending += 1
+    st.hints[first:st.scalars[_HINTS]] = st.hints[first:st.scalars[_HINTS]][::-1].copy()
 
 
 @njit(cache=True)
@@ -466,6 +497,9 @@ def _refutes(st, c, d, skip, mark):
     assignment as it found it."""
     root = st.scalars[_TRAIL]
     found = False
+    # the literals the check assumes false that are false at the root already: their reasons
+    # are not used (an LRAT checker assumes them false too; a reason would be a true hint)
+    _assume(st, c, d, skip, 1)
     for clause in (c, d):
         if clause < 0 or found:
             continue
@@ -491,7 +525,20 @@ def _refutes(st, c, d, skip, mark):
                 _analyze(st, conflict, -1)
     _unassign_to(st, root)
     st.scalars[_HEAD] = root
+    _assume(st, c, d, skip, 0)
     return found
+
+
+@njit(cache=True)
+def _assume(st, c, d, skip, flag):
+    """Flag (or unflag) the variables of the literals of c and d (but ``skip``) false at the
+    root."""
+    for clause in (c, d):
+        if clause >= 0:
+            for k in range(st.start[clause], st.start[clause + 1]):
+                code = st.db[k]
+                if code != skip and (flag == 0 or st.value[code] == -1):
+                    st.assumed[code >> 1] = flag
 
 
 @njit(cache=True)
@@ -524,9 +571,29 @@ def _redundant(st, c, mark, deadline):
         for k in range(st.start[d], st.start[d + 1]):
             negated |= st.db[k] == p ^ 1
             tautology |= st.db[k] == p
-        if negated and not tautology and not _refutes(st, c, d, p ^ 1, mark):
-            return 0
+        if negated and not tautology:
+            if mark:
+                _hint(st, -1 - d)
+            if not _refutes(st, c, d, p ^ 1, mark):
+                return 0
     return 1
+
+
+@njit(cache=True)
+def _check_lemma(st, c, deadline):
+    """:func:`_redundant` for a lemma of the backward pass, its hints recorded: 1 yes, 0 no,
+    -1 late, or _FULL when the hint buffer was too small (nothing recorded: grow it, ask
+    again)."""
+    first = st.scalars[_HINTS]
+    verdict = _redundant(st, c, True, deadline)
+    if verdict == 1:
+        _hint(st, _END - c)
+    if st.scalars[_OVERFLOW]:
+        st.scalars[_HINTS] = first
+        st.scalars[_OVERFLOW] = 0
+        if verdict == 1:
+            return _FULL
+    return verdict
 
 
 @njit(cache=True)
@@ -609,7 +676,9 @@ def _backward(st, begin, end, deadline):
             if _rebuild_root(st, st.position[st.db[s] >> 1]) >= 0:
                 return _BROKEN, step
         if st.core[c]:
-            verdict = _redundant(st, c, True, deadline)
+            verdict = _check_lemma(st, c, deadline)
+            if verdict == _FULL:
+                return _FULL, step
             if verdict <= 0:
                 return (_REJECTED if verdict == 0 else _LATE), step
     return _GOING, end
@@ -653,7 +722,9 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
-                np.zeros(3, np.int64), np.full(n_clauses, 2, np.int32))
+                np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
+                np.zeros(max(1 << 16, 2 * num_vars + 8), np.int32),
+                np.zeros(num_vars + 1, np.uint8))
     return st, n_formula, numbering
 
 
@@ -706,14 +777,26 @@ _WARM_UP_PROOFS = (b"1 2 0\n1 0\n0\n", b"a\x02\x04\x00a\x02\x00a\x00")
 
 @functools.cache
 def load_kernels() -> None:
-    """Load every kernel of the reader and the checker (from numba's cache; the first time
-    after install, compile them) by checking a tiny proof in each syntax, then give LLVM's
-    memory back (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
+    """Load every kernel of the reader, the checker and LRAT (its writer, reader and checker;
+    from numba's cache; the first time after install, compile them) by checking a tiny proof
+    in each syntax and its certificate, then give LLVM's memory back
+    (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
+    import tempfile
+
+    from puzzlesat.validate.proof.lrat import read_lrat, write_lrat
+    from puzzlesat.validate.proof.lrat_check import check_lrat
+
     page_out_llvm()
-    for proof in _WARM_UP_PROOFS:
-        ok, reason = check_drat(_WARM_UP_FORMULA, read_proof(proof))
-        if not ok:
-            raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
+    with tempfile.TemporaryDirectory(prefix="puzzlesat-warm-up-") as tmp:
+        for binary, proof in enumerate(_WARM_UP_PROOFS):
+            ok, reason, cert = verify_drat(_WARM_UP_FORMULA, read_proof(proof))
+            if not ok or cert is None:
+                raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
+            path = f"{tmp}/warm-up.lrat"
+            write_lrat(cert, path, 4, bool(binary))
+            ok, reason = check_lrat(_WARM_UP_FORMULA, read_lrat(path))
+            if not ok:
+                raise RuntimeError(f"LRAT checker: the warm-up certificate failed ({reason})")
     page_out_llvm()
 
 
@@ -725,6 +808,17 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     literals become the checker's database: a proof is checked once (a second time is a
     ValueError). ``slice_literals``: how many literals are renumbered at a time (the verdict
     never depends on it)."""
+    ok, reason, _ = verify_drat(flat, proof, backward, deadline, slice_literals)
+    return ok, reason
+
+
+def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
+                deadline: float | None = None, slice_literals: int = SLICE
+                ) -> tuple[bool, str, Certificate | None]:
+    """:func:`check_drat`, with the LRAT certificate of a verified proof when ``backward``: the
+    lemmas checked (formula clauses are ids 1..m, the lemmas numbered on from m + 1 in proof
+    order, then the empty clause), each with the hints its check recorded, and the deletions
+    of those clauses that the check made, in proof order."""
     late = _NEVER if deadline is None else deadline
     st, n_formula, numbering = _state(flat, proof, late, slice_literals)
     n_steps = st.step_clause.shape[0]
@@ -740,40 +834,144 @@ def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
         if outcome == _LATE:
             raise TimeoutError
         if outcome == _REJECTED:
-            return False, _failure(st, numbering, step)
+            return False, _failure(st, numbering, step), None
         if outcome == _GOING:
-            return False, "every step checked, but the proof never derives the empty clause"
+            return False, "every step checked, but the proof never derives the empty clause", None
+    if not backward:
+        checked = int(np.count_nonzero(st.step_delete[:step + 1] == 0))
+        return True, _verified(st, step, n_steps, checked), None
+    _analyze(st, conflict, -1)  # the buffer holds a whole trail's reasons (room made in _state)
+    _hint(st, _END - st.alive.shape[0])
+    conflict_step = step
+    if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
+        _detach(st, st.step_clause[step])
+        if _rebuild_root(st, 0) >= 0:
+            raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
+        if st.core[st.step_clause[step]]:
+            st, verdict = _check_recorded(st, st.step_clause[step], late)
+            if verdict == 0:
+                return False, _failure(st, numbering, step), None
+    while step > 0:
+        _tick(deadline)
+        outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
+        if outcome == _FULL:  # its lemma verified, its hints not recorded: room, then again
+            st, verdict = _check_recorded(st, st.step_clause[step_done], late)
+            outcome = _GOING if verdict == 1 else _REJECTED
+        if outcome == _LATE:
+            raise TimeoutError
+        if outcome == _BROKEN:
+            raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
+        if outcome == _REJECTED:
+            return False, _failure(st, numbering, step_done), None
+        step = step_done
+    checked = int(st.core[n_formula:].sum())
+    return (True, _verified(st, conflict_step, n_steps, checked),
+            _certificate(st, n_formula, numbering, conflict_step))
+
+
+def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
+    """The reason of a verified proof whose clauses propagate to a conflict after ``step``
+    (-1: the formula alone)."""
+    lemmas = f"{checked} lemma{'s' if checked != 1 else ''} checked"
     empty = _first_empty_clause(st, step)
-    if empty < 0:
-        return False, ("the clauses propagate to a conflict, but the proof never derives the "
-                       "empty clause")
-    if backward:
-        _analyze(st, conflict, -1)
-        if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
-            _detach(st, st.step_clause[step])
-            if _rebuild_root(st, 0) >= 0:
-                raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
-            if st.core[st.step_clause[step]]:
-                verdict = _redundant(st, st.step_clause[step], True, late)
-                if verdict < 0:
-                    raise TimeoutError
-                if verdict == 0:
-                    return False, _failure(st, numbering, step)
-        while step > 0:
-            _tick(deadline)
-            outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
-            if outcome == _LATE:
-                raise TimeoutError
-            if outcome == _BROKEN:
-                raise RuntimeError(f"DRAT checker: conflict when undoing step {step_done + 1}")
-            if outcome == _REJECTED:
-                return False, _failure(st, numbering, step_done)
-            step = step_done
-    # forward: every lemma up to the one that made the conflict
-    checked = int(st.core[n_formula:].sum()) if backward else \
-        int(np.count_nonzero(st.step_delete[:step + 1] == 0))
-    return True, (f"empty clause derived at step {empty + 1} of {n_steps}; {checked} "
-                  f"lemma{'s' if checked != 1 else ''} checked")
+    if empty >= 0:
+        return f"empty clause derived at step {empty + 1} of {n_steps}; {lemmas}"
+    if step < 0:
+        return (f"the formula propagates to a conflict by itself (the proof's {n_steps} "
+                f"step{'s' if n_steps != 1 else ''} not needed)")
+    return (f"the clauses propagate to a conflict after step {step + 1} of {n_steps} (no "
+            f"empty clause written: it is implied); {lemmas}")
+
+
+def _check_recorded(st: _State, c: int, late: float) -> tuple[_State, int]:
+    """Check lemma c with its hints recorded, the hint buffer grown until they fit: (the
+    state, 1 verified or 0 rejected); past the deadline a TimeoutError."""
+    while True:
+        verdict = _check_lemma(st, c, late)
+        if verdict < 0:
+            raise TimeoutError
+        if verdict != _FULL:
+            return st, verdict
+        st = st._replace(hints=np.concatenate((st.hints, np.zeros_like(st.hints))))
+
+
+def _certificate(st: _State, n_formula: int, numbering: _Numbering,
+                 conflict_step: int) -> Certificate:
+    """The LRAT certificate of the hint records (see :func:`verify_drat`)."""
+    n_clauses = st.alive.shape[0]
+    records = st.hints[:st.scalars[_HINTS]].astype(np.int64)
+    position = np.arange(records.shape[0])
+    ends = records <= _END
+    candidate = (records < 0) & ~ends
+    # lemmas in the certificate: those with a record (the checked ones), in proof order
+    lemmas = np.sort(_END - records[ends])[:-1]  # the empty clause's (largest) comes last
+    present = np.zeros(n_clauses + 1, bool)
+    present[:n_formula] = present[lemmas] = present[n_clauses] = True
+    new_id = np.zeros(n_clauses + 1, np.int64)
+    new_id[:n_formula] = np.arange(1, n_formula + 1)
+    new_id[lemmas] = n_formula + 1 + np.arange(lemmas.shape[0])
+    new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
+    # a RAT candidate's group (its marker and the hints after it) is kept when the candidate
+    # is in the certificate; the others are lemmas it leaves out (their checker never sees
+    # them as candidates)
+    anchors = candidate | ends | np.concatenate(([True], ends[:-1]))
+    owner = np.maximum.accumulate(np.where(anchors, position, 0))
+    keep = np.where(candidate, present[np.where(candidate, -1 - records, 0)], True)[owner]
+    keep &= ~ends
+    values = np.where(candidate, -new_id[np.where(candidate, -1 - records, 0)],
+                      new_id[np.where(candidate | ends, 0, records)])
+    # records were written backward: put each lemma's hints in proof order
+    record = np.cumsum(ends) - ends  # the record each position belongs to
+    order = np.argsort(_END - records[ends], kind="stable")  # records by clause, ascending
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    by_record = np.argsort(rank[record[keep]], kind="stable")
+    hints = values[keep][by_record]
+    hint_counts = np.bincount(rank[record[keep]], minlength=order.shape[0])
+    # the steps: additions of the checked lemmas, the deletions of certificate clauses before
+    # the conflict (those the forward pass made), then the empty clause
+    steps = np.arange(conflict_step + 1)
+    c = st.step_clause[steps]
+    deleting = st.step_delete[steps] == 1
+    chosen = np.where(deleting, (c >= 0) & ~st.ignored[steps].astype(bool),
+                      np.isin(c, lemmas))
+    chosen &= present[np.maximum(c, 0)] | ~deleting
+    steps, c, deleting = steps[chosen], c[chosen], deleting[chosen]
+    n = steps.shape[0] + 1
+    kind = np.append(deleting.astype(np.uint8), 0)
+    ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
+    # each addition's hints (in clause order), each deletion's one id
+    hint_counts_of_step = np.ones(n, np.int64)
+    hint_counts_of_step[np.flatnonzero(kind == 0)] = hint_counts
+    hint_end = np.cumsum(hint_counts_of_step)
+    step_hints = np.empty(hint_end[-1], np.int64)
+    adds = kind == 0
+    fill = np.repeat(adds, hint_counts_of_step)
+    step_hints[fill] = hints
+    step_hints[~fill] = new_id[c[deleting]]
+    lits, lit_end = _lemma_literals(st, numbering, np.append(np.where(deleting, -1, c), -1))
+    return Certificate(kind, ids, lits, lit_end, step_hints, hint_end)
+
+
+def _lemma_literals(st: _State, numbering: _Numbering,
+                    clauses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The literals of each clause (none for -1), pivot first, variables as in the proof."""
+    lengths = np.where(clauses >= 0, st.start[clauses + 1] - st.start[np.maximum(clauses, 0)], 0)
+    lit_end = np.cumsum(lengths)
+    first = lit_end - lengths
+    where = np.repeat(st.start[np.maximum(clauses, 0)] - first, lengths) + \
+        np.arange(int(lit_end[-1]) if lit_end.size else 0)
+    codes = st.db[where].astype(np.int64)
+    pivots = np.repeat(st.pivot[np.maximum(clauses, 0)], lengths)
+    # swap each clause's pivot with its first literal
+    at_pivot = np.flatnonzero(codes == pivots)
+    owner_first = np.repeat(first, lengths)[at_pivot]
+    codes[at_pivot], codes[owner_first] = codes[owner_first], pivots[at_pivot]
+    variables = codes >> 1
+    beyond = variables > numbering.kept
+    variables[beyond] = numbering.fresh[variables[beyond] - numbering.kept - 1]
+    lits = np.where(codes & 1, -variables, variables).astype(np.int32)
+    return lits, lit_end
 
 
 def _tick(deadline: float | None) -> None:
@@ -807,3 +1005,11 @@ def _failure(st: _State, numbering: _Numbering, step: int) -> str:
 
 #: a failure shows at most this many literals of its lemma (a lemma may hold a million)
 _SHOWN_LITERALS = 16
+
+
+if __name__ == "__main__":  # make setup: compile and cache the kernels once, after install
+    print("puzzlesat: compiling the proof checker's kernels into numba's cache (once; about a "
+          "minute)...", flush=True)
+    started = time.process_time()
+    load_kernels()
+    print(f"puzzlesat: proof checker ready ({time.process_time() - started:.0f} s of CPU)")

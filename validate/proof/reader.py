@@ -14,7 +14,7 @@ first bytes is not one a text proof starts with (drat-trim's test, :func:`is_bin
 
 Anything else is a :class:`ProofFormatError` naming the byte offset: a byte no proof of that kind
 has (every non-ASCII byte of a text proof, wherever it is), a literal beyond 2**31 - 1, a last
-step without its 0 (a truncated proof), an empty proof. A compressed proof may expand to at most
+step without its 0 (a truncated proof). An empty proof has no steps. A compressed proof may expand to at most
 :data:`MAX_EXPANSION` times its size (plus :data:`EXPANSION_SLACK`): a small archive of zeros
 does not fill the memory. Only regular files are read (not ``/dev/zero``, a FIFO or a folder).
 """
@@ -262,13 +262,11 @@ def _parse_chunks(chunks, room: int) -> Proof:
             kind = "binary" if binary else "text"
             raise ProofFormatError(f"{kind} proof: {what} at byte {offset + where}")
         offset += 0 if chunk is _NEWLINE else chunk.shape[0]
-    if binary is None:
-        raise ProofFormatError("the proof is empty")
     if state[4]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
     literals.resize(n_literals, refcheck=False)  # in place: no second copy of a large proof
     deletions.resize(n_steps, refcheck=False)
-    return Proof(literals, deletions, bool(binary), room)
+    return Proof(literals, deletions, bool(binary), room)  # no bytes: no steps
 
 
 def _with_final_newline(chunks):
