@@ -37,7 +37,12 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, force, **raw):
+    from puzzlesat.generator.maxsat import MAXSAT_MODULES, maxsat_module
+
+    maxsat_encodings = (list(maxsat_module(family.NAME).ENCODINGS)
+                        if family.NAME in MAXSAT_MODULES else [])
+
+    def run(seed, encoding, output, name, witness, force, output_format, **raw):
         from puzzlesat.generator.core.files import atomic_write, check_writable
         from puzzlesat.generator.core.header import canonical_json
         from puzzlesat.generator.core.inputs import check_distinct
@@ -51,6 +56,9 @@ def _generate_command(family) -> click.Command:
             check_writable(witness, "--witness")
         if output != "-":
             check_writable(output, "-o")
+        if output_format == "wcnf":
+            _generate_wcnf(family, params, encoding, seed, name, output, witness)
+            return
         inst = build(family.NAME, params, encoding, seed, name, solving=CheckedSolving(),
                      force=force)
         solution = inst.witness_json() if witness else None
@@ -74,8 +82,16 @@ def _generate_command(family) -> click.Command:
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
                      help="Random seed (recorded in the header) [default: 0]."),
-        click.Option(["--encoding"], type=click.Choice(list(family.ENCODINGS)), default=None,
-                     help=f"Encoding [default: {next(iter(family.ENCODINGS))}]."),
+        click.Option(["--encoding"], type=click.Choice([*family.ENCODINGS, *maxsat_encodings]),
+                     default=None,
+                     help=f"Encoding [default: {next(iter(family.ENCODINGS))}"
+                          + (f"; wcnf: {', '.join(maxsat_encodings)}" if maxsat_encodings
+                             else "") + "]."),
+        click.Option(["--format", "output_format"], type=click.Choice(["cnf", "wcnf"]),
+                     default="cnf", show_default=True,
+                     help="cnf: DIMACS (SAT); wcnf: WCNF 2022+ for the MaxSAT Evaluation, the "
+                          "certified optimum in the header"
+                          + ("" if maxsat_encodings else " (not for this family)") + "."),
         click.Option(["-o", "--output"], required=True, metavar="PATH",
                      help="Output file; compression by extension (.xz .gz .bz2); '-' = plain "
                           "DIMACS on stdout."),
@@ -85,6 +101,34 @@ def _generate_command(family) -> click.Command:
         _force_option(),
     ]
     return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
+
+
+def _generate_wcnf(family, params, encoding, seed, name, output, witness) -> None:
+    """``generate --format wcnf``: the MaxSAT instance, and its best arrangement as witness."""
+    from puzzlesat.generator.core.files import atomic_write
+    from puzzlesat.generator.core.header import canonical_json
+    from puzzlesat.generator.core.save import write_wcnf_instance
+    from puzzlesat.generator.maxsat import build_wcnf
+
+    inst = build_wcnf(family.NAME, params, encoding, seed, name)
+    solution = inst.witness_json() if witness else None
+    if witness and solution is None:
+        raise UserError(f"{inst.name} has no known arrangement to write")
+    written = False
+    try:
+        write_wcnf_instance(output, inst.wcnf, inst.header())
+        written = output != "-"
+        if witness:
+            atomic_write(witness, (canonical_json(solution) + "\n").encode())
+    except BaseException:  # a failed or stopped run leaves neither file
+        if written and witness:
+            os.unlink(output)
+        raise
+    header = inst.header()
+    where = "stdout" if output == "-" else output
+    click.echo(f"{where}: {inst.name}: {inst.wcnf.num_vars} variables, "
+               f"{inst.wcnf.hard.num_clauses} hard and {inst.wcnf.num_soft} soft clauses, "
+               f"optimum {header['optimum']} ({header['optimum-from']})", err=True)
 
 
 @click.group(cls=FamilyGroup)

@@ -51,6 +51,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
+from puzzlesat.validate.maxsat import maxsat_status
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 
@@ -157,13 +158,15 @@ class CommandRun:
 
 
 def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit: float,
-                proof_to: str | os.PathLike | None = None) -> CommandRun:
+                proof_to: str | os.PathLike | None = None, maxsat: bool = False) -> CommandRun:
     """Run ``command`` on ``instance`` (plain or compressed) for at most ``time_limit``
     seconds, its proof written (atomically) to ``proof_to`` when it answers UNSAT; see the
     module docstring. A program that cannot be started is a SolverNotRunnable (a
-    UserError)."""
+    UserError). ``maxsat``: a WCNF instance (``instance.wcnf``), the output read as the
+    MaxSAT Evaluation's."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
-        cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
+        cnf = Path(tmp, "instance.wcnf" if maxsat else "instance.cnf")
+        proof_file = Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
         with open_input(instance, "instance") as handle, open(cnf, "wb") as plain:
             for piece in input_pieces(handle, str(instance)):  # never the whole text at once
@@ -184,7 +187,7 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
         notes = [] if code in (0, 10, 20) else [_failure(code, err_file)]
         stdout = out_file.read_bytes()
         try:
-            status = parse_output(stdout).status
+            status = maxsat_status(stdout) if maxsat else parse_output(stdout).status
         except MalformedOutput as exc:
             return CommandRun("UNKNOWN", seconds, stdout,
                               notes + [f"the output does not parse: {exc}"])

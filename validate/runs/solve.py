@@ -45,11 +45,11 @@ def solve_one(instance: Path, solver: str, time_limit: float | None, proof_to: P
 
 
 def run_command_result(command: SolverCommand, instance, time_limit: float,
-                       proof_to: str | os.PathLike | None) -> SolveResult:
+                       proof_to: str | os.PathLike | None, maxsat: bool = False) -> SolveResult:
     """:func:`~puzzlesat.validate.runs.command.run_command` as a :class:`SolveResult`."""
     from puzzlesat.validate.runs.command import run_command
 
-    run = run_command(command, instance, time_limit, proof_to)
+    run = run_command(command, instance, time_limit, proof_to, maxsat)
     return SolveResult(run.status, command.name, run.seconds,
                        notes=[f"command: {command.template}"] + run.notes, stdout=run.stdout)
 

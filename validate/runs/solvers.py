@@ -50,6 +50,8 @@ from puzzlesat.validate.runs.processes import (
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
                  "glucose4", "glucose42", "lingeling", "maplechrono", "maplecm", "maplesat")
 EXIT_CODES = {"SAT": 10, "UNSAT": 20, "UNKNOWN": 0}
+#: the MaxSAT Evaluation's exit code of ``s OPTIMUM FOUND`` (its others are the SAT ones)
+OPTIMUM_EXIT = 30
 #: the longest --time-limit: 20 days (poll() takes at most 2**31 ms)
 MAX_TIME_LIMIT = 20 * 24 * 3600.0
 _WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
@@ -104,8 +106,8 @@ class SolveResult:
 
     @property
     def exit_code(self) -> int:
-        """The solver's status as a SAT-competition exit code."""
-        return EXIT_CODES[self.status]
+        """The solver's status as a SAT-competition (or MaxSAT Evaluation) exit code."""
+        return OPTIMUM_EXIT if self.status == "OPTIMUM" else EXIT_CODES[self.status]
 
     def output(self, seconds: bool = False) -> bytes:
         """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
@@ -190,17 +192,21 @@ def run_solver(source, solver: str = "cadical195", time_limit: float | None = No
         status, model, lines, error = solve_with_pysat(source, solver, proof)
         notes = []
     else:
-        status, model, lines, error, notes = _solve_in_child(source, solver, proof, time_limit)
+        status, model, lines, error, notes = solve_in_child(solve_with_pysat, source, solver,
+                                                            proof, time_limit)
     if error:
         raise UserError(error)
     return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
 
 
-def _solve_in_child(source, solver, proof, time_limit):
+def solve_in_child(solve, source, solver, proof, time_limit):
+    """``solve(source, solver, proof)`` -> (status, model, extra, error) run in a killable
+    child (module docstring) for at most ``time_limit`` seconds; returns its answer and notes,
+    or UNKNOWN with a note when it was killed or died. ``solve`` must be a module-level
+    function (it reaches the child by its qualified name)."""
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
-    # the function goes to the child by its qualified name, looked up here at each call
-    child = ctx.Process(target=_child, args=(send, os.getpid(), solve_with_pysat, source,
+    child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source,
                                              solver, proof), daemon=True)
     # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
     # could kill the child before it leaves the terminal's process group, and start() then

@@ -38,6 +38,7 @@ import numpy as np
 
 from puzzlesat.generator.core.cnf import LITERAL_DTYPE, Formula, pairwise_at_most_one
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 from puzzlesat.generator.families.edgematch.parity import odd_colours
@@ -56,23 +57,6 @@ ETERNITY2_BEST = ("467 of 480 inner edges matched (cost 13): Louis Verhaard's en
                   "the Eternity II scrutiny prize for the highest score by 31 December 2008 "
                   "(Wikipedia, 'Eternity II puzzle'; his solver is described in L. Verhaard, "
                   "'Details of Eternity II solver eii', 22 January 2009)")
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """What is known of the optimum: ``lower <= optimum <= upper`` (None: not known), where
-    each comes from, and the arrangement that attains ``upper``."""
-
-    lower: int
-    upper: int | None
-    source: str
-    arrangement: Solution | None = None
-    best_known: str | None = None
-
-    @property
-    def optimum(self) -> int | None:
-        """The certified optimum when the bounds meet, else None."""
-        return self.lower if self.upper == self.lower else None
 
 
 def allowed_rotations(puzzle: Puzzle) -> np.ndarray:
@@ -244,8 +228,20 @@ def bounds(puzzle: Puzzle, params: dict, rng) -> Bounds:
     return Bounds(lower, upper, "; ".join(why), arrangement, best)
 
 
-def planted_cost_is(puzzle: Puzzle, solution: Solution, cost: int) -> bool:
-    """Whether ``solution`` is a placement of ``puzzle`` leaving exactly ``cost`` edges
-    unmatched (a witness for an upper bound)."""
-    problems, unmatched = referee(puzzle, solution)
-    return not problems and unmatched == cost
+def assignment_wcnf(puzzle: Puzzle, encoding: str, solution: Solution) -> np.ndarray:
+    """The model (bool, index 0 unused) of the ``sides`` encoding that a placement stands
+    for: its x, o and side colours, m true on the edges it matches. It satisfies every hard
+    clause, and its cost is the placement's number of unmatched inner edges."""
+    f = Formula()
+    v = _variables(f, puzzle)
+    model = np.zeros(f.num_vars + 1, dtype=bool)
+    squares = np.arange(puzzle.rows * puzzle.cols)
+    model[v.x[solution.piece, squares]] = True
+    center = v.o[:, 0] > 0
+    model[v.o[squares[center], np.asarray(solution.rotation)[center]]] = True
+    shown = shown_sides(puzzle.pieces, solution)
+    q, s = np.nonzero(shown != FRAME)
+    model[v.c[q, s, np.searchsorted(v.colours, shown[q, s])]] = True
+    a, b, c, d = inner_edges(puzzle)
+    model[v.m] = shown[a, b] == shown[c, d]
+    return model

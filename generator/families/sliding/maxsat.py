@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
-from puzzlesat.generator.families.edgematch.maxsat import Bounds
 from puzzlesat.generator.families.sliding import npuzzle
-from puzzlesat.generator.families.sliding.encode import decode, encode
+from puzzlesat.generator.families.sliding.encode import decode, encode, rotated_state
 from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution
 
 ENCODINGS = {"rotated": "rotated frame with binary tiles, a stay bit per step",
@@ -105,3 +105,26 @@ def bounds(puzzle: Puzzle, params: dict, rng) -> Bounds:
     why = f"distance {puzzle.lower_bound} proved by {puzzle.source}"
     return Bounds(puzzle.lower_bound, upper, why + (f"; an optimal path of {upper} moves"
                                                     if upper is not None else ""), arrangement)
+
+
+def assignment_wcnf(puzzle: Puzzle, encoding: str, solution: Solution) -> np.ndarray:
+    """The model (bool, index 0 unused) a legal trace of ``budget`` steps stands for: each
+    step's configuration in the rotated frame, the move bits of each move, the stay bits."""
+    f = encode(puzzle, encoding)
+    stay = f.new_vars("stay", puzzle.budget)
+    state = np.concatenate([f.var("tile").reshape(puzzle.budget + 1, -1), f.var("u"),
+                            f.var("v")], axis=1)
+    model = np.zeros(f.num_vars + 1, dtype=bool)
+    config = puzzle.start
+    onehot = encoding == "rotated-onehot"
+    model[state[0]] = rotated_state(config, puzzle.rows, puzzle.cols, onehot)
+    moves = f.var("move")
+    for t, step in enumerate(solution.moves):
+        if step == STAY:
+            model[stay[t]] = True
+        else:
+            code = npuzzle.MOVES.index(step)
+            model[moves[t]] = [code & 1, code >> 1]
+            config = npuzzle.replay(config, puzzle.rows, puzzle.cols, step)[-1]
+        model[state[t + 1]] = rotated_state(config, puzzle.rows, puzzle.cols, onehot)
+    return model
