@@ -271,4 +271,18 @@ def validate_wcnf_files(instance: str | os.PathLike, output: str | os.PathLike,
                            instance=str(instance), output=str(output),
                            name=str(wcnf.header.get("instance", "")))
     verdict.notes += notes
+    if isinstance(answer, MaxsatOutput):
+        verdict.time = _time(answer.comments)
     return verdict
+
+
+def _time(comments: list[str]) -> float | None:
+    """Seconds from a ``c time: S`` line (``solve-suite`` writes one), if any."""
+    for line in comments:
+        m = re.fullmatch(r"c\s+time:\s*([0-9.]+)", line)
+        if m:
+            try:
+                return float(m.group(1))
+            except ValueError:
+                return None
+    return None

@@ -28,6 +28,7 @@ from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families import get_family
+from puzzlesat.generator.maxsat import build_wcnf, maxsat_module
 
 RESULTS = ("sat", "unsat", "unknown")
 #: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)
@@ -56,8 +57,20 @@ def _param_values(rows, family: str) -> dict[str, list[str]]:
     return {key: list(seen) for key, seen in values.items()}
 
 
-def _encodings(rows, family: str) -> list[str]:
-    return list(dict.fromkeys(row["encoding"] for row in rows if row["family"] == family))
+def _encodings(rows, family: str) -> list[tuple[str, str]]:
+    """(label, description) of each encoding the family's rows use; a WCNF row's encoding is
+    its MaxSAT form's, labelled with the format and its objective."""
+    out = {}
+    for row in rows:
+        if row["family"] != family:
+            continue
+        if row.get("format", "cnf") == "wcnf":
+            module = maxsat_module(family)
+            out[f"{row['encoding']} (wcnf)"] = (f"{module.ENCODINGS[row['encoding']]}; MaxSAT, "
+                                                f"minimise {module.OBJECTIVE}")
+        else:
+            out[row["encoding"]] = get_family(family).ENCODINGS[row["encoding"]]
+    return list(out.items())
 
 
 def _references(spec) -> list[dict]:
@@ -120,7 +133,7 @@ def markdown(spec, rows) -> str:
     for name in spec.families:
         family = get_family(name)
         lines += [f"### {name}", "", family.STORY.strip(), "", "Encodings:", ""]
-        lines += [f"- `{e}`: {family.ENCODINGS[e]}" for e in _encodings(rows, name)]
+        lines += [f"- `{e}`: {text}" for e, text in _encodings(rows, name)]
         lines += ["", "Parameters:", ""]
         lines += [f"- `{k}`: {', '.join(v)}" for k, v in _param_values(rows, name).items()]
         lines.append("")
@@ -250,8 +263,8 @@ def latex(spec, rows, plots: tuple[str, ...] = (), solving: Solving | None = Non
         family = get_family(name)
         out += [f"\\subsection{{{tex(name)}}}", _tex_paragraphs(family.STORY), "",
                 r"\emph{Encodings:} " + "; ".join(
-                    f"\\texttt{{{tex(e)}}}: {tex(family.ENCODINGS[e])}"
-                    for e in _encodings(rows, name)) + ".", "",
+                    f"\\texttt{{{tex(e)}}}: {tex(text)}"
+                    for e, text in _encodings(rows, name)) + ".", "",
                 r"\emph{Parameters:} " + "; ".join(
                     f"\\texttt{{{tex(k)}}} {tex(', '.join(v))}"
                     for k, v in _param_values(rows, name).items()) + ".", ""]
@@ -325,6 +338,9 @@ def _picture(spec, task, solving: Solving | None) -> str:
     family = get_family(task.family)
     params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
               for k, v in task.params.items()}
+    if task.format == "wcnf":  # the arrangement of the upper bound, unmatched edges and all
+        inst = build_wcnf(task.family, params, task.encoding, task.seed, task.name)
+        return family.render_tikz(inst.puzzle, inst.bounds.arrangement, width=PICTURE_WIDTH)
     puzzle = family.generate(params, Rng(task.seed if task.seed is not None else 0), solving)
     return family.render_tikz(puzzle, family.witness(puzzle), width=PICTURE_WIDTH)
 

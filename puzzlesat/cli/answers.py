@@ -29,8 +29,7 @@ def solve(instance, solver, solver_command, time_limit, proof):
     SAT, 20 UNSAT, 0 unknown. A WCNF instance: RC2 (or the command), MaxSAT Evaluation
     output, exit 30 OPTIMUM FOUND."""
     from puzzlesat.generator.core.wcnf_reader import is_wcnf
-    from puzzlesat.validate.runs.maxsat import solve_maxsat
-    from puzzlesat.validate.runs.solve import solve_instance
+    from puzzlesat.validate.runs.solve import solve_instance, solve_maxsat
 
     solver, command = _client(solver, solver_command)
     if is_wcnf(instance):

@@ -67,15 +67,3 @@ def run_rc2(instance: str | os.PathLike, time_limit: float | None = None) -> Sol
     return SolveResult(status, REFERENCE, time.perf_counter() - start, notes=notes,
                        stdout=maxsat_text(status, model, cost))
 
-
-def solve_maxsat(instance: str | os.PathLike, time_limit: float | None = None,
-                 proof_path: str | os.PathLike | None = None, command=None) -> SolveResult:
-    """``puzzlesat solve`` on a WCNF instance: RC2, or an external MaxSAT ``command``."""
-    if proof_path is not None:
-        raise UserError("--proof: a MaxSAT answer comes without a proof")
-    if command is not None:
-        from puzzlesat.validate.runs.solve import run_command_result
-
-        return run_command_result(command, instance, time_limit or MAX_TIME_LIMIT, None,
-                                  maxsat=True)
-    return run_rc2(instance, time_limit)
