@@ -258,3 +258,41 @@ def test_output_parser_reads_the_evaluation_format():
         parse_maxsat_output(b"s OPTIMUM\n", 4)
     with pytest.raises(UserError):
         build_wcnf("sliding", {"korf": 9, "k": 6, "budget": 4})
+
+
+MSE_TINY = b"""
+[suite]
+name = "mse-tiny"
+author = "T. Tester"
+version = "1"
+seed = 5
+
+[[group]]
+family = "edge-matching"
+format = "wcnf"
+params = { rows = 4, cols = 4, border_colors = 2, center_colors = 3, unsat = "parity" }
+
+[[group]]
+family = "sliding"
+format = "wcnf"
+params = { korf = 9, k = 4, budget = 6 }
+"""
+
+
+def test_a_wcnf_suite_is_published_verified_solved_and_validated(tmp_path, puzzlesat):
+    """publish writes .wcnf.xz instances with their optimum in the manifest, verify
+    regenerates them byte for byte, solve-suite runs RC2, validate-suite verifies both."""
+    (tmp_path / "s.toml").write_bytes(MSE_TINY)
+    suite, results = tmp_path / "suite", tmp_path / "results"
+    assert puzzlesat("publish", tmp_path / "s.toml", "-o", suite, "-j", "1").code == 0
+    files = sorted(p.name for p in (suite / "instances").iterdir())
+    assert files == ["em-4-2-3-parity-r1-sides.wcnf.xz", "sliding-korf9-k4-b6-rotated.wcnf.xz"]
+    manifest = (suite / "manifest.json").read_text()
+    assert '"optimum": "1"' in manifest and '"optimum": "4"' in manifest
+    assert puzzlesat("verify", suite, "-j", "1").code == 0
+    result = puzzlesat("solve-suite", suite, results, "--time-limit", "300")
+    assert result.code == 0 and "2 OPTIMUM" in result.out
+    result = puzzlesat("validate-suite", suite, results)
+    assert result.code == 0 and "2 VERIFIED-OPTIMUM" in result.out
+    result = puzzlesat("show", suite / "instances" / files[0])
+    assert result.code == 0 and "soft clauses: 24 (total weight 24)" in result.out

@@ -40,6 +40,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
+from puzzlesat.generator.core.wcnf_reader import is_wcnf, read_wcnf
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,
@@ -57,13 +58,17 @@ from puzzlesat.generator.suite.folder import (
     remove_own,
 )
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
+from puzzlesat.validate.maxsat import certified_bounds, judge_maxsat, parse_maxsat_output
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
 from puzzlesat.validate.runs.certify import CheckedSolving
+from puzzlesat.validate.runs.maxsat import REFERENCE, run_rc2
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.solvers import check_solver, run_solver
 
 DEFAULT_SOLVERS = ("minisat22", "cadical195", "kissat404")
+#: a run's status: a SAT solver's, or RC2's OPTIMUM on a WCNF instance
+RUN_STATUSES = (*STATUSES, "OPTIMUM")
 
 
 @dataclass
@@ -80,7 +85,7 @@ class Calibration:
         lines = []
         for solver in dict.fromkeys(r["solver"] for r in self.rows):
             mine = [r for r in self.rows if r["solver"] == solver]
-            solved = [r for r in mine if r["status"] in ("SAT", "UNSAT")]
+            solved = [r for r in mine if r["status"] != "UNKNOWN"]
             verdicts: dict[str, int] = {}
             for row in mine:
                 verdicts[row["verdict"]] = verdicts.get(row["verdict"], 0) + 1
@@ -93,9 +98,31 @@ class Calibration:
 def calibrate_one(path: str, solver: str, time_limit: float) -> dict:
     """Worker: solve one instance in a killable child and judge the answer. Never raises for a
     solver's failure (timeout, crash, wrong answer): the row records it."""
+    if (solver == REFERENCE) != is_wcnf(path):
+        return {"status": "UNKNOWN", "seconds": 0.0, "verdict": "UNKNOWN",
+                "reason": f"{solver} does not solve {'WCNF' if is_wcnf(path) else 'CNF'}"}
+    if solver == REFERENCE:
+        return _calibrate_maxsat(path, time_limit)
     result = run_solver(path, solver, time_limit)
     try:
         verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
+        name, reason = verdict.verdict, verdict.reason
+    except MalformedOutput as exc:
+        name, reason = "MALFORMED", str(exc)
+    if result.status == "UNKNOWN":
+        reason = "; ".join(result.notes) or reason
+    return {"status": result.status, "seconds": round(result.seconds, 3), "verdict": name,
+            "reason": reason}
+
+
+def _calibrate_maxsat(path: str, time_limit: float) -> dict:
+    """:func:`calibrate_one` for RC2 on a WCNF instance, judged by the MaxSAT validator."""
+    wcnf = read_wcnf(path)
+    result = run_rc2(path, time_limit)
+    try:
+        answer = parse_maxsat_output(result.output(), wcnf.num_vars)
+        certified, family, module, puzzle, encoding = certified_bounds(wcnf)
+        verdict = judge_maxsat(wcnf, answer, certified, family, module, puzzle, encoding)
         name, reason = verdict.verdict, verdict.reason
     except MalformedOutput as exc:
         name, reason = "MALFORMED", str(exc)
@@ -128,7 +155,8 @@ def _calibrate(out: Path, solvers, time_limit: float, jobs: int, executor, plot:
               if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    solvers = [check_solver(s) for s in solvers]  # runnable here, before any work
+    # runnable here, before any work; rc2 (MaxSAT) runs on the suite's WCNF instances
+    solvers = [s if s == REFERENCE else check_solver(s) for s in solvers]
     if not solvers:
         raise UserError("--solvers is empty: name at least one solver")
     if time_limit <= 0:
@@ -202,8 +230,8 @@ def read_calibration(directory: str | os.PathLike) -> list[dict]:
 def _unsound_run(run: dict) -> str | None:
     """Why a calibration row cannot be a run calibrate recorded (a status, verdict or time
     no run gives), or None: every reader of the table (submission's rules) trusts these."""
-    if run["status"] not in STATUSES:
-        return f"status {run['status'][:40]!r} is not one of {', '.join(STATUSES)}"
+    if run["status"] not in RUN_STATUSES:
+        return f"status {run['status'][:40]!r} is not one of {', '.join(RUN_STATUSES)}"
     if run["verdict"] not in VERDICTS:
         return f"verdict {run['verdict'][:40]!r} is not a validator verdict"
     seconds, limit = run["seconds"], run["time-limit"]
