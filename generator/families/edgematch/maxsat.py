@@ -53,10 +53,12 @@ ENCODINGS = {"sides": "piece-square, rotation and side-colour variables; one sof
                       "per inner edge: cost = unmatched inner edges"}
 OBJECTIVE = "unmatched inner edges"
 #: the best arrangement of the real Eternity II pieces we know of, for the description
-ETERNITY2_BEST = ("467 of 480 inner edges matched (cost 13): Louis Verhaard's entry, which won "
-                  "the Eternity II scrutiny prize for the highest score by 31 December 2008 "
-                  "(Wikipedia, 'Eternity II puzzle'; his solver is described in L. Verhaard, "
-                  "'Details of Eternity II solver eii', 22 January 2009)")
+ETERNITY2_BEST = ("467 of 480 inner edges matched (cost 13): the entry of Louis Verhaard (and "
+                  "Anna Karlsson) that won the Eternity II scrutiny prize for the highest score "
+                  "by 31 December 2008 (Wikipedia, 'Eternity II puzzle'; the solver: L. "
+                  "Verhaard, 'Details of Eternity II solver eii', 22 January 2009). Later "
+                  "reports of 468 (12 unmatched, 2020; grokipedia.com/page/Eternity_II_puzzle) "
+                  "are unverified")
 
 
 def allowed_rotations(puzzle: Puzzle) -> np.ndarray:
