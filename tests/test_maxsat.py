@@ -143,7 +143,7 @@ def test_a_forged_optimum_claim_is_wrong_answer(tmp_path, puzzlesat, parity):
 
 
 @pytest.mark.parametrize("edit, verdict, message", [
-    (lambda t: t.replace("\nv ", "\nv 0"), "MALFORMED", "the instance has 456 variables"),
+    (lambda t: t.replace("\nv ", "\nv 0"), "MALFORMED", "the instance has 616 variables"),
     (lambda t: t.replace("\nv 0", "\nv 2"), "MALFORMED", "one string of 0 and 1"),
     (lambda t: t.replace("\nv ", "\nv 1 "), "MALFORMED", "one string of 0 and 1"),
     (lambda t: t + "v 0\n", "MALFORMED", "a second v line"),
@@ -296,3 +296,29 @@ def test_a_wcnf_suite_is_published_verified_solved_and_validated(tmp_path, puzzl
     assert result.code == 0 and "2 VERIFIED-OPTIMUM" in result.out
     result = puzzlesat("show", suite / "instances" / files[0])
     assert result.code == 0 and "soft clauses: 24 (total weight 24)" in result.out
+
+
+def test_sequential_counter_against_pairwise():
+    """For every assignment of 5 members, the counter's clauses (with some auxiliaries) are
+    satisfiable exactly when at most one member is true, and the auxiliaries' computed values
+    satisfy them then."""
+    import itertools
+
+    from puzzlesat.generator.core.cardinality import (
+        sequential_at_most_one,
+        sequential_aux_values,
+    )
+    from puzzlesat.generator.core.wcnf import falsified_mask
+
+    members, aux = np.array([[1, 2, 3, 4, 5]]), np.array([[6, 7, 8, 9]])
+    clauses = sequential_at_most_one(members, aux)
+    flat = np.concatenate([clauses, np.zeros((len(clauses), 1), int)], axis=1).reshape(-1)
+    for bits in itertools.product([False, True], repeat=5):
+        model = np.zeros(10, dtype=bool)
+        model[1:6] = bits
+        some = any(not falsified_mask(flat, np.concatenate([model[:6], s])).any()
+                   for s in itertools.product([False, True], repeat=4))
+        assert some == (sum(bits) <= 1), bits
+        if sum(bits) <= 1:
+            model[6:] = sequential_aux_values(model, members)[0]
+            assert not falsified_mask(flat, model).any()

@@ -130,29 +130,47 @@ def read_wcnf(path: str | os.PathLike) -> WcnfFile:
     return parse_wcnf(text, str(path))
 
 
-def is_wcnf(path: str | os.PathLike) -> bool:
-    """Whether the instance at ``path`` is WCNF 2022+: its first line that is not a comment
-    is a clause (a DIMACS CNF, or a pre-2022 WCNF, has a ``p`` line there). Reads the
-    comments and one line more (stdin cannot be read twice: ``-`` is never WCNF here)."""
-    if str(path) == "-":
-        return False
+def _head(path: str | os.PathLike) -> tuple[list[bytes], bytes]:
+    """(the comment lines at the start of an instance, its first other line: b"" when there is
+    none), reading no further (and no line longer than :data:`MAX_WCNF_LINE`)."""
+    comments: list[bytes] = []
     held = b""
     with open_input(path, "instance") as handle:
         pieces = input_pieces(handle, str(path))
         try:
             for piece in pieces:
                 held += piece
-                for raw in held.split(b"\n")[:-1]:
+                *lines, held = held.split(b"\n")
+                for raw in lines:
                     line = raw.strip()
                     if line and not line.startswith(b"c"):
-                        return not line.startswith(b"p")
-                held = held[held.rfind(b"\n") + 1:]
+                        return comments, line
+                    if line:
+                        comments.append(line)
                 if len(held) > MAX_WCNF_LINE:
-                    return False
+                    return comments, held[:MAX_WCNF_LINE]
         finally:
             pieces.close()
     line = held.strip()
-    return bool(line) and not line.startswith((b"c", b"p"))
+    if line.startswith(b"c"):
+        return comments + [line], b""
+    return comments, line
+
+
+def is_wcnf(path: str | os.PathLike) -> bool:
+    """Whether the instance at ``path`` is WCNF 2022+: its first line that is not a comment
+    is a clause (a DIMACS CNF, or a pre-2022 WCNF, has a ``p`` line there). Reads the
+    comments and one line more (stdin cannot be read twice: ``-`` is never WCNF here)."""
+    if str(path) == "-":
+        return False
+    _, first = _head(path)
+    return bool(first) and not first.startswith(b"p")
+
+
+def read_wcnf_header(path: str | os.PathLike) -> dict:
+    """The self-describing header of a WCNF instance, read without its clauses."""
+    comments, _ = _head(path)
+    return parse_header([c.decode("utf-8", "replace") for c in comments], str(path))
 
 
 #: the longest line :func:`is_wcnf` holds while looking for the first clause

@@ -7,12 +7,15 @@ when it shows the frame colour exactly on the square's outer sides. Variables, i
 * ``o[q, r]`` center square q turned r quarter turns (a piece on a border or corner square
   has one rotation there, so those squares need none);
 * ``c[q, s, k]`` side s of square q shows colour k (k over the non-frame colours, in order);
+* the sequential counters' auxiliaries (below);
 * ``m[d]`` inner edge d matches (edges numbered as the diamonds of
   :class:`~puzzlesat.generator.families.edgematch.geometry.Grid`).
 
-Hard clauses, in order: ``square_at_least_one`` and ``square_at_most_one`` (pairwise) over
-the pieces a square admits, ``piece_at_least_one`` and ``piece_at_most_one`` over the squares
-a piece admits, ``rotation_exactly_one`` for center squares, ``side_colour`` (¬x ∨ ¬o ∨ c
+Hard clauses, in order: ``square_at_least_one`` and ``square_at_most_one`` over the pieces a
+square admits, ``piece_at_least_one`` and ``piece_at_most_one`` over the squares a piece
+admits (at most one: Sinz's sequential counter, :mod:`~puzzlesat.generator.core.cardinality`,
+whose auxiliaries ``<square|piece>_counter_<L>`` are numbered after ``c``: 3L − 4 clauses
+where pairwise would need L(L − 1)/2, 19,110 for a centre square of Eternity II), ``rotation_exactly_one`` for center squares, ``side_colour`` (¬x ∨ ¬o ∨ c
 for every side facing an inner edge; ¬x ∨ c on border and corner squares),
 ``colour_at_most_one`` (pairwise per side), and ``edge_match``: for each inner edge d
 between sides (q, s) and (q', s') and colour k, (¬m ∨ ¬c ∨ c'), (¬m ∨ c ∨ ¬c') and
@@ -36,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from puzzlesat.generator.core.cardinality import sequential_at_most_one, sequential_aux_values
 from puzzlesat.generator.core.cnf import LITERAL_DTYPE, Formula, pairwise_at_most_one
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.optimum import Bounds
@@ -94,6 +98,7 @@ class _Vars:
     m: np.ndarray  # (inner edges,)
     colours: np.ndarray  # the non-frame colours, in order
     allowed: np.ndarray  # allowed_rotations
+    counters: dict  # "square"/"piece" -> [(members (rows, L), auxiliaries (rows, L - 1))]
 
 
 def _variables(f: Formula, puzzle: Puzzle) -> _Vars:
@@ -106,8 +111,22 @@ def _variables(f: Formula, puzzle: Puzzle) -> _Vars:
     o[grid.center] = f.new_vars("o", grid.center.size, 4)
     colours = np.unique(puzzle.pieces[puzzle.pieces != FRAME])
     c = f.new_vars("c", puzzle.rows * puzzle.cols, 4, colours.size)
+    counters = {kind: _counters(f, kind, _compact(ids)) for kind, ids in (("square", x.T),
+                                                                          ("piece", x))}
     m = f.new_vars("m", grid.num_diamonds)
-    return _Vars(x, o, c, m, colours, allowed)
+    return _Vars(x, o, c, m, colours, allowed, counters)
+
+
+def _counters(f: Formula, kind: str, groups: np.ndarray) -> list:
+    """The sequential counters of the rows of ``groups`` (members first, zeros after), rows
+    of one length together (ascending), auxiliaries ``<kind>_counter_<length>``."""
+    lengths = (groups != 0).sum(axis=1)
+    out = []
+    for length in np.unique(lengths[lengths > 1]).tolist():
+        members = groups[lengths == length, :length]
+        out.append((members, f.new_vars(f"{kind}_counter_{length}", members.shape[0],
+                                        length - 1)))
+    return out
 
 
 def inner_edges(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -130,9 +149,9 @@ def encode_wcnf(puzzle: Puzzle, encoding: str = "sides") -> Wcnf:
     f = w.hard
     v = _variables(f, puzzle)
     f.add("square_at_least_one", _compact(v.x.T))
-    f.add("square_at_most_one", pairwise_at_most_one(_compact(v.x.T)))
+    f.add("square_at_most_one", _at_most_one(v.counters["square"]))
     f.add("piece_at_least_one", _compact(v.x))
-    f.add("piece_at_most_one", pairwise_at_most_one(_compact(v.x)))
+    f.add("piece_at_most_one", _at_most_one(v.counters["piece"]))
     center = np.flatnonzero(v.o[:, 0])
     f.add("rotation_exactly_one", np.concatenate([v.o[center],
                                                   _pad(pairwise_at_most_one(v.o[center]), 4)]))
@@ -146,6 +165,11 @@ def encode_wcnf(puzzle: Puzzle, encoding: str = "sides") -> Wcnf:
                                   np.stack([m, -a, -b], -1)], axis=2).reshape(-1, 3))
     w.add_soft("edge_matched", v.m[:, None], 1)
     return w
+
+
+def _at_most_one(counters: list) -> np.ndarray:
+    parts = [sequential_at_most_one(members, aux) for members, aux in counters]
+    return np.concatenate(parts) if parts else np.zeros((0, 2), dtype=LITERAL_DTYPE)
 
 
 def _pad(block: np.ndarray, width: int) -> np.ndarray:
@@ -246,4 +270,7 @@ def assignment_wcnf(puzzle: Puzzle, encoding: str, solution: Solution) -> np.nda
     model[v.c[q, s, np.searchsorted(v.colours, shown[q, s])]] = True
     a, b, c, d = inner_edges(puzzle)
     model[v.m] = shown[a, b] == shown[c, d]
+    for counters in v.counters.values():
+        for members, aux in counters:
+            model[aux] = sequential_aux_values(model, members)
     return model
