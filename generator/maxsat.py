@@ -21,7 +21,8 @@ from puzzlesat.generator.core.errors import UserError, prefixed, shown
 from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf import Wcnf
-from puzzlesat.generator.families import SAFE_NAME, get_family, normalize_params
+from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.params import SAFE_NAME, normalize_params
 from puzzlesat.generator.instance import canonical_name, reproduce_command
 
 #: public family name -> its MaxSAT module under puzzlesat.generator.families

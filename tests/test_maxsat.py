@@ -14,7 +14,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf_reader import read_wcnf
 from puzzlesat.generator.families.edgematch import maxsat as em
-from puzzlesat.generator.families.edgematch.pieces import Solution
+from puzzlesat.generator.families.edgematch.puzzle import Solution
 from puzzlesat.generator.maxsat import build_wcnf
 from puzzlesat.validate.maxsat import Certified, judge_maxsat, parse_maxsat_output
 from puzzlesat.validate.output import MalformedOutput

@@ -44,14 +44,10 @@ from puzzlesat.generator.core.cnf import LITERAL_DTYPE, Formula, pairwise_at_mos
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
+from puzzlesat.generator.families.edgematch.certificate import odd_colours
+from puzzlesat.generator.families.edgematch.generate import planted
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
-from puzzlesat.generator.families.edgematch.parity import odd_colours
-from puzzlesat.generator.families.edgematch.pieces import (
-    Puzzle,
-    Solution,
-    planted,
-    shown_sides,
-)
+from puzzlesat.generator.families.edgematch.puzzle import Puzzle, Solution, shown_sides
 
 ENCODINGS = {"sides": "piece-square, rotation and side-colour variables; one soft clause "
                       "per inner edge: cost = unmatched inner edges"}
