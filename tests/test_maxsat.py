@@ -322,3 +322,34 @@ def test_sequential_counter_against_pairwise():
         if sum(bits) <= 1:
             model[6:] = sequential_aux_values(model, members)[0]
             assert not falsified_mask(flat, model).any()
+
+
+def test_the_maxsat_bundle(tmp_path, puzzlesat):
+    """submission --track maxsat writes instances/<name>.wcnf.xz, metadata.csv with each
+    instance's certified optimum and bounds, the description and a reproducible archive; a
+    CNF suite is refused with one line."""
+    import csv
+    import tarfile
+
+    from conftest import publish_tiny
+
+    (tmp_path / "s.toml").write_bytes(MSE_TINY)
+    suite = tmp_path / "suite"
+    assert puzzlesat("publish", tmp_path / "s.toml", "-o", suite, "-j", "1").code == 0
+    result = puzzlesat("submission", suite, "--track", "maxsat", "-o", tmp_path / "b")
+    assert result.code == 0, result.err
+    rows = list(csv.DictReader((tmp_path / "b" / "metadata.csv").open()))
+    assert [(r["file"], r["optimum"], r["lower-bound"], r["upper-bound"]) for r in rows] == [
+        ("em-4-2-3-parity-r1-sides.wcnf.xz", "1", "1", "1"),
+        ("sliding-korf9-k4-b6-rotated.wcnf.xz", "4", "4", "4")]
+    archive = (tmp_path / "b.tar.xz").read_bytes()
+    with tarfile.open(tmp_path / "b.tar.xz") as tar:
+        names = sorted(tar.getnames())
+    assert "b/instances/em-4-2-3-parity-r1-sides.wcnf.xz" in names
+    assert "b/description.tex" in names and "b/metadata.csv" in names
+    assert puzzlesat("submission", suite, "--track", "maxsat", "-o", tmp_path / "b").code == 0
+    assert (tmp_path / "b.tar.xz").read_bytes() == archive
+    (tmp_path / "sat").mkdir()
+    sat = publish_tiny(tmp_path / "sat")
+    result = puzzlesat("submission", sat, "--track", "maxsat", "-o", tmp_path / "c")
+    assert_one_line_error(result, "not WCNF")
