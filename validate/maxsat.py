@@ -229,8 +229,7 @@ def _puzzle_report(family, module, puzzle, encoding: str, model: np.ndarray,
     problems, shown = module.referee(puzzle, solution)
     if not problems and shown != cost:
         problems = [f"the puzzle shows {module.OBJECTIVE} = {shown}, the model costs {cost}"]
-    picture = family.render(puzzle, solution) if not problems and hasattr(
-        solution, "piece") else ""
+    picture = family.render(puzzle, solution) if not problems else ""
     return PuzzleReport(family.NAME, encoding, problems, family.solution_to_json(solution),
                         picture)
 
