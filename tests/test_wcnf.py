@@ -112,18 +112,22 @@ def test_malformed_wcnf_is_one_clear_error(text, message):
 
 
 def test_malformed_wcnf_on_the_command_line(tmp_path, puzzlesat):
-    """``validate`` on a WCNF with a zero weight: one line, exit 2, no traceback."""
+    """``validate`` on a WCNF with a zero weight, ``show`` on a pre-2022 WCNF: one line,
+    exit 2, no traceback."""
     (tmp_path / "bad.wcnf").write_bytes(b"c family: edge-matching\nh 1 2 0\n0 1 0\n")
     (tmp_path / "out").write_text("s UNKNOWN\n")
     result = puzzlesat("validate", tmp_path / "bad.wcnf", tmp_path / "out")
     assert_one_line_error(result, "line 3", "weight 0")
+    (tmp_path / "old.wcnf").write_bytes(b"c old\np wcnf 2 1 10\n10 1 0\n")
+    assert_one_line_error(puzzlesat("show", tmp_path / "old.wcnf"), "line 2", "pre-2022")
 
 
 def test_format_is_told_by_the_first_clause_line(tmp_path):
-    """A file whose first non-comment line is a clause is WCNF; a p line means DIMACS (or the
-    old WCNF)."""
+    """A file whose first non-comment line is a clause (or ``p wcnf``, the old format, refused
+    when read) is WCNF; a ``p cnf`` line means DIMACS."""
     cases = {"a.wcnf": b"c x\nh 1 0\n", "b.cnf": b"c x\np cnf 1 1\n1 0\n",
-             "c.wcnf": b"c only\n1 1 0", "d.cnf": b"c only\n"}
+             "c.wcnf": b"c only\n1 1 0", "d.cnf": b"c only\n",
+             "e.wcnf": b"p wcnf 1 1 3\n3 1 0\n"}
     for name, text in cases.items():
         (tmp_path / name).write_bytes(text)
         assert is_wcnf(tmp_path / name) == name.endswith(".wcnf"), name

@@ -158,13 +158,14 @@ def _head(path: str | os.PathLike) -> tuple[list[bytes], bytes]:
 
 
 def is_wcnf(path: str | os.PathLike) -> bool:
-    """Whether the instance at ``path`` is WCNF 2022+: its first line that is not a comment
-    is a clause (a DIMACS CNF, or a pre-2022 WCNF, has a ``p`` line there). Reads the
+    """Whether the instance at ``path`` is WCNF: its first line that is not a comment is a
+    clause, or a ``p wcnf`` line (a DIMACS CNF has a ``p cnf`` line there). Reads the
     comments and one line more (stdin cannot be read twice: ``-`` is never WCNF here)."""
     if str(path) == "-":
         return False
     _, first = _head(path)
-    return bool(first) and not first.startswith(b"p")
+    # a pre-2022 WCNF (``p wcnf``) is read as WCNF too, to be refused with a clear line
+    return bool(first) and (not first.startswith(b"p") or first.split()[:2] == [b"p", b"wcnf"])
 
 
 def read_wcnf_header(path: str | os.PathLike) -> dict:
