@@ -353,3 +353,12 @@ def test_the_maxsat_bundle(tmp_path, puzzlesat):
     sat = publish_tiny(tmp_path / "sat")
     result = puzzlesat("submission", sat, "--track", "maxsat", "-o", tmp_path / "c")
     assert_one_line_error(result, "not WCNF")
+
+
+def test_the_picture_marks_unmatched_edges():
+    """The description's picture of an arrangement draws each unmatched inner edge in red:
+    one for a parity board's planted arrangement, none for the puzzle alone."""
+    inst = build_wcnf("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
+                                        "center_colors": 3, "unsat": "parity"}, seed=0)
+    assert inst.family.render_tikz(inst.puzzle, inst.bounds.arrangement).count("draw[red") == 1
+    assert inst.family.render_tikz(inst.puzzle).count("draw[red") == 0
