@@ -2,7 +2,8 @@
 certified optimum; and the way back, from a WCNF header to its family and puzzle.
 
 A family offers MaxSAT through a ``maxsat`` module beside its SAT modules, with
-``ENCODINGS``, ``OBJECTIVE``, ``encode_wcnf(puzzle, encoding) -> Wcnf``,
+``ENCODINGS``, ``OBJECTIVE``, ``HARD_SATISFIABLE`` (why the hard clauses have a model),
+``encode_wcnf(puzzle, encoding) -> Wcnf``,
 ``bounds(puzzle, params, rng) -> Bounds`` (certified lower and upper bounds on the optimum,
 and the arrangement that attains the upper one), ``decode_wcnf(puzzle, encoding, model)``
 and ``referee(puzzle, solution) -> (broken rules, cost)`` (the puzzle's own rules: the cost
@@ -78,7 +79,7 @@ class WcnfInstance:
             "params": self.params,
             "seed": self.seed,
             "expected": "SAT",
-            "expected-from": "the hard clauses hold for any arrangement",
+            "expected-from": self.maxsat.HARD_SATISFIABLE,
             "puzzle": self.family.puzzle_to_json(self.puzzle),
             "reproduce": command.replace(" -o ", " --format wcnf -o ", 1),
             "format": WCNF_FORMAT,

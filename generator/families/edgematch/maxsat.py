@@ -52,6 +52,7 @@ from puzzlesat.generator.families.edgematch.puzzle import Puzzle, Solution, show
 ENCODINGS = {"sides": "piece-square, rotation and side-colour variables; one soft clause "
                       "per inner edge: cost = unmatched inner edges"}
 OBJECTIVE = "unmatched inner edges"
+HARD_SATISFIABLE = "any placement of every piece (frame outward) meets the hard clauses"
 #: the best arrangement of the real Eternity II pieces we know of, for the description
 ETERNITY2_BEST = ("467 of 480 inner edges matched (cost 13): the entry of Louis Verhaard (and "
                   "Anna Karlsson) that won the Eternity II scrutiny prize for the highest score "

@@ -25,6 +25,7 @@ from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution
 ENCODINGS = {"rotated": "rotated frame with binary tiles, a stay bit per step",
              "rotated-onehot": "rotated frame with one-hot tiles, a stay bit per step"}
 OBJECTIVE = "moves (steps that do not stay)"
+HARD_SATISFIABLE = "an optimal path padded with stays meets the hard clauses"
 STAY = "."
 
 
