@@ -58,7 +58,6 @@ from puzzlesat.generator.suite.folder import (
     remove_own,
 )
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
-from puzzlesat.validate.maxsat import certified_bounds, judge_maxsat, parse_maxsat_output
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
 from puzzlesat.validate.runs.certify import CheckedSolving
@@ -117,6 +116,9 @@ def calibrate_one(path: str, solver: str, time_limit: float) -> dict:
 
 def _calibrate_maxsat(path: str, time_limit: float) -> dict:
     """:func:`calibrate_one` for RC2 on a WCNF instance, judged by the MaxSAT validator."""
+    # imported here: a SAT solver's child process (which imports this module) need not
+    from puzzlesat.validate.maxsat import certified_bounds, judge_maxsat, parse_maxsat_output
+
     wcnf = read_wcnf(path)
     result = run_rc2(path, time_limit)
     try:

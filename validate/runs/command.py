@@ -51,7 +51,6 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
-from puzzlesat.validate.maxsat import maxsat_status
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 
@@ -187,7 +186,7 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
         notes = [] if code in (0, 10, 20) else [_failure(code, err_file)]
         stdout = out_file.read_bytes()
         try:
-            status = maxsat_status(stdout) if maxsat else parse_output(stdout).status
+            status = _maxsat_status(stdout) if maxsat else parse_output(stdout).status
         except MalformedOutput as exc:
             return CommandRun("UNKNOWN", seconds, stdout,
                               notes + [f"the output does not parse: {exc}"])
@@ -200,6 +199,12 @@ def run_command(command: SolverCommand, instance: str | os.PathLike, time_limit:
             else:
                 notes.append("UNSAT, but the solver wrote no proof file")
         return CommandRun(status, seconds, stdout, notes)
+
+
+def _maxsat_status(stdout: bytes) -> str:
+    from puzzlesat.validate.maxsat import maxsat_status  # only MaxSAT runs pay for it
+
+    return maxsat_status(stdout)
 
 
 def _run_group(argv: list[str], out, err, time_limit: float) -> int | str:
