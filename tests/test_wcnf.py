@@ -123,10 +123,12 @@ def test_malformed_wcnf_on_the_command_line(tmp_path, puzzlesat):
 
 
 def test_format_is_told_by_the_first_clause_line(tmp_path):
-    """A file whose first non-comment line is a clause (or ``p wcnf``, the old format, refused
-    when read) is WCNF; a ``p cnf`` line means DIMACS."""
+    """A file whose first non-comment line is a hard clause (or ``p wcnf``, the old format,
+    refused when read), or whose header says so, is WCNF; a ``p cnf`` line, or bare numeric
+    clauses (DIMACS without its p line), is not."""
     cases = {"a.wcnf": b"c x\nh 1 0\n", "b.cnf": b"c x\np cnf 1 1\n1 0\n",
-             "c.wcnf": b"c only\n1 1 0", "d.cnf": b"c only\n",
+             "c.wcnf": b"c format: wcnf-2022\n1 1 0", "d.cnf": b"c only\n",
+             "f.cnf": b"1 -2 0\n2 0\n",
              "e.wcnf": b"p wcnf 1 1 3\n3 1 0\n"}
     for name, text in cases.items():
         (tmp_path / name).write_bytes(text)

@@ -159,13 +159,17 @@ def _head(path: str | os.PathLike) -> tuple[list[bytes], bytes]:
 
 def is_wcnf(path: str | os.PathLike) -> bool:
     """Whether the instance at ``path`` is WCNF: its first line that is not a comment is a
-    clause, or a ``p wcnf`` line (a DIMACS CNF has a ``p cnf`` line there). Reads the
+    hard clause or a ``p wcnf`` line, or its header says ``format: wcnf-2022`` (a DIMACS CNF
+    has a ``p cnf`` line there). Reads the
     comments and one line more (stdin cannot be read twice: ``-`` is never WCNF here)."""
     if str(path) == "-":
         return False
-    _, first = _head(path)
-    # a pre-2022 WCNF (``p wcnf``) is read as WCNF too, to be refused with a clear line
-    return bool(first) and (not first.startswith(b"p") or first.split()[:2] == [b"p", b"wcnf"])
+    comments, first = _head(path)
+    # a pre-2022 WCNF (``p wcnf``) is read as WCNF too, to be refused with a clear line; a
+    # file of bare numeric clauses is a DIMACS file without its p line unless its header says
+    # it is WCNF
+    return (first.startswith(b"h") or first.split()[:2] == [b"p", b"wcnf"]
+            or WCNF_HEADER_LINE in comments)
 
 
 def read_wcnf_header(path: str | os.PathLike) -> dict:
@@ -174,5 +178,7 @@ def read_wcnf_header(path: str | os.PathLike) -> dict:
     return parse_header([c.decode("utf-8", "replace") for c in comments], str(path))
 
 
+#: the header line of every WCNF instance this tool writes
+WCNF_HEADER_LINE = b"c format: wcnf-2022"
 #: the longest line :func:`is_wcnf` holds while looking for the first clause
 MAX_WCNF_LINE = 1 << 24
