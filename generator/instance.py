@@ -13,10 +13,8 @@ from typing import Any
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.core.files import atomic_write, check_writable
-from puzzlesat.generator.core.header import FORMAT_VERSION, canonical_json
-from puzzlesat.generator.core.inputs import check_distinct
-from puzzlesat.generator.core.save import write_instance
+from puzzlesat.generator.core.header import FORMAT_VERSION
+from puzzlesat.generator.core.save import check_outputs, save_with_witness, write_instance
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
@@ -137,25 +135,13 @@ def generate_files(family_name: str, params: dict, output: str, witness: str | N
     ``-`` = stdout) and, with ``witness``, its known solution as JSON: both files or neither.
     The paths are checked before anything is built; an instance without a known solution has
     no witness to write (a UserError)."""
-    check_distinct(("-o", output), ("--witness", witness))
-    if witness:  # a bad witness path must not leave the instance behind
-        check_writable(witness, "--witness")
-    if output != "-":
-        check_writable(output, "-o")
+    check_outputs(output, witness)
     inst = build(family_name, params, encoding, seed, name, solving=solving, force=force)
     solution = inst.witness_json() if witness else None
     if witness and solution is None:
         raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-    written = False
-    try:
-        write_instance(output, inst.formula, inst.header())
-        written = output != "-"
-        if witness:
-            atomic_write(witness, (canonical_json(solution) + "\n").encode())
-    except BaseException:  # a failed or stopped run leaves neither file
-        if written and witness:
-            os.unlink(output)  # the instance this run just wrote
-        raise
+    save_with_witness(output, lambda path: write_instance(path, inst.formula, inst.header()),
+                      witness, solution)
     return inst
 
 

@@ -8,7 +8,9 @@ from puzzlesat.generator.core.files import atomic_write, check_writable
 from puzzlesat.generator.core.header import header_lines
 from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.reader import read_dimacs
+from puzzlesat.generator.core.wcnf_reader import is_wcnf, read_wcnf
 from puzzlesat.generator.instance import puzzle_from_header
+from puzzlesat.generator.maxsat import puzzle_from_wcnf_header
 
 
 def show_instance(path: str, svg_path: str | None = None) -> str:
@@ -17,6 +19,8 @@ def show_instance(path: str, svg_path: str | None = None) -> str:
     check_distinct(("the instance", path), ("--svg", svg_path))
     if svg_path:
         check_writable(svg_path, "--svg")
+    if is_wcnf(path):
+        return _show_wcnf(path, svg_path)
     dimacs = read_dimacs(path)
     lines = header_lines(dimacs.header) if dimacs.header else ["(no puzzlesat header)"]
     ends = dimacs.clause_ends
@@ -27,6 +31,21 @@ def show_instance(path: str, svg_path: str | None = None) -> str:
               f"literals: {int(lengths.sum())}", f"gbd-hash: {dimacs.gbd_hash}"]
     if "puzzle" in dimacs.header:
         family, puzzle, _ = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
+        lines += ["", family.render(puzzle)]
+        if svg_path:
+            atomic_write(svg_path, family.render_svg(puzzle).encode())
+    return "\n".join(lines)
+
+
+def _show_wcnf(path: str, svg_path: str | None) -> str:
+    """:func:`show_instance` for a WCNF instance: header, counts, total weight, picture."""
+    wcnf = read_wcnf(path)
+    lines = header_lines(wcnf.header) if wcnf.header else ["(no puzzlesat header)"]
+    lines += ["", "format: WCNF 2022+", f"variables: {wcnf.num_vars}",
+              f"hard clauses: {int(np.count_nonzero(wcnf.hard == 0))}",
+              f"soft clauses: {wcnf.weights.size} (total weight {wcnf.total_weight})"]
+    if "puzzle" in wcnf.header:
+        family, _, puzzle, _ = puzzle_from_wcnf_header(wcnf.header)
         lines += ["", family.render(puzzle)]
         if svg_path:
             atomic_write(svg_path, family.render_svg(puzzle).encode())

@@ -13,6 +13,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_replaceable
+from puzzlesat.generator.core.wcnf_reader import is_wcnf
 from puzzlesat.generator.suite.folder import (
     file_sha256,
     output_path,
@@ -20,6 +21,7 @@ from puzzlesat.generator.suite.folder import (
     suite_instances,
     witness_path,
 )
+from puzzlesat.validate.maxsat import validate_wcnf_files
 from puzzlesat.validate.proof.check import LratRequest
 from puzzlesat.validate.report import VERDICTS, Verdict, validate_files
 
@@ -78,11 +80,14 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
         try:
-            request = LratRequest(output_path(results_dir, instance, ".lrat") if lrat else None,
-                                  cake_lpr=cake_lpr)
-            verdict = validate_files(instance, out, drat if drat.exists() else None,
-                                     witness=witness, proof_time_limit=proof_time_limit,
-                                     lrat=request)
+            if is_wcnf(instance):
+                verdict = validate_wcnf_files(instance, out, witness)
+            else:
+                request = LratRequest(output_path(results_dir, instance, ".lrat") if lrat
+                                      else None, cake_lpr=cake_lpr)
+                verdict = validate_files(instance, out, drat if drat.exists() else None,
+                                         witness=witness, proof_time_limit=proof_time_limit,
+                                         lrat=request)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on

@@ -1,14 +1,25 @@
-"""Saving an instance: its DIMACS text to stdout, a compressed file, or a plain file written
-by one or two processes."""
+"""Saving an instance: its DIMACS or WCNF text to stdout, a compressed file, or a plain file
+(DIMACS: written by one or two processes)."""
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.files import atomic_file, atomic_write, compress, compression_of
+from puzzlesat.generator.core.files import (
+    atomic_file,
+    atomic_write,
+    check_writable,
+    compress,
+    compression_of,
+)
+from puzzlesat.generator.core.header import canonical_json
+from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.parallel import write_clauses
-from puzzlesat.generator.core.writer import dimacs_bytes, dimacs_head, stream_clauses
+from puzzlesat.generator.core.wcnf import Wcnf, stream_wcnf_clauses, wcnf_head
+from puzzlesat.generator.core.writer import dimacs_head, stream_clauses
 
 
 def write_instance(path: str, formula: Formula, header: dict | None = None,
@@ -16,19 +27,60 @@ def write_instance(path: str, formula: Formula, header: dict | None = None,
     """Write DIMACS to ``path`` (compressed by extension; ``-`` = plain text to stdout).
     Plain text is streamed block by block, never held whole; to a file, by ``processes``
     processes (see :func:`write_clauses`). Returns the size of the uncompressed text."""
+    return _save(path, dimacs_head(formula, header),
+                 lambda write: stream_clauses(formula, write),
+                 lambda out: write_clauses(formula, out, processes))
+
+
+def write_wcnf_instance(path: str, wcnf: Wcnf, header: dict | None = None) -> int:
+    """Write WCNF 2022+ text to ``path`` as :func:`write_instance` writes DIMACS (compressed
+    by extension, ``-`` = stdout, atomically); returns the size of the uncompressed text."""
+    return _save(path, wcnf_head(header), lambda write: stream_wcnf_clauses(wcnf, write))
+
+
+def _save(path: str, head: bytes, stream, to_file=None) -> int:
+    """``head`` then the text ``stream(write)`` writes, to ``path``: compressed by extension
+    (the whole text, compressed once), ``-`` (stdout, streamed) or a plain file (atomically,
+    by ``to_file(out)`` when given)."""
     kind = None if path == "-" else compression_of(path)
     if kind is not None:
-        data = dimacs_bytes(formula, header)
+        text = io.BytesIO()
+        text.write(head)
+        stream(text.write)
+        data = text.getvalue()
         atomic_write(path, compress(data, kind))
         return len(data)
-    head = dimacs_head(formula, header)
     if path == "-":
         sys.stdout.buffer.write(head)
-        size = stream_clauses(formula, sys.stdout.buffer.write)
+        size = stream(sys.stdout.buffer.write)
         sys.stdout.buffer.flush()
         return len(head) + size
     with atomic_file(path) as out:
         out.write(head)
-        size = write_clauses(formula, out, processes)
+        size = to_file(out) if to_file is not None else stream(out.write)
     return len(head) + size
 
+
+def check_outputs(output: str, witness: str | None) -> None:
+    """Before anything is built: ``-o`` and ``--witness`` are two writable places (a bad
+    witness path must not leave the instance behind)."""
+    check_distinct(("-o", output), ("--witness", witness))
+    if witness:
+        check_writable(witness, "--witness")
+    if output != "-":
+        check_writable(output, "-o")
+
+
+def save_with_witness(output: str, save, witness: str | None, solution: dict | None) -> None:
+    """``save(output)`` writes the instance, then the ``solution`` goes to ``witness`` as
+    JSON: both files or neither (a failed or stopped run removes the instance it wrote)."""
+    written = False
+    try:
+        save(output)
+        written = output != "-"
+        if witness:
+            atomic_write(witness, (canonical_json(solution) + "\n").encode())
+    except BaseException:
+        if written and witness:
+            os.unlink(output)  # the instance this run just wrote
+        raise

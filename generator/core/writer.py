@@ -99,12 +99,27 @@ _SHIFT = [np.uint64(8 * r) for r in range(9)]
 _ROW_END = np.uint64(ord("0") | ord("\n") << 8)
 
 
-def word_table(num_vars: int) -> tuple[np.ndarray, np.ndarray]:
+def with_tokens(table: np.ndarray, tokens) -> np.ndarray:
+    """``table`` (of :func:`literal_table`) with a row after it for each of ``tokens`` (bytes,
+    e.g. WCNF's ``h`` and clause weights): the token's text and a space, NUL-padded, widened
+    to the longest row. Token i is written where a block holds the value V + 1 + i."""
+    width = max([table.shape[1], *(len(t) + 1 for t in tokens)])
+    out = np.zeros((table.shape[0] + len(tokens), width), dtype=np.uint8)
+    out[: table.shape[0], : table.shape[1]] = table
+    for i, token in enumerate(tokens):
+        out[table.shape[0] + i, : len(token) + 1] = np.frombuffer(token + b" ", dtype=np.uint8)
+    return out
+
+
+def word_table(num_vars: int, tokens=()) -> tuple[np.ndarray, np.ndarray]:
     """(words, lengths): ``words[l + V]`` is the text of literal ``l`` and a space as
     little-endian uint64 words padded with NUL bytes -- one word (shape (2V+1,)) while V <
-    10^6 ("-999999 "), else two (shape (2V+1, 2)) -- and ``lengths[l + V]`` its byte count,
-    for ``-V <= l <= V``; the padding literal 0 is empty."""
+    10^6 ("-999999 ") and every token fits, else more (shape (2V+1, k)) -- and ``lengths[l +
+    V]`` its byte count, for ``-V <= l <= V``; the padding literal 0 is empty. ``tokens`` add
+    rows after the literals (:func:`with_tokens`)."""
     table = literal_table(num_vars)
+    if tokens:
+        table = with_tokens(table, tokens)
     words = -(-table.shape[1] // 8)
     padded = np.zeros((table.shape[0], 8 * words), dtype=np.uint8)
     padded[:, : table.shape[1]] = table
@@ -148,11 +163,13 @@ class Stage:
 class RunWriter:
     """The run writer for one formula: its word table, layouts and scratch arrays."""
 
-    def __init__(self, num_vars: int, stage: Stage, tuning: Tuning | None = None):
+    def __init__(self, num_vars: int, stage: Stage, tuning: Tuning | None = None,
+                 tokens=()):
         self.num_vars = num_vars
+        self.top = num_vars + len(tokens)  # the largest value a block may hold
         self.stage = stage
         self.tuning = tuning or Tuning()
-        self.words, self.lengths = word_table(num_vars)
+        self.words, self.lengths = word_table(num_vars, tokens)
         self.per_literal = 1 if self.words.ndim == 1 else self.words.shape[1]  # words
         self.layouts: dict = {}  # (rows, width, literal lengths) -> _layout(...)
         self.scratch: dict = {}
@@ -191,7 +208,7 @@ class RunWriter:
         if rows == 0 or width == 0:
             return
         low, high = int(lits.min()), int(lits.max())
-        if high > self.num_vars or low < -self.num_vars:
+        if high > self.top or low < -self.num_vars:
             raise ValueError(f"clause block {block.name!r} has a literal beyond {self.num_vars}")
         g = block.unit if rows % block.unit == 0 else 1
         index = lits.reshape(rows // g, g * width)

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.solving import Solving
-from puzzlesat.generator.core.writer import clause_bytes, dimacs_bytes, gbd_hash_of_body
+from puzzlesat.generator.core.wcnf import wcnf_clause_bytes, wcnf_head
+from puzzlesat.generator.core.writer import clause_bytes, dimacs_head, gbd_hash_of_body
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.instance import build_checked
+from puzzlesat.generator.instance import Instance, build_checked
+from puzzlesat.generator.maxsat import WcnfInstance, build_wcnf
 from puzzlesat.generator.suite.spec import Task
 
 
@@ -28,6 +30,7 @@ class Built:
     clauses: int
     expected: str
     expected_from: str
+    optimum: str | None = None  # a WCNF instance's certified optimum ("unknown" if none)
 
 
 def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False,
@@ -35,20 +38,31 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
     """Build, render and compress one instance. When ``reuse_text_sha256`` equals the sha256
     of the regenerated text, compression (the expensive part) is skipped. ``root`` is the
     suite folder its ``inputs/`` files are read from; ``solving`` runs the solvers a family
-    may ask for (:func:`puzzlesat.generator.instance.build`). Sizes were checked (with the user's
-    ``--force``) before any task was handed out: :func:`.publish.check_sizes`."""
-    inst = build_checked(get_family(task.family), task.params, task.encoding, task.seed,
-                         task.name, solving, root)
-    body = clause_bytes(inst.formula)
-    text = dimacs_bytes(inst.formula, inst.header(), body)
+    may ask for (:func:`puzzlesat.generator.instance.build`). Sizes were checked (with the
+    user's ``--force``) before any task was handed out: :func:`.publish.check_sizes`. A WCNF task's
+    "GBD hash" is the md5 of its clause tokens (``h`` and weights included) joined by single
+    spaces, as GBD hashes DIMACS."""
+    inst: WcnfInstance | Instance
+    if task.format == "wcnf":
+        inst = maxsat = build_wcnf(task.family, task.params, task.encoding, task.seed,
+                                   task.name, files_root=root)
+        header = maxsat.header()
+        body = wcnf_clause_bytes(maxsat.wcnf)
+        head = wcnf_head(header)
+        facts = (maxsat.wcnf.num_vars, maxsat.wcnf.hard.num_clauses + maxsat.wcnf.num_soft,
+                 header["expected"], header["optimum-from"], header["optimum"])
+    else:
+        inst = sat = build_checked(get_family(task.family), task.params, task.encoding,
+                                   task.seed, task.name, solving, root)
+        body = clause_bytes(sat.formula)
+        head = dimacs_head(sat.formula, sat.header())
+        facts = (sat.formula.num_vars, sat.formula.num_clauses, sat.expected,
+                 sat.expected_from, None)
+    text = head + body
     text_sha256 = hashlib.sha256(text).hexdigest()
-    reuse = reuse_text_sha256 == text_sha256
     kind = None if task.compression == "none" else task.compression
     solution = inst.witness_json()
     witness = None if solution is None else (canonical_json(solution) + "\n").encode()
-    return Built(None if reuse else compress(text, kind), text_sha256,
-                 text if keep_text else None, witness, gbd_hash_of_body(body),
-                 inst.formula.num_vars, inst.formula.num_clauses, inst.expected,
-                 inst.expected_from)
-
-
+    return Built(None if reuse_text_sha256 == text_sha256 else compress(text, kind),
+                 text_sha256, text if keep_text else None, witness, gbd_hash_of_body(body),
+                 *facts)

@@ -253,12 +253,13 @@ def read_published(out: Path) -> tuple[Spec, list[dict]]:
                       base=out, published=True)
     return spec, read_manifest(out)["instances"]
 def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
-    """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*``, sorted."""
+    """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*`` and
+    ``*.wcnf*``, sorted."""
     folder = Path(suite_dir) / "instances"
     if not folder.is_dir():
         raise UserError(f"{suite_dir}: not a suite folder (no instances/ inside)")
-    files = sorted(p for p in folder.iterdir() if p.is_file() and ".cnf" in p.name
-                   and not p.name.startswith("."))
+    files = sorted(p for p in folder.iterdir() if p.is_file()
+                   and (".cnf" in p.name or ".wcnf" in p.name) and not p.name.startswith("."))
     if not files:
         raise UserError(f"{folder}: no instance files (*.cnf, *.cnf.xz, ...)")
     return files
@@ -273,4 +274,5 @@ def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".
 
 def witness_path(instance: Path) -> Path:
     """The planted witness published beside a suite instance: ``witnesses/<name>.json``."""
-    return instance.parent.parent / "witnesses" / (instance.name.split(".cnf")[0] + ".json")
+    stem = re.split(r"\.w?cnf", instance.name)[0]
+    return instance.parent.parent / "witnesses" / (stem + ".json")

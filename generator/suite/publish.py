@@ -135,6 +135,8 @@ def check_sizes(spec: Spec, force: bool) -> None:
     from puzzlesat.generator.instance import check_size
 
     for task in spec.tasks:
+        if task.format == "wcnf":  # MaxSAT forms have no size estimate of their own
+            continue
         params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
                   for k, v in task.params.items()}  # the spec's params are normalised
         try:
@@ -440,6 +442,8 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
                            if result.witness is not None else None),
         "group": task.group,
         "replicate": task.replicate,
+        "format": task.format,
+        "optimum": result.optimum,
     }
 
 

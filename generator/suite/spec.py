@@ -36,6 +36,7 @@ from puzzlesat.generator.families.params import (
     file_params,
     normalize_params,
 )
+from puzzlesat.generator.maxsat import check_maxsat_encoding, maxsat_module
 
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
@@ -44,7 +45,9 @@ REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 #: competition allows, beside the family sections, the figure and the table (measured:
 #: a 10 KB description made 3 pages)
 MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
-GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
+GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", "format")
+#: a group's ``format``: DIMACS CNF (the default) or WCNF 2022+ for the MaxSAT Evaluation
+FORMATS = ("cnf", "wcnf")
 SPEC_FILE = "suite.toml"
 INPUTS = "inputs"
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
@@ -68,11 +71,12 @@ class Task:
     compression: str
     group: int
     replicate: int
+    format: str = "cnf"  # or "wcnf"
 
     @property
     def file(self) -> str:
         """The instance's path in the published suite."""
-        return f"instances/{self.name}.cnf{SUFFIXES[self.compression]}"
+        return f"instances/{self.name}.{self.format}{SUFFIXES[self.compression]}"
 
     @property
     def witness_file(self) -> str:
@@ -297,6 +301,9 @@ def _expand_group(group: Any, number: int, suite: dict,
     if "encoding" in group and "encodings" in group:
         raise UserError("give 'encoding' or 'encodings', not both")
     families = _axis(group.get("family"), str, "family", required=True)
+    output_format = group.get("format", "cnf")
+    if output_format not in FORMATS:
+        raise UserError(f"format must be one of {', '.join(FORMATS)}, got {output_format!r}")
     encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings")
     replicates = _replicates(group.get("replicates", 1))
     raw_params, zipped = group.get("params", {}), group.get("zip", {})
@@ -321,7 +328,8 @@ def _expand_group(group: Any, number: int, suite: dict,
                 key = f"{family.NAME}/{canonical_json(params)}/r{replicate}"
                 seed = derive_seed(suite["seed"], key) if seeded else None
                 for encoding in encodings or [None]:
-                    encoding = check_encoding(family, encoding)
+                    encoding = (check_maxsat_encoding(maxsat_module(family.NAME), encoding)
+                                if output_format == "wcnf" else check_encoding(family, encoding))
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
                                                 encoding)
@@ -329,7 +337,8 @@ def _expand_group(group: Any, number: int, suite: dict,
                         raise UserError(f"family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
                     tasks.append(Task(family.NAME, params, encoding, seed, name,
-                                      suite["compression"], number, replicate))
+                                      suite["compression"], number, replicate,
+                                      output_format))
     return tasks
 
 

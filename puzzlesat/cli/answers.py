@@ -28,11 +28,16 @@ from puzzlesat.cli.stdout import write_stdout
                    "--solver-command with {proof}: as the solver writes it).")
 def solve(instance, solver, solver_command, time_limit, proof):
     """Run a reference solver (or --solver-command) and print SAT Competition output; exit 10
-    SAT, 20 UNSAT, 0 unknown."""
-    from puzzlesat.validate.runs.solve import solve_instance
+    SAT, 20 UNSAT, 0 unknown. A WCNF instance: RC2 (or the command), MaxSAT Evaluation
+    output, exit 30 OPTIMUM FOUND."""
+    from puzzlesat.generator.core.wcnf_reader import is_wcnf
+    from puzzlesat.validate.runs.solve import solve_instance, solve_maxsat
 
     solver, command = _client(solver, solver_command)
-    result = solve_instance(instance, solver, time_limit, proof, command)
+    if is_wcnf(instance):
+        result = solve_maxsat(instance, time_limit, proof, command)
+    else:
+        result = solve_instance(instance, solver, time_limit, proof, command)
     write_stdout(result.output(seconds=True))
     raise click.exceptions.Exit(result.exit_code)
 
@@ -59,12 +64,20 @@ def validate_command(instance, output, proof, proof_time_limit, witness, lrat, l
     proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
+    from puzzlesat.generator.core.errors import UserError
+    from puzzlesat.generator.core.wcnf_reader import is_wcnf
+    from puzzlesat.validate.maxsat import validate_wcnf_files
     from puzzlesat.validate.proof.check import LratRequest
     from puzzlesat.validate.report import validate_files
 
-    verdict = validate_files(instance, output, proof, witness=witness,
-                             proof_time_limit=proof_time_limit,
-                             lrat=LratRequest(lrat, lrat_binary, cake_lpr))
+    if is_wcnf(instance):
+        if proof is not None:
+            raise UserError("--proof: a MaxSAT answer comes without a proof")
+        verdict = validate_wcnf_files(instance, output, witness)
+    else:
+        verdict = validate_files(instance, output, proof, witness=witness,
+                                 proof_time_limit=proof_time_limit,
+                                 lrat=LratRequest(lrat, lrat_binary, cake_lpr))
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 

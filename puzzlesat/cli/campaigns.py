@@ -127,11 +127,24 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
               help="Instances that must count: not solved by MiniSat within --minisat-limit, "
                    "solved by the team's solver within --time-limit.")
+@click.option("--track", type=click.Choice(["sat", "maxsat"]), default="sat", show_default=True,
+              help="maxsat: the MaxSAT Evaluation bundle of a WCNF suite (instances .wcnf.xz, "
+                   "metadata.csv with each certified optimum, the description); the SAT "
+                   "options do not apply.")
 def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
-               min_hard):
+               min_hard, track):
     """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
-    bundle; exit 1 naming each broken rule."""
+    bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's."""
     from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
+
+    if track == "maxsat":
+        from puzzlesat.validate.runs.maxsat_submission import build_maxsat_bundle
+
+        archive, rows = build_maxsat_bundle(directory, output)
+        for row in rows:
+            click.echo(f"{row['file']}: optimum {row['optimum']} ({row['optimum-from']})")
+        click.echo(f"wrote {archive}")
+        return
 
     rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
                   time_limit.cpu)

@@ -33,24 +33,52 @@ def _click_option(param: Param) -> click.Option:
     return click.Option([param.option], default=None, metavar=metavar, help=param.help + shown)
 
 
+def where(output: str) -> str:
+    """How a generate run names its output: the path, or stdout for ``-``."""
+    return "stdout" if output == "-" else output
+
+
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, force, **raw):
+    from puzzlesat.generator.maxsat import MAXSAT_MODULES, maxsat_module
+
+    maxsat_encodings = (list(maxsat_module(family.NAME).ENCODINGS)
+                        if family.NAME in MAXSAT_MODULES else [])
+
+    def run(seed, encoding, output, name, witness, force, output_format, **raw):
         from puzzlesat.generator.instance import generate_files
         from puzzlesat.validate.runs.certify import CheckedSolving
 
         params = {k: v for k, v in raw.items() if v is not None}
+        if output_format == "wcnf":
+            from puzzlesat.generator.maxsat import generate_wcnf_files
+
+            maxsat = generate_wcnf_files(family.NAME, params, output, witness, encoding, seed,
+                                         name)
+            header = maxsat.header()
+            click.echo(f"{where(output)}: {maxsat.name}: {maxsat.wcnf.num_vars} variables, "
+                       f"{maxsat.wcnf.hard.num_clauses} hard and {maxsat.wcnf.num_soft} soft "
+                       f"clauses, optimum {header['optimum']} ({header['optimum-from']})",
+                       err=True)
+            return
         inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
                               solving=CheckedSolving(), force=force)
-        where = "stdout" if output == "-" else output
-        click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
+        click.echo(f"{where(output)}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
                    f"({inst.expected_from})", err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
                      help="Random seed (recorded in the header) [default: 0]."),
-        click.Option(["--encoding"], type=click.Choice(list(family.ENCODINGS)), default=None,
-                     help=f"Encoding [default: {next(iter(family.ENCODINGS))}]."),
+        click.Option(["--encoding"], type=click.Choice([*family.ENCODINGS, *maxsat_encodings]),
+                     default=None,
+                     help=f"Encoding [default: {next(iter(family.ENCODINGS))}"
+                          + (f"; wcnf: {', '.join(maxsat_encodings)}" if maxsat_encodings
+                             else "") + "]."),
+        click.Option(["--format", "output_format"], type=click.Choice(["cnf", "wcnf"]),
+                     default="cnf", show_default=True,
+                     help="cnf: DIMACS (SAT); wcnf: WCNF 2022+ for the MaxSAT Evaluation, the "
+                          "certified optimum in the header"
+                          + ("" if maxsat_encodings else " (not for this family)") + "."),
         click.Option(["-o", "--output"], required=True, metavar="PATH",
                      help="Output file; compression by extension (.xz .gz .bz2); '-' = plain "
                           "DIMACS on stdout."),

@@ -45,6 +45,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
+from puzzlesat.generator.core.wcnf_reader import is_wcnf, read_wcnf
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,
@@ -68,9 +69,11 @@ from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.clients import Limit, parse_limit, run_client
-from puzzlesat.validate.runs.limits import TimeLimit, load, machine
+from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
+from puzzlesat.validate.runs.maxsat import REFERENCE
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.records import CalibrationRow
+from puzzlesat.validate.runs.solvers import SolveResult
 
 #: python-sat's MiniSat and the MiniSat binary up to the filter's minute times the margin
 #: of 2, Kissat 4.0.4 (the binary) up to the reference limit
@@ -91,7 +94,7 @@ class Calibration:
         lines = []
         for solver in dict.fromkeys(r.solver for r in self.rows):
             mine = [r for r in self.rows if r.solver == solver]
-            solved = [r for r in mine if r.status in ("SAT", "UNSAT")]
+            solved = [r for r in mine if r.status != "UNKNOWN"]
             verdicts: dict[str, int] = {}
             for row in mine:
                 verdicts[row.verdict] = verdicts.get(row.verdict, 0) + 1
@@ -102,13 +105,20 @@ class Calibration:
 
 
 def calibrate_one(path: str, solver: str, time_limit: TimeLimit) -> dict:
-    """Worker: solve one instance in a killable child and judge the answer; the result
-    columns of its row. Never raises for a solver's failure (timeout, crash, garbage, a wrong
-    answer): the row records it."""
+    """Worker: solve one instance in a killable child and judge the answer (a WCNF instance's
+    by the MaxSAT judge); the result columns of its row. Never raises for a solver's failure
+    (timeout, crash, garbage, a wrong answer): the row records it."""
     at_start = load()
+    wcnf = is_wcnf(path)
+    if (solver == REFERENCE) != wcnf:
+        return {"status": "UNKNOWN", "cpu-seconds": 0.0, "wall-seconds": 0.0,
+                "ended-by": SOLVER, "verdict": "UNKNOWN",
+                "reason": f"{solver} does not solve {'WCNF' if wcnf else 'CNF'}",
+                "machine": machine(), "load": at_start}
     result = run_client(solver, path, time_limit)
     try:
-        verdict = judge(read_dimacs(path), parse_output(result.text().encode()), None)
+        verdict = (_judge_maxsat(path, result) if wcnf else
+                   judge(read_dimacs(path), parse_output(result.text().encode()), None))
         name, reason = verdict.verdict, verdict.reason
     except MalformedOutput as exc:
         name, reason = "MALFORMED", str(exc)
@@ -129,6 +139,17 @@ def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
     if not limits:
         raise UserError("--solvers is empty: name at least one solver")
     return limits
+
+
+def _judge_maxsat(path: str, result: SolveResult):
+    """The MaxSAT judge's verdict on RC2's answer to the WCNF instance at ``path``."""
+    # imported here: a SAT solver's child process (which imports this module) need not
+    from puzzlesat.validate.maxsat import certified_bounds, judge_maxsat, parse_maxsat_output
+
+    wcnf = read_wcnf(path)
+    answer = parse_maxsat_output(result.output(), wcnf.num_vars)
+    certified, family, module, puzzle, encoding = certified_bounds(wcnf)
+    return judge_maxsat(wcnf, answer, certified, family, module, puzzle, encoding)
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,

@@ -1,5 +1,5 @@
 """Solvers by name for the campaigns (``calibrate``, ``tune``, ``submission``): python-sat's
-names (``minisat22``, ``kissat404``, ...) and the ready names of the competition's binaries
+names (``minisat22``, ``kissat404``, ...), RC2 (``rc2``, MaxSAT) and the ready names of the competition's binaries
 (``minisat-bin``, ``kissat-bin``: :func:`~puzzlesat.validate.runs.command.ready_command`), run
 alike on an instance file or a flat literal array, limited and timed in solver CPU seconds."""
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.runs.command import READY, SolverCommand, ready_command, run_command
 from puzzlesat.validate.runs.limits import CPU_LIMIT, TimeLimit
+from puzzlesat.validate.runs.maxsat import REFERENCE, run_rc2
 from puzzlesat.validate.runs.solvers import SolveResult, check_solver, run_solver, solver_name
 
 
@@ -18,6 +19,8 @@ def client_name(name: str) -> str:
     """The canonical name of a solver this installation can run: a ready binary name as it is
     (a UserError when its binary is missing), else python-sat's canonical name."""
     canonical = canonical_name(name)
+    if canonical == REFERENCE:
+        return canonical
     if canonical in READY:
         ready_command(canonical)
         return canonical
@@ -27,7 +30,7 @@ def client_name(name: str) -> str:
 def canonical_name(name: str) -> str:
     """A solver's name as calibration tables record it (a ready binary name as it is,
     python-sat's canonical name for one of its aliases), whether or not it runs here."""
-    if name in READY:
+    if name in READY or name == REFERENCE:
         return name
     try:
         return solver_name(name)
@@ -36,9 +39,10 @@ def canonical_name(name: str) -> str:
 
 
 def run_command_result(command: SolverCommand, instance, time_limit: TimeLimit,
-                       proof_to: str | os.PathLike | None = None) -> SolveResult:
+                       proof_to: str | os.PathLike | None = None,
+                       maxsat: bool = False) -> SolveResult:
     """:func:`~puzzlesat.validate.runs.command.run_command` as a :class:`SolveResult`."""
-    run = run_command(command, instance, time_limit, proof_to)
+    run = run_command(command, instance, time_limit, proof_to, maxsat)
     return SolveResult(run.status, command.name, run.seconds,
                        notes=[f"command: {command.template}"] + run.notes, stdout=run.stdout,
                        wall=run.wall, ended_by=run.ended_by)
@@ -51,6 +55,8 @@ def run_client(name: str, source, time_limit: TimeLimit) -> SolveResult:
     command = ready_command(name)
     if command is not None:
         result = run_command_result(command, source, time_limit)
+    elif name == REFERENCE:
+        result = run_rc2(source, time_limit)
     else:
         result = run_solver(source, name, time_limit)
     if result.status != "UNKNOWN" and result.seconds > time_limit.cpu:

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
@@ -217,13 +218,15 @@ class CommandRun:
 
 
 def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
-                proof_to: str | os.PathLike | None = None) -> CommandRun:
+                proof_to: str | os.PathLike | None = None, maxsat: bool = False) -> CommandRun:
     """Run ``command`` on ``instance`` (a plain or compressed file, or ``(flat literals,
     num_vars)``) for at most ``time_limit`` (CPU, wall-clock backstop), its proof written
     (atomically) to ``proof_to`` when it answers UNSAT; see the module docstring. A program
-    that cannot be started is a SolverNotRunnable (a UserError)."""
+    that cannot be started is a SolverNotRunnable (a UserError). ``maxsat``: a WCNF instance
+    (``instance.wcnf``), the output read as the MaxSAT Evaluation's."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
-        cnf, proof_file = Path(tmp, "instance.cnf"), Path(tmp, "proof")
+        cnf = Path(tmp, "instance.wcnf" if maxsat else "instance.cnf")
+        proof_file = Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
         result_file = Path(tmp, "result")
         with open(cnf, "wb") as plain:
@@ -256,7 +259,7 @@ def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
         else:
             stdout = out_file.read_bytes()
         try:
-            status = parse_output(stdout).status
+            status = _maxsat_status(stdout) if maxsat else parse_output(stdout).status
         except MalformedOutput as exc:
             return CommandRun("UNKNOWN", cpu, stdout,
                               notes + [f"the output does not parse: {exc}"], wall, ended)
@@ -295,9 +298,14 @@ def minisat_answer(result: bytes) -> bytes:
         return result
     if np.any(lits == 0) or (lits.size and np.abs(lits).max() > 1 << 31):
         return result
-    model = np.zeros(int(np.abs(lits).max(initial=0)) + 1, dtype=bool)
-    model[lits[lits > 0]] = True
+    model = model_array(lits, int(np.abs(lits).max(initial=0)))
     return ("s SATISFIABLE\n" + "\n".join(v_lines(model)) + "\n").encode()
+
+
+def _maxsat_status(stdout: bytes) -> str:
+    from puzzlesat.validate.maxsat import maxsat_status  # only MaxSAT runs pay for it
+
+    return maxsat_status(stdout)
 
 
 def _run_group(argv: list[str], out, err, limit: TimeLimit) -> tuple[int | str, float, float]:

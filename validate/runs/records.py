@@ -20,6 +20,8 @@ from puzzlesat.validate.output import STATUSES
 from puzzlesat.validate.report import FAILED, VERDICTS
 from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
 
+#: a calibration run's status: a SAT solver's, or RC2's OPTIMUM on a WCNF instance
+RUN_STATUSES = (*STATUSES, "OPTIMUM")
 #: the ``ended-by`` of a row read from a table of wall-clock seconds (no CPU time measured)
 WALL_CLOCK_TABLE = "wall-clock-table"
 
@@ -73,9 +75,9 @@ class CalibrationRow:
     def from_row(cls, row: dict) -> CalibrationRow:
         """A table row (strings, by column name) checked, or a ValueError saying why it
         cannot be a run calibrate recorded."""
-        if row["status"] not in STATUSES:
+        if row["status"] not in RUN_STATUSES:
             raise ValueError(f"status {row['status'][:40]!r} is not one of "
-                             f"{', '.join(STATUSES)}")
+                             f"{', '.join(RUN_STATUSES)}")
         if row["verdict"] not in VERDICTS:
             raise ValueError(f"verdict {row['verdict'][:40]!r} is not a validator verdict")
         limit = _number(row["time-limit"], "time-limit")

@@ -10,13 +10,16 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
-from puzzlesat.generator.core.inputs import check_distinct
+from puzzlesat.generator.core.inputs import check_distinct, read_input
 from puzzlesat.generator.core.reader import read_num_vars
+from puzzlesat.generator.core.wcnf_reader import is_wcnf
 from puzzlesat.generator.suite.folder import output_path, suite_instances
-from puzzlesat.validate.output import MalformedOutput
+from puzzlesat.validate.maxsat import maxsat_status
+from puzzlesat.validate.output import MAX_OUTPUT_COMMENTS, MalformedOutput
 from puzzlesat.validate.runs.clients import run_command_result
 from puzzlesat.validate.runs.command import SolverCommand, SolverNotRunnable
 from puzzlesat.validate.runs.limits import NO_LIMIT, TimeLimit
+from puzzlesat.validate.runs.maxsat import run_rc2
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.solvers import (
     EXIT_CODES,
@@ -34,6 +37,8 @@ def solve_one(instance: Path, solver: str, time_limit: TimeLimit | None, proof_t
     UNKNOWN with the error as a note, so the run goes on, but a command that cannot be
     started stops it (SolverNotRunnable)."""
     try:
+        if is_wcnf(instance):  # RC2 or the command, as MaxSAT; no proof
+            return solve_maxsat(instance, time_limit or NO_LIMIT, None, command)
         if command is not None:
             return run_command_result(command, instance, time_limit or NO_LIMIT, proof_to)
         return run_solver(instance, solver, time_limit or NO_LIMIT, proof_to is not None)
@@ -81,10 +86,13 @@ def earlier_answer(path: Path, instance: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        status = read_output(path, read_num_vars(instance) or 0).status
+        if is_wcnf(instance):
+            status = maxsat_status(read_input(path, MAX_OUTPUT_COMMENTS << 4, "output"))
+        else:
+            status = read_output(path, read_num_vars(instance) or 0).status
     except (UserError, MalformedOutput):
         return None
-    return status if status in ("SAT", "UNSAT") else None
+    return status if status in ("SAT", "UNSAT", "OPTIMUM") else None
 
 
 def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195",
@@ -126,7 +134,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
             atomic_write(out, result.output(seconds=True))
             if proof:
                 write_proof(output_path(results_dir, instance, ".drat"), result.proof)
-            run.counts[result.status] += 1
+            run.counts[result.status] = run.counts.get(result.status, 0) + 1
     return run
 
 
@@ -166,3 +174,16 @@ def solve_instance(instance, solver: str = "cadical195",
     if proof_path is not None:
         write_proof(proof_path, result.proof)
     return result
+
+
+def solve_maxsat(instance: str | os.PathLike, time_limit: TimeLimit | float | None = None,
+                 proof_path: str | os.PathLike | None = None,
+                 command: SolverCommand | None = None) -> SolveResult:
+    """``puzzlesat solve`` on a WCNF instance: RC2, or an external MaxSAT ``command``, in a
+    killable child; MaxSAT Evaluation output."""
+    if proof_path is not None:
+        raise UserError("--proof: a MaxSAT answer comes without a proof")
+    if command is not None:
+        return run_command_result(command, instance, time_limit or NO_LIMIT, None,
+                                  maxsat=True)
+    return run_rc2(instance, None if time_limit is None else TimeLimit.parse(time_limit))

@@ -44,6 +44,7 @@ from multiprocessing import resource_tracker
 
 import numpy as np
 
+from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
@@ -59,6 +60,8 @@ from puzzlesat.validate.runs.processes import (
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
                  "glucose4", "glucose42", "lingeling", "maplechrono", "maplecm", "maplesat")
 EXIT_CODES = {"SAT": 10, "UNSAT": 20, "UNKNOWN": 0}
+#: the MaxSAT Evaluation's exit code of ``s OPTIMUM FOUND`` (its others are the SAT ones)
+OPTIMUM_EXIT = 30
 _WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
 
 
@@ -126,8 +129,8 @@ class SolveResult:
 
     @property
     def exit_code(self) -> int:
-        """The solver's status as a SAT-competition exit code."""
-        return EXIT_CODES[self.status]
+        """The solver's status as a SAT-competition (or MaxSAT Evaluation) exit code."""
+        return OPTIMUM_EXIT if self.status == "OPTIMUM" else EXIT_CODES[self.status]
 
     def output(self, seconds: bool = False) -> bytes:
         """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
@@ -173,9 +176,10 @@ def clauses(flat: np.ndarray):
 
 
 @dataclass
-class PysatAnswer:
-    """What :func:`solve_with_pysat` gives: the answer, or the error that kept it from solving,
-    and the CPU and wall seconds of the ``solve()`` call alone."""
+class ChildAnswer:
+    """What a solve run in a child gives (:func:`solve_with_pysat`, RC2, a counter): the
+    answer, or the error that kept it from solving, and the CPU and wall seconds of the solve
+    call alone; ``value`` is what else the answer holds (a MaxSAT cost, a model count)."""
 
     status: str | None
     model: np.ndarray | None = None
@@ -183,10 +187,30 @@ class PysatAnswer:
     error: str | None = None
     cpu: float = 0.0
     wall: float = 0.0
+    value: int | None = None
+
+
+def start_clock(cpu_limit: float | None, started) -> tuple[float, float]:
+    """Right before a child solves: set this process's RLIMIT_CPU a second past
+    ``cpu_limit`` (the kernel's backstop to the parent's watchdog; SIGXCPU), tell ``started``
+    the CPU seconds spent before solving, and return the clock (CPU, wall) the solve call is
+    timed from."""
+    before = time.process_time()
+    if cpu_limit is not None:
+        soft = math.ceil(before + cpu_limit) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
+    if started is not None:
+        started(before)
+    return before, time.perf_counter()
+
+
+def stop_clock(clock: tuple[float, float]) -> tuple[float, float]:
+    """The CPU and wall seconds since :func:`start_clock` gave ``clock``."""
+    return time.process_time() - clock[0], time.perf_counter() - clock[1]
 
 
 def solve_with_pysat(source, solver: str, want_proof: bool, cpu_limit: float | None = None,
-                     started=None) -> PysatAnswer:
+                     started=None) -> ChildAnswer:
     """Parse ``source`` (when it is a path) and solve it with the python-sat ``solver`` in this
     process; the time counted is the ``solve()`` call's alone (reading and set-up are not the
     solver's). With ``cpu_limit`` (in a child only) this process's RLIMIT_CPU is set just
@@ -200,27 +224,15 @@ def solve_with_pysat(source, solver: str, want_proof: bool, cpu_limit: float | N
         else:
             flat, num_vars = source
     except UserError as exc:
-        return PysatAnswer(None, error=str(exc))
+        return ChildAnswer(None, error=str(exc))
     with Solver(name=solver, with_proof=want_proof) as s:
         s.append_formula(clauses(flat))
-        before = time.process_time()
-        if cpu_limit is not None:
-            # the kernel's backstop to the parent's watchdog: SIGXCPU a second past the limit
-            soft = math.ceil(before + cpu_limit) + 1
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
-        if started is not None:
-            started(before)
-        wall = time.perf_counter()
+        clock = start_clock(cpu_limit, started)
         answer = s.solve()
-        cpu, wall = time.process_time() - before, time.perf_counter() - wall
-        model = None
-        if answer:
-            model = np.zeros(num_vars + 1, dtype=bool)
-            given = np.asarray(s.get_model() or [], dtype=np.int64)
-            given = given[np.abs(given) <= num_vars]
-            model[given[given > 0]] = True
+        cpu, wall = stop_clock(clock)
+        model = model_array(s.get_model() or [], num_vars) if answer else None
         proof = list(s.get_proof()) if want_proof and answer is False else None
-    return PysatAnswer("SAT" if answer else "UNSAT", model, proof, None, cpu, wall)
+    return ChildAnswer("SAT" if answer else "UNSAT", model, proof, None, cpu, wall)
 
 
 def _child(conn, parent: int, solve, source, solver, want_proof, cpu_limit):
@@ -241,19 +253,23 @@ def run_solver(source, solver: str = "cadical195", time_limit: TimeLimit | float
     if time_limit is None:
         answer, notes, ended = solve_with_pysat(source, solver, proof), [], SOLVER
     else:
-        answer, notes, ended = _solve_in_child(source, solver, proof,
-                                               TimeLimit.parse(time_limit))
+        answer, notes, ended = solve_in_child(solve_with_pysat, source, solver, proof,
+                                              TimeLimit.parse(time_limit))
     if answer.error:
         raise UserError(answer.error)
     return SolveResult(answer.status or "UNKNOWN", solver, answer.cpu, answer.model,
                        answer.proof, notes, wall=answer.wall, ended_by=ended)
 
 
-def _solve_in_child(source, solver, proof, limit: TimeLimit):
+def solve_in_child(solve, source, solver: str, proof: bool, limit: TimeLimit):
+    """``solve(source, solver, proof, cpu_limit, started)`` -> :class:`ChildAnswer`, run in a
+    killable child (module docstring) until it answers, its solving passes ``limit.cpu`` CPU
+    seconds or the run ``limit.wall``: (answer, notes, what ended the run). ``solve`` must be
+    a module-level function (it reaches the child by its qualified name, looked up at each
+    call) that calls :func:`start_clock` right before it solves."""
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
-    # the function goes to the child by its qualified name, looked up here at each call
-    child = ctx.Process(target=_child, args=(send, os.getpid(), solve_with_pysat, source,
+    child = ctx.Process(target=_child, args=(send, os.getpid(), solve, source,
                                              solver, proof, limit.cpu), daemon=True)
     # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
     # could kill the child before it leaves the terminal's process group, and start() then
@@ -291,7 +307,7 @@ def _watch(child, receive, limit: TimeLimit):
             ended = CPU_LIMIT if used >= limit.cpu else WALL_LIMIT
             what = "CPU" if ended == CPU_LIMIT else "wall-clock backstop"
             seconds = limit.cpu if ended == CPU_LIMIT else limit.wall
-            return (PysatAnswer("UNKNOWN", cpu=used, wall=now - (solving or spawned)),
+            return (ChildAnswer("UNKNOWN", cpu=used, wall=now - (solving or spawned)),
                     [f"{what} limit of {seconds:g} s reached"], ended)
         if receive.poll(pause):
             try:
@@ -299,10 +315,10 @@ def _watch(child, receive, limit: TimeLimit):
             except EOFError:  # the child died without answering (crash, out of memory)
                 child.join()
                 if child.exitcode == -signal.SIGXCPU:  # the kernel's backstop of the limit
-                    return (PysatAnswer("UNKNOWN", cpu=max(used, limit.cpu),
+                    return (ChildAnswer("UNKNOWN", cpu=max(used, limit.cpu),
                                         wall=time.perf_counter() - (solving or spawned)),
                             [f"CPU limit of {limit.cpu:g} s reached"], CPU_LIMIT)
-                return (PysatAnswer("UNKNOWN", cpu=used,
+                return (ChildAnswer("UNKNOWN", cpu=used,
                                     wall=time.perf_counter() - (solving or spawned)),
                         [f"solver process died (exit code {child.exitcode})"], SOLVER)
             if isinstance(message, tuple) and message[0] == "started":

@@ -349,10 +349,18 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
     if check.failures:
         raise UserError("the submission rules do not hold: " + "; ".join(check.failures))
     src = Path(directory)
-    out = Path(output) if output else src.resolve().with_name(src.resolve().name + "-submission")
     spec, manifest = read_published(src)
-    files = bundle_files(src, spec.author, manifest_rows(src, manifest), check)
-    earlier = _claim_output(src, out)
+    return write_bundle(src, output, bundle_files(src, spec.author, manifest_rows(src, manifest),
+                                                  check))
+
+
+def write_bundle(src: Path, output: str | os.PathLike | None, files: dict[str, bytes],
+                 ours=None) -> Path:
+    """Write ``files`` into the bundle folder ``output`` (default: the suite's folder name +
+    ``-submission``, beside it) and ``output.tar.xz``; returns the archive's path. ``ours``
+    tells the names a bundle of this kind holds (default :func:`bundle_name`)."""
+    out = Path(output) if output else src.resolve().with_name(src.resolve().name + "-submission")
+    earlier = _claim_output(src, out, ours or bundle_name)
     target = out.resolve()
     archive = target.with_name(target.name + ".tar.xz")
     if archive.exists() and not (earlier and earlier["archive"] == archive.name):
@@ -385,7 +393,7 @@ def bundle_name(rel) -> bool:
                         rel) is not None)
 
 
-def _claim_output(src: Path, out: Path) -> dict | None:
+def _claim_output(src: Path, out: Path, ours=bundle_name) -> dict | None:
     """Check that the bundle may be written at ``out``; returns its marker (files, archive)
     when it holds an earlier bundle, None when it is new or empty."""
     if out.is_symlink():
@@ -411,7 +419,7 @@ def _claim_output(src: Path, out: Path) -> dict | None:
         except (ValueError, RecursionError):
             earlier = None
     if not (isinstance(earlier, dict) and isinstance(earlier.get("files"), list)
-            and all(bundle_name(rel) for rel in earlier["files"])
+            and all(ours(rel) for rel in earlier["files"])
             and isinstance(earlier.get("archive"), str)):
         raise UserError(f"{out} exists and is not a submission bundle: refusing to replace it")
     plain_folder(out / "instances", "bundle subfolder", create=False)

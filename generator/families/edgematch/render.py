@@ -69,13 +69,14 @@ def render_svg(puzzle: Puzzle, solution: Solution | None = None, size: int = 40)
 def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float = 4.0) -> str:
     """The board as a TikZ picture ``width`` cm wide, for the description document: each
     square as four triangles filled by colour (frame grey, a signed colour's negative darker),
-    as :func:`render_svg` draws it.
+    as :func:`render_svg` draws it; an inner edge whose two sides do not match, red.
 
     >>> from puzzlesat.generator.families.edgematch.puzzle import load_pieces
     >>> print(render_tikz(load_pieces("four-squares")).splitlines()[1])
     \\filldraw[fill={rgb,255:red,221;green,196;blue,60},draw=black!60,line width=0.2pt] (0,0) -- (1,0) -- (0.5,0.5) -- cycle;
     """
     n = len(puzzle.pieces)
+    arranged = solution is not None
     if solution is None:
         solution = Solution(np.arange(n), np.zeros(n, np.int64))
     shown = shown_sides(puzzle.pieces, solution)
@@ -90,4 +91,13 @@ def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float =
             body.append(f"\\filldraw[fill={fill},draw=black!60,line width=0.2pt] "
                         f"({c + ax},{r + ay}) -- ({c + bx},{r + by}) -- ({c + 0.5},{r + 0.5}) "
                         f"-- cycle;")
+    # an arrangement that leaves edges unmatched (a MaxSAT instance's): each one in red
+    grid = shown.reshape(puzzle.rows, puzzle.cols, 4)
+    sign = -1 if puzzle.signed else 1
+    across = np.argwhere(grid[:, :-1, E] != sign * grid[:, 1:, W]).tolist() if arranged else []
+    down = np.argwhere(grid[:-1, :, S] != sign * grid[1:, :, N]).tolist() if arranged else []
+    body += [f"\\draw[red,line width=1.2pt] ({c + 1},{r}) -- ({c + 1},{r + 1});"
+             for r, c in across]
+    body += [f"\\draw[red,line width=1.2pt] ({c},{r + 1}) -- ({c + 1},{r + 1});"
+             for r, c in down]
     return picture(body, puzzle.cols, width)

@@ -1,0 +1,99 @@
+"""The MaxSAT Evaluation bundle of a published WCNF suite (``submission --track maxsat``).
+
+The Evaluation asks for an archive of WCNF 2022+ instances and a short IEEE-style description.
+The bundle holds ``instances/<name>.wcnf.xz`` (recompressed to xz when the suite used another
+compression), ``metadata.csv`` (:data:`METADATA_COLUMNS`: each instance's certified bounds and
+optimum from its own header, and RC2's calibration run when there is one), the suite's
+``description.tex``/``.md`` (the same TeX path as the SAT description: ``pdflatex`` compiles
+it with IEEEtran) with the plots it includes, and ``CITATION.cff``; plus a deterministic
+``.tar.xz`` of the same, written as the SAT bundle is
+(:func:`~puzzlesat.validate.runs.submission.write_bundle`). It is refused when an instance is
+not WCNF, when a file is not the one the manifest lists, or when a calibration run of RC2 got
+a failing verdict.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import stat
+from pathlib import Path
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import compress
+from puzzlesat.generator.core.inputs import decompress
+from puzzlesat.generator.core.wcnf_reader import read_wcnf_header
+from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.validate.report import FAILED
+from puzzlesat.validate.runs.calibrate import read_calibration
+from puzzlesat.validate.runs.maxsat import REFERENCE
+from puzzlesat.validate.runs.submission import BUNDLE_COPIES, manifest_rows, write_bundle
+
+METADATA_COLUMNS = ("file", "family", "variables", "clauses", "optimum", "lower-bound",
+                    "upper-bound", "optimum-from", "best-known", "rc2-status", "rc2-seconds",
+                    "sha256")
+
+
+def maxsat_bundle_name(rel) -> bool:
+    """Whether ``rel`` is a name this tool writes in a MaxSAT bundle folder."""
+    return isinstance(rel, str) and (
+        rel in ("metadata.csv", *BUNDLE_COPIES)
+        or re.fullmatch(r"instances/[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.wcnf\.xz"
+                        r"|calibration-[A-Za-z0-9._-]+\.png", rel) is not None)
+
+
+def build_maxsat_bundle(directory: str | os.PathLike,
+                        output: str | os.PathLike | None = None) -> tuple[Path, list[dict]]:
+    """Check the suite and write its MaxSAT bundle; (the archive's path, metadata rows)."""
+    src = Path(directory)
+    spec, manifest = read_published(src)
+    rows = manifest_rows(src, manifest)
+    cnf = [row["name"] for row in rows if row.get("format") != "wcnf"]
+    if cnf:
+        raise UserError(f"{src}: {len(cnf)} instance(s) are not WCNF (e.g. {cnf[0]}): the "
+                        f"MaxSAT track takes a suite of format = \"wcnf\" groups")
+    runs = {}
+    if (src / "calibration.csv").exists():
+        for run in read_calibration(src):
+            if run["solver"] == REFERENCE:
+                if run["verdict"] in FAILED:
+                    raise UserError(f"{src}: RC2's calibration run on {run['name']} was "
+                                    f"{run['verdict']}: {run['reason']}")
+                runs[run["hash"]] = run
+    metadata = [_metadata(src, row, runs.get(row["hash"])) for row in rows]
+    files = {}
+    for row in rows:
+        data = (src / row["file"]).read_bytes()
+        if not row["file"].endswith(".xz"):
+            data = compress(decompress(data, row["file"]), "xz")
+        files[f"instances/{row['name']}.wcnf.xz"] = data
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, METADATA_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(metadata)
+    files["metadata.csv"] = buffer.getvalue().encode()
+    for name in BUNDLE_COPIES:
+        if not (src / name).is_file():
+            raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
+        files[name] = (src / name).read_bytes()
+    for plot in sorted(src.glob("calibration-*.png")):
+        if maxsat_bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
+            files[plot.name] = plot.read_bytes()
+    return write_bundle(src, output, files, maxsat_bundle_name), metadata
+
+
+def _metadata(src: Path, row: dict, run: dict | None) -> dict:
+    """One metadata row: the bounds the instance's own header certifies, RC2's run."""
+    header = read_wcnf_header(src / row["file"])
+    return {"file": f"{row['name']}.wcnf.xz", "family": row["family"],
+            "variables": row["variables"], "clauses": row["clauses"],
+            "optimum": header.get("optimum", "unknown"),
+            "lower-bound": header.get("lower-bound", ""),
+            "upper-bound": header.get("upper-bound", ""),
+            "optimum-from": header.get("optimum-from", ""),
+            "best-known": header.get("best-known", ""),
+            "rc2-status": run["status"] if run else "",
+            "rc2-seconds": run["seconds"] if run else "",
+            "sha256": row["text-sha256"]}
