@@ -211,7 +211,7 @@ def test_rc2_past_its_time_limit_answers_unknown(tmp_path, puzzlesat):
     generate(puzzlesat, instance, "sliding", "--korf", "9", "--k", "12", "--budget", "16")
     result = run_rc2(instance, time_limit=1.0)
     assert result.status == "UNKNOWN" and result.exit_code == 0
-    assert "time limit of 1 s reached" in result.text()
+    assert "CPU limit of 1 s reached" in result.text()
 
 
 FAKE_MAXSAT = '''

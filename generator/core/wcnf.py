@@ -173,7 +173,7 @@ def stream_wcnf_clauses(wcnf: Wcnf, write) -> int:
     """Write the clause lines of ``wcnf`` to ``write`` (pieces of about 1 MB); returns their
     number of bytes."""
     tokens, _ = wcnf_tokens(wcnf)
-    return RunWriter(wcnf.num_vars, Stage(write), tokens).write_blocks(token_blocks(wcnf))
+    return RunWriter(wcnf.num_vars, Stage(write), tokens=tokens).write_blocks(token_blocks(wcnf))
 
 
 def wcnf_clause_bytes(wcnf: Wcnf) -> bytes:
