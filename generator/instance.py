@@ -13,6 +13,7 @@ from typing import Any
 
 import puzzlesat
 from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.counting import projection_of
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.seeds import Rng
@@ -29,6 +30,7 @@ from puzzlesat.generator.families.params import (
     file_params,
     normalize_params,
 )
+from puzzlesat.generator.families.counting import Count, Enumerator, count_module
 
 EXPECTED_VALUES = ("SAT", "UNSAT", "UNKNOWN")
 
@@ -44,6 +46,7 @@ class Instance:
     formula: Formula
     expected: str
     expected_from: str
+    count: Count | None = None  # a model-counting instance's known count (``--count``)
 
     @property
     def witness(self):
@@ -63,8 +66,11 @@ class Instance:
             "expected": self.expected,
             "expected-from": self.expected_from,
             "puzzle": self.family.puzzle_to_json(self.puzzle),
+            **({} if self.count is None else {
+                "count": "unknown" if self.count.value is None else str(self.count.value),
+                "count-from": self.count.source}),
             "reproduce": reproduce_command(self.family, self.params, self.seed, self.encoding,
-                                           self.name),
+                                           self.name, self.count is not None),
         }
 
     def witness_json(self) -> dict | None:
@@ -78,13 +84,15 @@ class Instance:
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
           name: str | None = None, solving: Solving | None = None, force: bool = False,
-          files_root: str | os.PathLike | None = None) -> Instance:
+          files_root: str | os.PathLike | None = None, count: bool = False,
+          enumerate: Enumerator | None = None) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
     ``solving`` (a :class:`~puzzlesat.generator.core.solving.Solving`) runs the solvers a
     family may ask for (a checked UNSAT certificate, a uniqueness test). The family's size estimate is checked first
     (:func:`check_size`; ``force`` lets past the threshold, never past the DIMACS limits).
     ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
-    are read (the header keeps the relative path)."""
+    are read (the header keeps the relative path). ``count``: a model-counting instance (see
+    :func:`count_instance`; ``enumerate`` counts by certified enumeration where a family asks)."""
     family = get_family(family_name)
     params = normalize_params(family, params)
     encoding = check_encoding(family, encoding)
@@ -108,8 +116,23 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     formula = family.encode(puzzle, encoding)
     expected, source = family.expected(puzzle, made, solving)
     assert expected in EXPECTED_VALUES, expected
+    known = count_instance(family, puzzle, encoding, formula, expected, source,
+                           enumerate) if count else None
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
-                    seed, encoding, puzzle, formula, expected, source)
+                    seed, encoding, puzzle, formula, expected, source, known)
+
+
+def count_instance(family, puzzle, encoding: str, formula: Formula, expected: str,
+                   expected_from: str, enumerate: Enumerator | None) -> Count:
+    """Make ``formula`` a model-counting instance (its projection onto the family's shown
+    variables) and return its known count: 0 for an instance whose UNSAT is known by
+    construction (the same certificate), else the family's own count."""
+    counting = count_module(family)
+    shown = counting.shown(puzzle, encoding, formula)
+    formula.projection = projection_of(shown, formula.num_vars)
+    if expected == "UNSAT":
+        return Count(0, expected_from)
+    return counting.known_count(puzzle, encoding, formula, formula.projection.shown, enumerate)
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,
@@ -152,7 +175,8 @@ def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str
     return family.instance_name(params, None if seed is None else f"s{seed}", encoding)
 
 
-def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str) -> str:
+def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str,
+                      count: bool = False) -> str:
     """The ``puzzlesat generate`` command line that builds this instance again."""
     words = ["puzzlesat", "generate", family.NAME]
     by_name = {p.name: p for p in family.PARAMS}
@@ -169,6 +193,8 @@ def reproduce_command(family, params: dict, seed: int | None, encoding: str, nam
     if seed is not None:
         words += ["--seed", str(seed)]
     words += ["--encoding", encoding]
+    if count:
+        words.append("--count")
     if name != canonical_name(family, params, seed, encoding):  # e.g. a suite's r<replicate>
         words += ["--name", name]
     words += ["-o", f"{name}.cnf.xz"]

@@ -37,13 +37,18 @@ def _click_option(param: Param) -> click.Option:
 
 
 def _generate_command(family) -> click.Command:
-    def run(seed, encoding, output, name, witness, force, **raw):
+    def run(seed, encoding, output, name, witness, force, count, **raw):
         from puzzlesat.generator.core.files import atomic_write, check_writable
         from puzzlesat.generator.core.header import canonical_json
         from puzzlesat.generator.core.inputs import check_distinct
         from puzzlesat.generator.core.save import write_instance
         from puzzlesat.generator.instance import build
         from puzzlesat.validate.runs.certify import CheckedSolving
+
+        def enumerate_models(formula, shown, limit):  # imported only when a count needs it
+            from puzzlesat.validate.runs.enumerate import count_by_enumeration
+
+            return count_by_enumeration(formula, shown, limit)
 
         params = {k: v for k, v in raw.items() if v is not None}
         check_distinct(("-o", output), ("--witness", witness))
@@ -52,7 +57,7 @@ def _generate_command(family) -> click.Command:
         if output != "-":
             check_writable(output, "-o")
         inst = build(family.NAME, params, encoding, seed, name, solving=CheckedSolving(),
-                     force=force)
+                     force=force, count=count, enumerate=enumerate_models)
         solution = inst.witness_json() if witness else None
         if witness and solution is None:
             raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
@@ -69,7 +74,7 @@ def _generate_command(family) -> click.Command:
         where = "stdout" if output == "-" else output
         click.echo(f"{where}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
-                   f"({inst.expected_from})", err=True)
+                   f"({inst.expected_from})" + _count_note(inst), err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
@@ -82,9 +87,20 @@ def _generate_command(family) -> click.Command:
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
+        click.Option(["--count"], is_flag=True, default=False,
+                     help="A model-counting instance: 'c t mc|pmc', 'c p show' over the "
+                          "solution's variables, the known count in the header."),
         _force_option(),
     ]
     return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
+
+
+def _count_note(inst) -> str:
+    if inst.count is None:
+        return ""
+    track = inst.formula.projection.track
+    value = "unknown" if inst.count.value is None else inst.count.value
+    return f", {track} count {value} ({inst.count.source})"
 
 
 @click.group(cls=FamilyGroup)
