@@ -169,39 +169,28 @@ def solve_with_pysat(source, solver: str, want_proof: bool):
     return ("SAT" if answer else "UNSAT"), model, proof, None
 
 
-def _child(conn, parent: int, solve, source, solver, want_proof):
+def _child(conn, parent: int, function, args):
     detach_from_terminal_and_die_with(parent)
-    conn.send(solve(source, solver, want_proof))
+    conn.send(function(*args))
     conn.close()
 
 
-def run_solver(source, solver: str = "cadical195", time_limit: float | None = None,
-               proof: bool = False) -> SolveResult:
-    """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
-    python-sat solver (:func:`solve_with_pysat`). Past ``time_limit`` seconds the child is
-    killed: status UNKNOWN."""
-    solver = check_solver(solver, proof)
-    if time_limit is not None and not (math.isfinite(time_limit)
-                                       and 0 < time_limit <= MAX_TIME_LIMIT):
-        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
-                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
-    start = time.perf_counter()
-    if time_limit is None:
-        status, model, lines, error = solve_with_pysat(source, solver, proof)
-        notes = []
-    else:
-        status, model, lines, error, notes = _solve_in_child(source, solver, proof, time_limit)
-    if error:
-        raise UserError(error)
-    return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
+@dataclass
+class ChildOutcome:
+    """What :func:`call_in_child` got: the function's value, or None and why not."""
+
+    value: object = None
+    note: str | None = None  # why there is no value (time limit, the child died)
 
 
-def _solve_in_child(source, solver, proof, time_limit):
+def call_in_child(function, args: tuple, time_limit: float) -> ChildOutcome:
+    """``function(*args)`` in a spawned child (see the module docstring), killed past
+    ``time_limit`` seconds. ``function`` must be a module-level function; its value and
+    ``args`` are pickled."""
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     # the function goes to the child by its qualified name, looked up here at each call
-    child = ctx.Process(target=_child, args=(send, os.getpid(), solve_with_pysat, source,
-                                             solver, proof), daemon=True)
+    child = ctx.Process(target=_child, args=(send, os.getpid(), function, args), daemon=True)
     # started here, not inside start(): starting it unblocks SIGINT in this thread, so a Ctrl-C
     # could kill the child before it leaves the terminal's process group, and start() then
     # waits for ever to hand it its data
@@ -213,12 +202,11 @@ def _solve_in_child(source, solver, proof, time_limit):
         with running(child):
             if receive.poll(time_limit):
                 try:
-                    return (*receive.recv(), [])
+                    return ChildOutcome(receive.recv())
                 except EOFError:  # the child died without answering (crash, out of memory)
                     child.join()
-                    return "UNKNOWN", None, None, None, [f"solver process died "
-                                                         f"(exit code {child.exitcode})"]
-            return "UNKNOWN", None, None, None, [f"time limit of {time_limit:g} s reached"]
+                    return ChildOutcome(None, f"process died (exit code {child.exitcode})")
+            return ChildOutcome(None, f"time limit of {time_limit:g} s reached")
     finally:
         if child.is_alive():
             child.kill()
@@ -226,6 +214,38 @@ def _solve_in_child(source, solver, proof, time_limit):
             child.join()
         send.close()
         receive.close()
+
+
+def check_time_limit(time_limit: float | None) -> None:
+    """A UserError unless ``time_limit`` is None or a finite number of seconds in (0,
+    :data:`MAX_TIME_LIMIT`]."""
+    if time_limit is not None and not (math.isfinite(time_limit)
+                                       and 0 < time_limit <= MAX_TIME_LIMIT):
+        raise UserError(f"--time-limit must be a finite number of seconds in (0, "
+                        f"{MAX_TIME_LIMIT:g}], got {time_limit}")
+
+
+def run_solver(source, solver: str = "cadical195", time_limit: float | None = None,
+               proof: bool = False) -> SolveResult:
+    """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
+    python-sat solver (:func:`solve_with_pysat`). Past ``time_limit`` seconds the child is
+    killed: status UNKNOWN."""
+    solver = check_solver(solver, proof)
+    check_time_limit(time_limit)
+    start = time.perf_counter()
+    notes: list[str] = []
+    if time_limit is None:
+        status, model, lines, error = solve_with_pysat(source, solver, proof)
+    else:
+        outcome = call_in_child(solve_with_pysat, (source, solver, proof), time_limit)
+        if outcome.note is None:
+            status, model, lines, error = outcome.value  # type: ignore[misc]
+        else:
+            status, model, lines, error = "UNKNOWN", None, None, None
+            notes = [outcome.note.replace("process died", "solver process died")]
+    if error:
+        raise UserError(error)
+    return SolveResult(status, solver, time.perf_counter() - start, model, lines, notes)
 
 
 def write_proof(path: str | os.PathLike, proof: list[str] | None) -> None:
