@@ -77,7 +77,7 @@ def read_projection(comments: list[str], num_vars: int, name: str) -> Projection
     do not count (weighted), ``c p show`` in an ``mc`` file or without a ``c t`` line, a shown
     variable outside ``1..num_vars``, a show line not ending in 0. A ``pmc`` file without a
     show line projects onto every variable (the competition's rule)."""
-    tracks = [m.group(1) for m in map(_TRACK.match, comments) if m]
+    tracks: list[str] = [m.group(1) for m in map(_TRACK.match, comments) if m]
     show_texts = [m.group(1) for m in map(_SHOW.match, comments) if m]
     if not tracks:
         if show_texts:
@@ -87,10 +87,10 @@ def read_projection(comments: list[str], num_vars: int, name: str) -> Projection
         raise UserError(f"{name}: {len(tracks)} 'c t' lines")
     track = tracks[0]
     if track not in ("mc", "pmc"):
-        shown = track if track in TRACKS else repr(track[:20])
-        raise UserError(f"{name}: track {shown} is not one puzzlesat counts (mc, pmc)")
+        named = track if track in TRACKS else repr(track[:20])
+        raise UserError(f"{name}: track {named} is not one puzzlesat counts (mc, pmc)")
     if track == "mc" and show_texts:
-        raise UserError(f"{name}: 'c t mc' with a 'c p show' line (projection is pmc)")
+        raise UserError(f"{name}: 'c t mc' with a 'c p show' line (a projection is pmc)")
     if not show_texts:
         return Projection(track, np.arange(1, num_vars + 1, dtype=np.int32))
     shown: list[int] = []

@@ -33,7 +33,7 @@ from puzzlesat.generator.families.edgematch.geometry import FRAME
 from puzzlesat.generator.families.edgematch.pieces import Puzzle
 
 #: search nodes (a piece tried in a rotation on a square) before the count is given up
-MAX_NODES = 20_000_000
+MAX_NODES = 5_000_000
 SOURCE = "exhaustive-search:pieces"
 
 
@@ -65,18 +65,26 @@ def orientations(piece) -> list[tuple[int, int, int, int]]:
 def count_boards(puzzle: Puzzle, max_nodes: int = MAX_NODES) -> int | None:
     """The solved boards of ``puzzle`` (see the module docstring), or None past ``max_nodes``."""
     rows, cols = puzzle.rows, puzzle.cols
-    options = [orientations(p) for p in np.asarray(puzzle.pieces).tolist()]
-    used = [False] * len(options)
+    # every (piece, orientation), indexed by the colours it shows north and west: a square's
+    # candidates are looked up by what its filled neighbours above and to the left show
+    turns = [(p, t) for p, piece in enumerate(np.asarray(puzzle.pieces).tolist())
+             for t in orientations(piece)]
+    by_key: dict[tuple, list] = {}
+    for p, (n, e, s, w) in turns:
+        for key in ((n, w), (n, None), (None, w), (None, None)):
+            by_key.setdefault(key, []).append((p, n, e, s, w))
+    used = [False] * len(puzzle.pieces)
     south: list[int] = [0] * (rows * cols)  # the S colour shown on each filled square
     east: list[int] = [0] * (rows * cols)
     nodes = 0
 
-    def meets(a: int, b: int) -> bool:
-        if puzzle.bounded and (a == FRAME or b == FRAME):
-            return False
-        return a == -b if puzzle.signed else a == b
+    def partner(side: int) -> int | None:
+        """The colour a neighbour must show against ``side`` (None: no piece fits)."""
+        if puzzle.bounded and side == FRAME:
+            return None
+        return -side if puzzle.signed else side
 
-    def boundary_ok(side: int, on_boundary: bool) -> bool:
+    def inner_ok(side: int, on_boundary: bool) -> bool:
         return not puzzle.bounded or (side == FRAME) == on_boundary
 
     def fill(square: int) -> int:
@@ -84,25 +92,23 @@ def count_boards(puzzle: Puzzle, max_nodes: int = MAX_NODES) -> int | None:
         if square == rows * cols:
             return 1
         r, c = divmod(square, cols)
+        need_n = partner(south[square - cols]) if r else (FRAME if puzzle.bounded else None)
+        need_w = partner(east[square - 1]) if c else (FRAME if puzzle.bounded else None)
+        if (r and need_n is None) or (c and need_w is None):
+            return 0
         total = 0
-        for p, turns in enumerate(options):
+        for p, n, e, s, w in by_key.get((need_n, need_w), ()):
             if used[p]:
                 continue
-            for n, e, s, w in turns:
-                nodes += 1
-                if nodes > max_nodes:
-                    raise _TooMany
-                if r and not meets(south[square - cols], n):
-                    continue
-                if c and not meets(east[square - 1], w):
-                    continue
-                if not (boundary_ok(n, r == 0) and boundary_ok(w, c == 0)
-                        and boundary_ok(s, r == rows - 1) and boundary_ok(e, c == cols - 1)):
-                    continue
-                used[p] = True
-                south[square], east[square] = s, e
-                total += fill(square + 1)
-                used[p] = False
+            nodes += 1
+            if nodes > max_nodes:
+                raise _TooMany
+            if not (inner_ok(s, r == rows - 1) and inner_ok(e, c == cols - 1)):
+                continue
+            used[p] = True
+            south[square], east[square] = s, e
+            total += fill(square + 1)
+            used[p] = False
         return total
 
     try:
