@@ -8,6 +8,7 @@ import lzma
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 
 from puzzlesat.generator.core.counting import Projection, projection_of, read_projection
 from puzzlesat.generator.core.errors import UserError
@@ -25,7 +26,6 @@ from puzzlesat.validate.count import (
     validate_count_files,
 )
 from puzzlesat.validate.runs.enumerate import count_by_enumeration
-from tests.conftest import assert_one_line_error
 
 PMC2 = Projection("pmc", np.array([1, 2], dtype=np.int32))
 

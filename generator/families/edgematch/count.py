@@ -72,7 +72,7 @@ def count_boards(puzzle: Puzzle, max_nodes: int = MAX_NODES) -> int | None:
     by_key: dict[tuple, list] = {}
     for p, (n, e, s, w) in turns:
         for key in ((n, w), (n, None), (None, w), (None, None)):
-            by_key.setdefault(key, []).append((p, n, e, s, w))
+            by_key.setdefault(key, []).append((p, e, s))
     used = [False] * len(puzzle.pieces)
     south: list[int] = [0] * (rows * cols)  # the S colour shown on each filled square
     east: list[int] = [0] * (rows * cols)
@@ -97,7 +97,7 @@ def count_boards(puzzle: Puzzle, max_nodes: int = MAX_NODES) -> int | None:
         if (r and need_n is None) or (c and need_w is None):
             return 0
         total = 0
-        for p, n, e, s, w in by_key.get((need_n, need_w), ()):
+        for p, e, s in by_key.get((need_n, need_w), ()):
             if used[p]:
                 continue
             nodes += 1
