@@ -37,7 +37,7 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
     may ask for (:func:`puzzlesat.generator.instance.build`). Sizes were checked (with the user's
     ``--force``) before any task was handed out: :func:`.publish.check_sizes`."""
     inst = build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=solving, force=True, files_root=root)
+                 solving=solving, force=True, files_root=root, count=task.count)
     body = clause_bytes(inst.formula)
     text = dimacs_bytes(inst.formula, inst.header(), body)
     text_sha256 = hashlib.sha256(text).hexdigest()

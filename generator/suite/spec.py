@@ -43,7 +43,7 @@ REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 #: competition allows, beside the family sections, the figure and the table (measured:
 #: a 10 KB description made 3 pages)
 MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
-GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
+GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", "count")
 SPEC_FILE = "suite.toml"
 INPUTS = "inputs"
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
@@ -64,6 +64,7 @@ class Task:
     compression: str
     group: int
     replicate: int
+    count: bool = False  # a model-counting instance (``count = true`` in its group)
 
     @property
     def file(self) -> str:
@@ -283,6 +284,9 @@ def _expand_group(group: Any, number: int, suite: dict,
     for key, table in (("params", raw_params), ("zip", zipped)):
         if not isinstance(table, dict):
             raise UserError(f"{key} must be a table, got {table!r}")
+    count = group.get("count", False)
+    if not isinstance(count, bool):
+        raise UserError(f"count must be true or false, got {count!r}")
     both = [k for k in zipped if k in raw_params]
     if both:
         raise UserError(f"{both[0]!r} is in both params and zip")
@@ -304,12 +308,12 @@ def _expand_group(group: Any, number: int, suite: dict,
                     encoding = check_encoding(family, encoding)
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
-                                                encoding)
+                                                encoding) + ("-count" if count else "")
                     if not _SAFE_NAME.match(name):
                         raise UserError(f"family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
                     tasks.append(Task(family.NAME, params, encoding, seed, name,
-                                      suite["compression"], number, replicate))
+                                      suite["compression"], number, replicate, count))
     return tasks
 
 

@@ -108,11 +108,18 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
               help="Instances that must count: not solved by MiniSat within --minisat-limit, "
                    "solved by the team's solver within --time-limit.")
+@click.option("--track", type=click.Choice(["sat", "mc"]), default="sat", show_default=True,
+              help="sat: the SAT Competition's bundle; mc: the Model Counting Competition's "
+                   "(a counting suite: .cnf.bz2 in one tar, counts.txt, checksums.txt).")
 def submission(directory, output, reference, time_limit, minisat, minisat_limit, count,
-               min_hard):
-    """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
-    bundle; exit 1 naming each broken rule."""
+               min_hard, track):
+    """Check the SAT Competition 2026 benchmark rules on a calibrated suite (or, with --track
+    mc, that every instance has a certified count) and build the bundle; exit 1 naming each
+    broken rule."""
     from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
+
+    if track == "mc":
+        _mc_submission(directory, output)
 
     rules = Rules(count, min_hard, minisat, minisat_limit, reference, time_limit)
     check = check_submission(directory, rules)
@@ -123,5 +130,18 @@ def submission(directory, output, reference, time_limit, minisat, minisat_limit,
             click.echo(line)
         raise click.exceptions.Exit(1)
     click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
+
+
+def _mc_submission(directory, output) -> None:
+    from puzzlesat.validate.runs.enumerate import count_by_enumeration
+    from puzzlesat.validate.runs.submission_mc import build_mc_bundle, check_mc_submission
+
+    check = check_mc_submission(directory, count_by_enumeration)
+    for line in check.lines() + check.failures:
+        click.echo(line)
+    if check.failures:
+        raise click.exceptions.Exit(1)
+    click.echo(f"rules hold: wrote {build_mc_bundle(directory, output, check)}")
+    raise click.exceptions.Exit(0)
 
 
