@@ -413,3 +413,73 @@ def test_unknown_counter_and_plain_instance_are_one_line(tmp_path, puzzlesat):
     path.write_text("p cnf 2 1\n1 2 0\n")
     pytest.importorskip("pyganak")
     assert_one_line_error(puzzlesat("count", path), "not a counting instance")
+
+
+# -- counting suites and the Model Counting Competition bundle ------------------------------------
+MC_SPEC = b"""
+[suite]
+name = "mc-tiny"
+author = "Tester"
+version = "1"
+seed = 5
+compression = "bz2"
+
+[[group]]
+family = "sliding"
+count = true
+params = { rows = 2, cols = 2, start = [1, 0, 2, 3], budget = [1, 5] }
+
+[[group]]
+family = "edge-matching"
+count = true
+params = { pieces = "four-squares" }
+"""
+
+
+def test_a_counting_suite_publishes_verifies_and_bundles_for_the_mc_track(tmp_path, puzzlesat):
+    """count = true: counting instances (same seeds, names ending in -count) that verify byte
+    for byte; submission --track mc writes .cnf.bz2 instances in one tar, counts.txt with the
+    certified counts and checksums.txt with the sha256 of the uncompressed files."""
+    import bz2
+    import hashlib
+    import tarfile
+
+    spec = tmp_path / "mc.toml"
+    spec.write_bytes(MC_SPEC)
+    assert puzzlesat("publish", spec, "-o", tmp_path / "suite").code == 0
+    assert puzzlesat("verify", tmp_path / "suite").code == 0
+    run = puzzlesat("submission", tmp_path / "suite", "--track", "mc", "-o", tmp_path / "b")
+    assert run.code == 0, run.out
+    counts = (tmp_path / "b" / "counts.txt").read_text().splitlines()
+    assert counts == ["sliding-2x2-8327f471-b1-rotated-count.cnf 1",
+                      "sliding-2x2-8327f471-b5-rotated-count.cnf 10",
+                      "four-squares-compact-count.cnf 72"]
+    for line in (tmp_path / "b" / "checksums.txt").read_text().splitlines():
+        digest, name = line.split("  ")
+        text = bz2.decompress((tmp_path / "b" / "instances" / f"{name}.bz2").read_bytes())
+        assert hashlib.sha256(text).hexdigest() == digest
+        assert text.startswith(b"c t ")
+    with tarfile.open(tmp_path / "b.tar") as tar:
+        names = tar.getnames()
+    assert "b/instances/four-squares-compact-count.cnf.bz2" in names and "b/counts.txt" in names
+    rerun = puzzlesat("submission", tmp_path / "suite", "--track", "mc", "-o", tmp_path / "b")
+    assert rerun.code == 0  # a bundle this tool wrote is replaced
+
+
+def test_the_mc_track_refuses_a_suite_without_counts(tmp_path, puzzlesat):
+    """A suite of ordinary instances: one line per instance, exit 1, no bundle."""
+    spec = tmp_path / "plain.toml"
+    spec.write_bytes(MC_SPEC.replace(b"count = true\n", b""))
+    assert puzzlesat("publish", spec, "-o", tmp_path / "suite").code == 0
+    run = puzzlesat("submission", tmp_path / "suite", "--track", "mc", "-o", tmp_path / "b")
+    assert run.code == 1 and "not a counting instance" in run.out, run.out
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("value", ["yes", 1])
+def test_count_in_a_group_must_be_a_boolean(tmp_path, puzzlesat, value):
+    """count = "yes" is one line, exit 2."""
+    spec = tmp_path / "bad.toml"
+    spec.write_bytes(MC_SPEC.replace(b"count = true", f"count = {value!r}".encode()
+                                     if isinstance(value, int) else b'count = "yes"', 1))
+    assert_one_line_error(puzzlesat("publish", spec, "-o", tmp_path / "suite"), "count must be")
