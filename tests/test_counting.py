@@ -483,3 +483,27 @@ def test_count_in_a_group_must_be_a_boolean(tmp_path, puzzlesat, value):
     spec.write_bytes(MC_SPEC.replace(b"count = true", f"count = {value!r}".encode()
                                      if isinstance(value, int) else b'count = "yes"', 1))
     assert_one_line_error(puzzlesat("publish", spec, "-o", tmp_path / "suite"), "count must be")
+
+
+def test_every_family_has_a_counting_module():
+    """The registry reaches each family's count.py, which keeps the contract."""
+    from puzzlesat.generator.families import family_names, get_family
+    from puzzlesat.generator.families.counting import count_module
+
+    for name in family_names():
+        module = count_module(get_family(name))
+        assert callable(module.shown) and callable(module.known_count)
+
+
+@pytest.mark.parametrize("cnf, why", [
+    ("c t pmc\np cnf 2 1\nc p show 1 3 0\n1 2 0\n", "beyond the p line"),
+    ("c t mc\np cnf 2 1\nc p show 1 0\n1 2 0\n", "'c t mc' with"),
+    ("c t pmc\nc t mc\np cnf 2 1\n1 2 0\n", "2 'c t' lines"),
+    ("c t pmc\np cnf 2 1\nc p show 1 0\n1 2 0\nc count: -4\n", "not a non-negative integer"),
+])
+def test_validate_count_of_a_self_contradicting_file_is_one_line(tmp_path, puzzlesat, cnf, why):
+    """A counting file that contradicts itself is the instance's fault: one line, exit 2."""
+    path, out = tmp_path / "f.cnf", tmp_path / "o.out"
+    path.write_text(cnf)
+    out.write_text(answer("1"))
+    assert_one_line_error(puzzlesat("validate-count", path, out), why)
