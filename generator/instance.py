@@ -19,6 +19,7 @@ from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.counting import Count, count_module
 from puzzlesat.generator.families.params import (
     FORCE_BYTES,
     FORCE_CLAUSES,
@@ -30,7 +31,6 @@ from puzzlesat.generator.families.params import (
     file_params,
     normalize_params,
 )
-from puzzlesat.generator.families.counting import Count, Enumerator, count_module
 
 EXPECTED_VALUES = ("SAT", "UNSAT", "UNKNOWN")
 
@@ -84,15 +84,15 @@ class Instance:
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
           name: str | None = None, solving: Solving | None = None, force: bool = False,
-          files_root: str | os.PathLike | None = None, count: bool = False,
-          enumerate: Enumerator | None = None) -> Instance:
+          files_root: str | os.PathLike | None = None, count: bool = False) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
     ``solving`` (a :class:`~puzzlesat.generator.core.solving.Solving`) runs the solvers a
     family may ask for (a checked UNSAT certificate, a uniqueness test). The family's size estimate is checked first
     (:func:`check_size`; ``force`` lets past the threshold, never past the DIMACS limits).
     ``files_root``: a published suite's folder, against which its ``inputs/...`` file params
     are read (the header keeps the relative path). ``count``: a model-counting instance (see
-    :func:`count_instance`; ``enumerate`` counts by certified enumeration where a family asks)."""
+    :func:`count_instance`; ``solving`` also counts by certified enumeration where a family
+    asks)."""
     family = get_family(family_name)
     params = normalize_params(family, params)
     encoding = check_encoding(family, encoding)
@@ -117,13 +117,13 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     expected, source = family.expected(puzzle, made, solving)
     assert expected in EXPECTED_VALUES, expected
     known = count_instance(family, puzzle, encoding, formula, expected, source,
-                           enumerate) if count else None
+                           solving) if count else None
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
                     seed, encoding, puzzle, formula, expected, source, known)
 
 
 def count_instance(family, puzzle, encoding: str, formula: Formula, expected: str,
-                   expected_from: str, enumerate: Enumerator | None) -> Count:
+                   expected_from: str, solving: Solving | None) -> Count:
     """Make ``formula`` a model-counting instance (its projection onto the family's shown
     variables) and return its known count: 0 for an instance whose UNSAT is known by
     construction (the same certificate), else the family's own count."""
@@ -132,7 +132,7 @@ def count_instance(family, puzzle, encoding: str, formula: Formula, expected: st
     formula.projection = projection_of(shown, formula.num_vars)
     if expected == "UNSAT":
         return Count(0, expected_from)
-    return counting.known_count(puzzle, encoding, formula, formula.projection.shown, enumerate)
+    return counting.known_count(puzzle, encoding, formula, formula.projection.shown, solving)
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,

@@ -13,8 +13,9 @@ from conftest import assert_one_line_error
 from puzzlesat.generator.core.counting import Projection, projection_of, read_projection
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
+from puzzlesat.generator.families.counting import count_by_enumeration
 from puzzlesat.generator.families.edgematch.count import count_boards, orientations
-from puzzlesat.generator.families.edgematch.pieces import load_pieces
+from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.count import count_sequences
 from puzzlesat.generator.families.sliding.puzzle import Puzzle as SlidingPuzzle
@@ -25,19 +26,20 @@ from puzzlesat.validate.count import (
     parse_count_output,
     validate_count_files,
 )
-from puzzlesat.validate.runs.enumerate import count_by_enumeration
+from puzzlesat.validate.runs.certify import CheckedSolving
 
 PMC2 = Projection("pmc", np.array([1, 2], dtype=np.int32))
 
 
 def counted(family, params, encoding, seed=1):
     """A counting instance built as ``generate --count`` builds it."""
-    return build(family, params, encoding, seed, count=True, enumerate=count_by_enumeration)
+    return build(family, params, encoding, seed, solving=CheckedSolving(), count=True)
 
 
 def cnf_count(inst) -> int | None:
     """The instance's projected count by certified enumeration through its CNF."""
-    return count_by_enumeration(inst.formula, inst.formula.projection.shown, 200_000).value
+    return count_by_enumeration(inst.formula, inst.formula.projection.shown, 200_000,
+                                CheckedSolving()).value
 
 
 # -- the file format --------------------------------------------------------------------------
@@ -213,7 +215,8 @@ def test_flow_enumeration_counts_stray_cycles_under_zucker_not_acyclic(tmp_path)
 def test_enumeration_gives_up_past_its_limit():
     """More models than the limit: no count (never a wrong one)."""
     inst = counted("edge-matching", {"pieces": "four-squares"}, "compact")
-    assert count_by_enumeration(inst.formula, inst.formula.projection.shown, 10).value is None
+    shown = inst.formula.projection.shown
+    assert count_by_enumeration(inst.formula, shown, 10, CheckedSolving()).value is None
 
 
 # -- judging a counter's answer -------------------------------------------------------------------

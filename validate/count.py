@@ -48,7 +48,8 @@ from puzzlesat.generator.core.counting import (
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import SMALL_INPUT, check_distinct, read_input
 from puzzlesat.generator.core.reader import Dimacs, read_dimacs
-from puzzlesat.generator.families.counting import Enumerator, count_module
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.counting import count_module
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.report import certified_unsat, header_mismatch
 
@@ -217,7 +218,7 @@ def judge_count(answer: CountAnswer, certified: int | None, projection: Projecti
 
 
 def certified_count(dimacs: Dimacs, name: str,
-                    enumerate: Enumerator | None = None) -> tuple[Projection, int | None, str]:
+                    solving: Solving | None = None) -> tuple[Projection, int | None, str]:
     """(projection, certified count or None, how it is known) of a counting instance. The
     header's count is checked, never trusted: its puzzle must encode to this CNF with this
     projection, and the family counts it again; any disagreement is a UserError."""
@@ -238,7 +239,7 @@ def certified_count(dimacs: Dimacs, name: str,
     if not np.array_equal(ours, projection.shown):
         raise UserError(f"{name}: the file's projection ({projection.track}, "
                         f"{projection.size} shown) is not the family's ({ours.size} shown)")
-    count = counting.known_count(puzzle, encoding, formula, projection.shown, enumerate)
+    count = counting.known_count(puzzle, encoding, formula, projection.shown, solving)
     value, source = count.value, count.source
     if value is None:
         holds, why = certified_unsat(dimacs)
@@ -253,12 +254,12 @@ def certified_count(dimacs: Dimacs, name: str,
 
 def validate_count_files(instance: str | os.PathLike, output: str | os.PathLike,
                          epsilon: float | None = None,
-                         enumerate: Enumerator | None = None) -> CountVerdict:
+                         solving: Solving | None = None) -> CountVerdict:
     """Read a counting instance (a malformed one is a UserError) and a counter's output, and
     judge the count."""
     check_distinct(("the instance", instance), ("the output", output))
     dimacs = read_dimacs(instance)
-    projection, certified, source = certified_count(dimacs, str(instance), enumerate)
+    projection, certified, source = certified_count(dimacs, str(instance), solving)
     text = read_input(output, SMALL_INPUT, "counter output").decode("utf-8", "replace")
     try:
         verdict = judge_count(parse_count_output(text), certified, projection, epsilon)

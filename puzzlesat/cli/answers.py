@@ -69,11 +69,11 @@ def validate_count_command(instance, output, epsilon):
     """Check a model counter's answer against the instance's certified count. Exit 0
     VERIFIED, 1 UNCHECKED or UNKNOWN, 3 WRONG-ANSWER or MALFORMED."""
     from puzzlesat.validate.count import validate_count_files
-    from puzzlesat.validate.runs.enumerate import count_by_enumeration
+    from puzzlesat.validate.runs.certify import CheckedSolving
 
     if epsilon is not None and not 0 < epsilon < float("inf"):
         raise UserError(f"--epsilon must be a positive number, got {epsilon}")
-    verdict = validate_count_files(instance, output, epsilon, count_by_enumeration)
+    verdict = validate_count_files(instance, output, epsilon, CheckedSolving())
     click.echo(verdict.text())
     raise click.exceptions.Exit(verdict.exit_code)
 

@@ -133,10 +133,10 @@ def submission(directory, output, reference, time_limit, minisat, minisat_limit,
 
 
 def _mc_submission(directory, output) -> None:
-    from puzzlesat.validate.runs.enumerate import count_by_enumeration
+    from puzzlesat.validate.runs.certify import CheckedSolving
     from puzzlesat.validate.runs.submission_mc import build_mc_bundle, check_mc_submission
 
-    check = check_mc_submission(directory, count_by_enumeration)
+    check = check_mc_submission(directory, CheckedSolving())
     for line in check.lines() + check.failures:
         click.echo(line)
     if check.failures:

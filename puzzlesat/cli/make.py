@@ -45,11 +45,6 @@ def _generate_command(family) -> click.Command:
         from puzzlesat.generator.instance import build
         from puzzlesat.validate.runs.certify import CheckedSolving
 
-        def enumerate_models(formula, shown, limit):  # imported only when a count needs it
-            from puzzlesat.validate.runs.enumerate import count_by_enumeration
-
-            return count_by_enumeration(formula, shown, limit)
-
         params = {k: v for k, v in raw.items() if v is not None}
         check_distinct(("-o", output), ("--witness", witness))
         if witness:  # a bad witness path must not leave the instance behind
@@ -57,7 +52,7 @@ def _generate_command(family) -> click.Command:
         if output != "-":
             check_writable(output, "-o")
         inst = build(family.NAME, params, encoding, seed, name, solving=CheckedSolving(),
-                     force=force, count=count, enumerate=enumerate_models)
+                     force=force, count=count)
         solution = inst.witness_json() if witness else None
         if witness and solution is None:
             raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")

@@ -22,7 +22,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
-from puzzlesat.generator.families.counting import Enumerator
+from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.suite.folder import read_published
 from puzzlesat.validate.count import certified_count
 from puzzlesat.validate.runs.submission import (
@@ -54,7 +54,7 @@ class McCheck:
 
 
 def check_mc_submission(directory: str | os.PathLike,
-                        enumerate: Enumerator | None = None) -> McCheck:
+                        solving: Solving | None = None) -> McCheck:
     """Every instance of the published suite read, its projection and certified count checked;
     a failure per instance that is not a counting instance or has no certified count, and per
     GBD hash that occurs twice."""
@@ -66,7 +66,7 @@ def check_mc_submission(directory: str | os.PathLike,
         text = decompress((src / row["file"]).read_bytes(), row["file"])
         dimacs = parse_dimacs(text, row["file"])
         try:
-            projection, count, source = certified_count(dimacs, row["file"], enumerate)
+            projection, count, source = certified_count(dimacs, row["file"], solving)
         except UserError as exc:
             check.failures.append(f"{row['name']}: {exc}")
             continue

@@ -18,7 +18,7 @@ piece once, touching sides equal, or opposite when signed; frame colour exactly 
 of a bounded board), squares row-major. Past :data:`MAX_NODES` search nodes it gives up (the
 count is then unknown). Tests count the same boards through the CNF by enumeration.
 
->>> from puzzlesat.generator.families.edgematch.pieces import load_pieces
+>>> from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 >>> count_boards(load_pieces("four-squares"))
 72
 """
@@ -28,9 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.families.counting import Count, Enumerator
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.counting import Count
 from puzzlesat.generator.families.edgematch.geometry import FRAME
-from puzzlesat.generator.families.edgematch.pieces import Puzzle
+from puzzlesat.generator.families.edgematch.puzzle import Puzzle
 
 #: search nodes (a piece tried in a rotation on a square) before the count is given up
 MAX_NODES = 5_000_000
@@ -43,7 +44,7 @@ def shown(puzzle: Puzzle, encoding: str, formula: Formula) -> np.ndarray:
 
 
 def known_count(puzzle: Puzzle, encoding: str, formula: Formula, shown: np.ndarray,
-                enumerate: Enumerator | None) -> Count:
+                solving: Solving | None) -> Count:
     """The boards that solve the puzzle, by :func:`count_boards`."""
     value = count_boards(puzzle)
     if value is None:

@@ -11,7 +11,7 @@ the static encoding admits (they are models, not solutions), so it may be larger
 Known counts: a ``--unique`` grid under ``acyclic`` has one (the generator blocked the planted
 colouring and every stray cycle until the solver said UNSAT); otherwise the models are
 enumerated through the CNF, each blocked on the shown variables, and the final UNSAT is proved
-with a checked DRAT proof (:data:`~puzzlesat.generator.families.counting.Enumerator`), up to
+with a checked DRAT proof (:func:`~puzzlesat.generator.families.counting.count_by_enumeration`), up to
 :data:`ENUMERATION_LIMIT` models.
 """
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.families.counting import Count, Enumerator
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.counting import Count, count_by_enumeration
 from puzzlesat.generator.families.flow.puzzle import Puzzle
 
 ENUMERATION_LIMIT = 10_000
@@ -32,10 +33,10 @@ def shown(puzzle: Puzzle, encoding: str, formula: Formula) -> np.ndarray:
 
 
 def known_count(puzzle: Puzzle, encoding: str, formula: Formula, shown: np.ndarray,
-                enumerate: Enumerator | None) -> Count:
+                solving: Solving | None) -> Count:
     """1 for a grid proved unique, under ``acyclic``; else the certified enumeration."""
     if puzzle.planted is not None and puzzle.attempts and encoding == "acyclic":
-        return Count(1, "unique:cadical195 (every other colouring and stray cycle blocked)")
-    if enumerate is None:
-        return Count(None, "none (no enumerator given)")
-    return enumerate(formula, shown, ENUMERATION_LIMIT)
+        return Count(1, f"unique:{puzzle.solver} (every other colouring and stray cycle blocked)")
+    if solving is None:
+        return Count(None, "none (no solver given to enumerate with)")
+    return count_by_enumeration(formula, shown, ENUMERATION_LIMIT, solving)

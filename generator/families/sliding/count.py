@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.families.counting import Count, Enumerator
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.families.counting import Count
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.puzzle import Puzzle
 
@@ -42,7 +43,7 @@ def shown(puzzle: Puzzle, encoding: str, formula: Formula) -> np.ndarray:
 
 
 def known_count(puzzle: Puzzle, encoding: str, formula: Formula, shown: np.ndarray,
-                enumerate: Enumerator | None) -> Count:
+                solving: Solving | None) -> Count:
     """The number of legal move sequences of exactly ``budget`` moves to the goal
     (:func:`count_sequences`), the same for every encoding."""
     value = count_sequences(puzzle)
