@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.counting import projection_of
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.save import check_outputs, save_with_witness, write_instance
@@ -19,6 +20,7 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families.counting import Count, count_module
 from puzzlesat.generator.families.params import (
     FORCE_BYTES,
     FORCE_CLAUSES,
@@ -45,6 +47,7 @@ class Instance:
     formula: Formula
     expected: str
     expected_from: str
+    count: Count | None = None  # a model-counting instance's known count (``--count``)
 
     @property
     def witness(self):
@@ -64,8 +67,11 @@ class Instance:
             "expected": self.expected,
             "expected-from": self.expected_from,
             "puzzle": self.family.puzzle_to_json(self.puzzle),
+            **({} if self.count is None else {
+                "count": "unknown" if self.count.value is None else str(self.count.value),
+                "count-from": self.count.source}),
             "reproduce": reproduce_command(self.family, self.params, self.seed, self.encoding,
-                                           self.name),
+                                           self.name, self.count is not None),
         }
 
     def witness_json(self) -> dict | None:
@@ -79,13 +85,15 @@ class Instance:
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,
           name: str | None = None, solving: Solving | None = None, force: bool = False,
-          files_root: str | os.PathLike | None = None) -> Instance:
+          files_root: str | os.PathLike | None = None, count: bool = False) -> Instance:
     """Generate and encode one instance. ``params`` may be raw (CLI/TOML); they are normalised.
     ``solving`` (a :class:`~puzzlesat.generator.core.solving.Solving`) runs the solvers a
     family may ask for (a checked UNSAT certificate, a uniqueness test). The family's size
     estimate is checked first (:func:`check_size`; ``force`` lets past the threshold, never
     past the DIMACS limits). ``files_root``: a published suite's folder, against which its
-    ``inputs/...`` file params are read (the header keeps the relative path)."""
+    ``inputs/...`` file params are read (the header keeps the relative path). ``count``: a
+    model-counting instance (see :func:`count_instance`; ``solving`` also counts by certified
+    enumeration where a family asks)."""
     family = get_family(family_name)
     params = normalize_params(family, params)
     encoding = check_encoding(family, encoding)
@@ -99,12 +107,12 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise UserError(f"seed must be a non-negative integer, got {seed!r}")
     check_size(family, _in_folder(family, params, files_root), encoding, force, seed, solving)
-    return build_checked(family, params, encoding, seed, name, solving, files_root)
+    return build_checked(family, params, encoding, seed, name, solving, files_root, count)
 
 
 def build_checked(family: Any, params: dict, encoding: str, seed: int | None,
                   name: str | None = None, solving: Solving | None = None,
-                  files_root: str | os.PathLike | None = None) -> Instance:
+                  files_root: str | os.PathLike | None = None, count: bool = False) -> Instance:
     """:func:`build` for what a suite spec has already checked: normalised ``params``, a known
     ``encoding``, the seed the params use, a safe name, and a size checked against the
     limits (:func:`puzzlesat.generator.suite.publish.check_sizes`)."""
@@ -113,8 +121,23 @@ def build_checked(family: Any, params: dict, encoding: str, seed: int | None,
     formula = family.encode(puzzle, encoding)
     expected, source = family.expected(puzzle, made, solving)
     assert expected in EXPECTED_VALUES, expected
+    known = count_instance(family, puzzle, encoding, formula, expected, source,
+                           solving) if count else None
     return Instance(family, name or canonical_name(family, params, seed, encoding), params,
-                    seed, encoding, puzzle, formula, expected, source)
+                    seed, encoding, puzzle, formula, expected, source, known)
+
+
+def count_instance(family, puzzle, encoding: str, formula: Formula, expected: str,
+                   expected_from: str, solving: Solving | None) -> Count:
+    """Make ``formula`` a model-counting instance (its projection onto the family's shown
+    variables) and return its known count: 0 for an instance whose UNSAT is known by
+    construction (the same certificate), else the family's own count."""
+    counting = count_module(family)
+    shown = counting.shown(puzzle, encoding, formula)
+    formula.projection = projection_of(shown, formula.num_vars)
+    if expected == "UNSAT":
+        return Count(0, expected_from)
+    return counting.known_count(puzzle, encoding, formula, formula.projection.shown, solving)
 
 
 def _in_folder(family: Any, params: dict, files_root: str | os.PathLike | None) -> dict:
@@ -130,13 +153,14 @@ def _in_folder(family: Any, params: dict, files_root: str | os.PathLike | None) 
 def generate_files(family_name: str, params: dict, output: str, witness: str | None = None,
                    encoding: str | None = None, seed: int | None = None,
                    name: str | None = None, solving: Solving | None = None,
-                   force: bool = False) -> Instance:
-    """Build one instance (:func:`build`) and write it to ``output`` (compressed by extension,
+                   force: bool = False, count: bool = False) -> Instance:
+    """Build one instance (:func:`build`; ``count``: a model-counting one) and write it to ``output`` (compressed by extension,
     ``-`` = stdout) and, with ``witness``, its known solution as JSON: both files or neither.
     The paths are checked before anything is built; an instance without a known solution has
     no witness to write (a UserError)."""
     check_outputs(output, witness)
-    inst = build(family_name, params, encoding, seed, name, solving=solving, force=force)
+    inst = build(family_name, params, encoding, seed, name, solving=solving, force=force,
+                 count=count)
     solution = inst.witness_json() if witness else None
     if witness and solution is None:
         raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
@@ -185,7 +209,8 @@ def canonical_name(family, params: dict, seed: int | None, encoding: str) -> str
     return family.instance_name(params, None if seed is None else f"s{seed}", encoding)
 
 
-def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str) -> str:
+def reproduce_command(family, params: dict, seed: int | None, encoding: str, name: str,
+                      count: bool = False) -> str:
     """The ``puzzlesat generate`` command line that builds this instance again."""
     words = ["puzzlesat", "generate", family.NAME]
     by_name = {p.name: p for p in family.PARAMS}
@@ -202,6 +227,8 @@ def reproduce_command(family, params: dict, seed: int | None, encoding: str, nam
     if seed is not None:
         words += ["--seed", str(seed)]
     words += ["--encoding", encoding]
+    if count:
+        words.append("--count")
     if name != canonical_name(family, params, seed, encoding):  # e.g. a suite's r<replicate>
         words += ["--name", name]
     words += ["-o", f"{name}.cnf.xz"]

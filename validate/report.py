@@ -348,7 +348,7 @@ def certified_unsat(dimacs: Dimacs) -> tuple[bool, str]:
     holds, why = found
     if not holds:
         return False, f"the header's certificate does not hold: {why}"
-    mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
+    mismatch = header_mismatch(dimacs, family, puzzle, encoding)
     if mismatch:
         return False, (f"certificate {source} not applied: the header puzzle does not match "
                        f"the CNF ({mismatch})")
@@ -379,13 +379,13 @@ def decode_puzzle(dimacs: Dimacs, given: np.ndarray) -> tuple[PuzzleReport | Non
     except _DECODE_ERRORS as exc:
         problems, shown = [f"decoding failed ({type(exc).__name__}: {exc})"], (None, "")
     if problems:
-        mismatch = _header_mismatch(dimacs, family, puzzle, encoding)
+        mismatch = header_mismatch(dimacs, family, puzzle, encoding)
         if mismatch:
             return None, f"not decoded: the header puzzle does not match the CNF ({mismatch})"
     return PuzzleReport(family.NAME, encoding, problems, *shown), ""
 
 
-def _header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
+def header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
     """How the CNF differs from the encoding of the header's puzzle ("" when they agree)."""
     try:
         formula = family.encode(puzzle, encoding)

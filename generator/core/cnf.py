@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from puzzlesat.generator.core.counting import Projection
+
 LITERAL_DTYPE = np.int32
 
 
@@ -135,6 +137,9 @@ class Formula:
         self.num_vars = 0
         self.variables: dict[str, VariableBlock] = {}
         self.blocks: list[ClauseBlock | DeferredBlock] = []
+        #: set on a model-counting instance: its track and shown variables (written as the
+        #: ``c t`` and ``c p show`` lines, see :mod:`puzzlesat.generator.core.counting`)
+        self.projection: Projection | None = None
 
     # -- variables -------------------------------------------------------------------------
     def new_vars(self, name: str, *shape: int) -> np.ndarray:

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from puzzlesat.generator.core.cnf import ClauseBlock, DeferredBlock, Formula
+from puzzlesat.generator.core.counting import show_lines, track_lines
 from puzzlesat.generator.core.header import header_lines
 
 _CHUNK_ROWS = 1 << 20
@@ -378,10 +379,11 @@ def text_length(blocks, num_vars: int) -> int:
 
 
 def dimacs_head(formula: Formula, header: dict | None = None) -> bytes:
-    """The header lines and the ``p cnf`` line."""
-    head = "".join(line + "\n" for line in header_lines(header or {}))
-    head += f"p cnf {formula.num_vars} {formula.num_clauses}\n"
-    return head.encode("ascii")
+    """The header lines and the ``p cnf`` line; for a counting instance (the formula has a
+    ``projection``) the ``c t`` line first and the ``c p show`` line after the ``p`` line."""
+    lines = [*track_lines(formula.projection), *header_lines(header or {}),
+             f"p cnf {formula.num_vars} {formula.num_clauses}", *show_lines(formula.projection)]
+    return "".join(line + "\n" for line in lines).encode("ascii")
 
 
 def dimacs_bytes(formula: Formula, header: dict | None = None, body: bytes | None = None) -> bytes:

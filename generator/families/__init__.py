@@ -6,8 +6,10 @@ through :func:`get_family`. Every family folder has the same files, each the hom
 the contract: ``puzzle.py`` (Puzzle, Solution, their JSON, the referee ``check`` and the
 ``witness``), ``generate.py`` (``generate``, ``uses_seed``, ``instance_name``), ``encode.py``
 (``encode``, ``decode``, ``assignment``), ``certificate.py`` (``expected`` and
-``check_certificate``), ``estimate.py`` and ``render.py``; the package's ``__init__.py`` holds
-the family's card (names, story, references, params, encodings) and gathers the contract.
+``check_certificate``), ``estimate.py``, ``render.py`` and ``count.py`` (``shown`` and
+``known_count`` for model counting: its contract and the registry are in :mod:`.counting`);
+the package's ``__init__.py`` holds the family's card (names, story, references, params,
+encodings) and gathers the contract.
 Parameters, their coercion, size limits and the name rule live in :mod:`.params`.
 
 ``NAME``           the family's public name (``"edge-matching"``)

@@ -53,7 +53,7 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
                  header["expected"], header["optimum-from"], header["optimum"])
     else:
         inst = sat = build_checked(get_family(task.family), task.params, task.encoding,
-                                   task.seed, task.name, solving, root)
+                                   task.seed, task.name, solving, root, task.count)
         body = clause_bytes(sat.formula)
         head = dimacs_head(sat.formula, sat.header())
         facts = (sat.formula.num_vars, sat.formula.num_clauses, sat.expected,

@@ -45,7 +45,8 @@ REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 #: competition allows, beside the family sections, the figure and the table (measured:
 #: a 10 KB description made 3 pages)
 MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
-GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", "format")
+GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", "format",
+              "count")
 #: a group's ``format``: DIMACS CNF (the default) or WCNF 2022+ for the MaxSAT Evaluation
 FORMATS = ("cnf", "wcnf")
 SPEC_FILE = "suite.toml"
@@ -72,6 +73,7 @@ class Task:
     group: int
     replicate: int
     format: str = "cnf"  # or "wcnf"
+    count: bool = False  # a model-counting instance (``count = true`` in its group)
 
     @property
     def file(self) -> str:
@@ -310,6 +312,11 @@ def _expand_group(group: Any, number: int, suite: dict,
     for key, table in (("params", raw_params), ("zip", zipped)):
         if not isinstance(table, dict):
             raise UserError(f"{key} must be a table, got {table!r}")
+    count = group.get("count", False)
+    if not isinstance(count, bool):
+        raise UserError(f"count must be true or false, got {count!r}")
+    if count and output_format != "cnf":
+        raise UserError('count = true makes model-counting DIMACS: not with format = "wcnf"')
     both = [k for k in zipped if k in raw_params]
     if both:
         raise UserError(f"{both[0]!r} is in both params and zip")
@@ -332,13 +339,13 @@ def _expand_group(group: Any, number: int, suite: dict,
                                 if output_format == "wcnf" else check_encoding(family, encoding))
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
-                                                encoding)
+                                                encoding) + ("-count" if count else "")
                     if not _SAFE_NAME.match(name):
                         raise UserError(f"family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
                     tasks.append(Task(family.NAME, params, encoding, seed, name,
                                       suite["compression"], number, replicate,
-                                      output_format))
+                                      output_format, count))
     return tasks
 
 

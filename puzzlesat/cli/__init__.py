@@ -11,9 +11,11 @@ import sys
 import click
 
 from puzzlesat.cli.answers import (
+    count_command,
     solve,
     solve_suite_command,
     validate_command,
+    validate_count_command,
     validate_suite_command,
 )
 from puzzlesat.cli.campaigns import calibrate, submission, tune_command
@@ -46,6 +48,7 @@ def cli():
 
 
 for _command in (generate, families, show, publish, verify, solve, validate_command,
+                 count_command, validate_count_command,
                  solve_suite_command, validate_suite_command, calibrate, tune_command, submission):
     cli.add_command(_command)
 

@@ -16,6 +16,7 @@ from puzzlesat.cli.options import (
     _executor_options,
 )
 from puzzlesat.cli.stdout import write_stdout
+from puzzlesat.generator.core.errors import UserError
 
 
 @click.command()
@@ -40,6 +41,48 @@ def solve(instance, solver, solver_command, time_limit, proof):
         result = solve_instance(instance, solver, time_limit, proof, command)
     write_stdout(result.output(seconds=True))
     raise click.exceptions.Exit(result.exit_code)
+
+
+@click.command("count")
+@click.argument("instance")
+@click.option("--counter", type=click.Choice(["ganak", "approxmc"]), default="ganak",
+              help="Model counter (pip install 'puzzlesat[counters]') [default: ganak].")
+@_SOLVER_COMMAND
+@_TIME_LIMIT
+@click.option("--seed", type=int, default=1, help="The counter's random seed [default: 1].")
+def count_command(instance, counter, solver_command, time_limit, seed):
+    """Count the models of a counting instance (generate --count) over its projection and print
+    Model Counting Competition output; exit 10 count > 0, 20 count 0, 0 unknown."""
+    from puzzlesat.validate.runs.command import SolverCommand
+    from puzzlesat.validate.runs.counters import run_counter, run_counter_command
+
+    if solver_command is not None:
+        text, code = run_counter_command(SolverCommand.parse(solver_command), instance,
+                                         time_limit)
+        write_stdout(text)
+        raise click.exceptions.Exit(code)
+    result = run_counter(instance, counter, time_limit, seed)
+    write_stdout(result.text().encode())
+    raise click.exceptions.Exit(result.exit_code)
+
+
+@click.command("validate-count")
+@click.argument("instance")
+@click.argument("output")
+@click.option("--epsilon", type=float, default=None,
+              help="Tolerance of an approximate count when the output states none "
+                   "[default: 0.8, ApproxMC's].")
+def validate_count_command(instance, output, epsilon):
+    """Check a model counter's answer against the instance's certified count. Exit 0
+    VERIFIED, 1 UNCHECKED or UNKNOWN, 3 WRONG-ANSWER or MALFORMED."""
+    from puzzlesat.validate.count import validate_count_files
+    from puzzlesat.validate.runs.certify import CheckedSolving
+
+    if epsilon is not None and not 0 < epsilon < float("inf"):
+        raise UserError(f"--epsilon must be a positive number, got {epsilon}")
+    verdict = validate_count_files(instance, output, epsilon, CheckedSolving())
+    click.echo(verdict.text())
+    raise click.exceptions.Exit(verdict.exit_code)
 
 
 @click.command("validate")

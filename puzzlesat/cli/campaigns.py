@@ -127,14 +127,19 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
               help="Instances that must count: not solved by MiniSat within --minisat-limit, "
                    "solved by the team's solver within --time-limit.")
-@click.option("--track", type=click.Choice(["sat", "maxsat"]), default="sat", show_default=True,
-              help="maxsat: the MaxSAT Evaluation bundle of a WCNF suite (instances .wcnf.xz, "
-                   "metadata.csv with each certified optimum, the description); the SAT "
-                   "options do not apply.")
+@click.option("--track", type=click.Choice(["sat", "maxsat", "mc"]), default="sat",
+              show_default=True,
+              help="sat: the SAT Competition's bundle; maxsat: the MaxSAT Evaluation's of a WCNF "
+                   "suite (instances .wcnf.xz, metadata.csv with each certified optimum, the "
+                   "description); mc: the Model Counting Competition's of a counting suite "
+                   "(.cnf.bz2 in one tar, counts.txt, checksums.txt). The SAT options apply "
+                   "to sat only.")
 def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
                min_hard, track):
     """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
-    bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's."""
+    bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's
+    bundle; ``--track mc``: the Model Counting Competition's (every instance has a certified
+    count)."""
     from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
 
     if track == "maxsat":
@@ -145,6 +150,8 @@ def submission(directory, output, reference, time_limit, minisats, minisat_limit
             click.echo(f"{row['file']}: optimum {row['optimum']} ({row['optimum-from']})")
         click.echo(f"wrote {archive}")
         return
+    if track == "mc":
+        _mc_submission(directory, output)
 
     rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
                   time_limit.cpu)
@@ -156,5 +163,18 @@ def submission(directory, output, reference, time_limit, minisats, minisat_limit
             click.echo(line)
         raise click.exceptions.Exit(1)
     click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
+
+
+def _mc_submission(directory, output) -> None:
+    from puzzlesat.validate.runs.certify import CheckedSolving
+    from puzzlesat.validate.runs.submission_mc import build_mc_bundle, check_mc_submission
+
+    check = check_mc_submission(directory, CheckedSolving())
+    for line in check.lines() + check.failures:
+        click.echo(line)
+    if check.failures:
+        raise click.exceptions.Exit(1)
+    click.echo(f"rules hold: wrote {build_mc_bundle(directory, output, check)}")
+    raise click.exceptions.Exit(0)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from puzzlesat.cli.options import JOBS, _default_jobs, _executor_options, _force_option
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Param
 
@@ -44,7 +45,7 @@ def _generate_command(family) -> click.Command:
     maxsat_encodings = (list(maxsat_module(family.NAME).ENCODINGS)
                         if family.NAME in MAXSAT_MODULES else [])
 
-    def run(seed, encoding, output, name, witness, force, output_format, **raw):
+    def run(seed, encoding, output, name, witness, force, output_format, count, **raw):
         from puzzlesat.generator.instance import generate_files
         from puzzlesat.validate.runs.certify import CheckedSolving
 
@@ -52,6 +53,8 @@ def _generate_command(family) -> click.Command:
         if output_format == "wcnf":
             from puzzlesat.generator.maxsat import generate_wcnf_files
 
+            if count:
+                raise UserError("--count makes model-counting DIMACS: not with --format wcnf")
             maxsat = generate_wcnf_files(family.NAME, params, output, witness, encoding, seed,
                                          name)
             header = maxsat.header()
@@ -61,10 +64,10 @@ def _generate_command(family) -> click.Command:
                        err=True)
             return
         inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
-                              solving=CheckedSolving(), force=force)
+                              solving=CheckedSolving(), force=force, count=count)
         click.echo(f"{where(output)}: {inst.name}: {inst.formula.num_vars} variables, "
                    f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
-                   f"({inst.expected_from})", err=True)
+                   f"({inst.expected_from})" + _count_note(inst), err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
@@ -85,9 +88,20 @@ def _generate_command(family) -> click.Command:
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
+        click.Option(["--count"], is_flag=True, default=False,
+                     help="A model-counting instance: 'c t mc|pmc', 'c p show' over the "
+                          "solution's variables, the known count in the header."),
         _force_option(),
     ]
     return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
+
+
+def _count_note(inst) -> str:
+    if inst.count is None:
+        return ""
+    track = inst.formula.projection.track
+    value = "unknown" if inst.count.value is None else inst.count.value
+    return f", {track} count {value} ({inst.count.source})"
 
 
 @click.group(cls=FamilyGroup)

@@ -350,19 +350,25 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
         raise UserError("the submission rules do not hold: " + "; ".join(check.failures))
     src = Path(directory)
     spec, manifest = read_published(src)
-    return write_bundle(src, output, bundle_files(src, spec.author, manifest_rows(src, manifest),
-                                                  check))
+    files = bundle_files(src, spec.author, manifest_rows(src, manifest), check)
+    return write_bundle(src, output, files)
 
 
 def write_bundle(src: Path, output: str | os.PathLike | None, files: dict[str, bytes],
-                 ours=None) -> Path:
+                 ours=None, suffix: str = ".tar.xz", archive_of=None) -> Path:
     """Write ``files`` into the bundle folder ``output`` (default: the suite's folder name +
-    ``-submission``, beside it) and ``output.tar.xz``; returns the archive's path. ``ours``
-    tells the names a bundle of this kind holds (default :func:`bundle_name`)."""
+    ``-submission``, beside it) and its archive beside it as ``<folder><suffix>``
+    (``archive_of(folder name)``; default: a tar of ``files``, xz-compressed); returns the
+    archive's path. An existing ``output`` must be empty or a bundle this tool wrote, whose
+    listed files alone are replaced. ``ours`` tells the names a bundle of this kind holds
+    (default :func:`bundle_name`)."""
+    if archive_of is None:
+        def archive_of(top: str) -> bytes:
+            return lzma.compress(tar_bytes(top, files), preset=6)
     out = Path(output) if output else src.resolve().with_name(src.resolve().name + "-submission")
     earlier = _claim_output(src, out, ours or bundle_name)
     target = out.resolve()
-    archive = target.with_name(target.name + ".tar.xz")
+    archive = target.with_name(target.name + suffix)
     if archive.exists() and not (earlier and earlier["archive"] == archive.name):
         raise UserError(f"{archive} exists and was not written by puzzlesat submission: "
                         f"refusing to replace it")
@@ -380,7 +386,7 @@ def write_bundle(src: Path, output: str | os.PathLike | None, files: dict[str, b
         if rel in old and (out / rel).is_symlink():
             (out / rel).unlink()  # a file of ours turned into a link: the link goes, not its target
         atomic_write(out / rel, data)
-    atomic_write(archive, tar_xz(target.name, files))
+    atomic_write(archive, archive_of(target.name))
     _write_marker(out, sorted(files), archive.name)
     return archive
 
@@ -388,9 +394,9 @@ def write_bundle(src: Path, output: str | os.PathLike | None, files: dict[str, b
 def bundle_name(rel) -> bool:
     """Whether ``rel`` is a name this tool writes in a bundle folder."""
     return isinstance(rel, str) and (
-        rel in ("metadata.csv", *BUNDLE_COPIES)
-        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz|calibration-[A-Za-z0-9._-]+\.png",
-                        rel) is not None)
+        rel in ("metadata.csv", "counts.txt", "checksums.txt", *BUNDLE_COPIES)
+        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz|calibration-[A-Za-z0-9._-]+\.png"
+                        r"|instances/[A-Za-z0-9][A-Za-z0-9._-]*\.cnf\.bz2", rel) is not None)
 
 
 def _claim_output(src: Path, out: Path, ours=bundle_name) -> dict | None:
@@ -468,8 +474,8 @@ def bundle_files(src: Path, author: str, instances: list[dict],
     return files
 
 
-def tar_xz(top: str, files: dict[str, bytes]) -> bytes:
-    """A deterministic .tar.xz of ``files`` under folder ``top``."""
+def tar_bytes(top: str, files: dict[str, bytes]) -> bytes:
+    """A deterministic (uncompressed) tar of ``files`` under folder ``top``."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         folders = sorted({top} | {f"{top}/{Path(rel).parent}" for rel in files if "/" in rel})
@@ -484,4 +490,4 @@ def tar_xz(top: str, files: dict[str, bytes]) -> bytes:
             else:
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
-    return lzma.compress(buffer.getvalue(), preset=6)
+    return buffer.getvalue()
