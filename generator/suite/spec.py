@@ -36,6 +36,15 @@ from puzzlesat.generator.families.params import (
     file_params,
     normalize_params,
 )
+from puzzlesat.generator.suite.folder import (
+    INPUTS,
+    MANIFEST,
+    SPEC_FILE,
+    instance_file,
+    read_manifest,
+    read_suite_file,
+    witness_file,
+)
 
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
@@ -45,8 +54,6 @@ REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 #: a 10 KB description made 3 pages)
 MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip")
-SPEC_FILE = "suite.toml"
-INPUTS = "inputs"
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
 MAX_SUITE_INSTANCES = 100_000
 _SAFE_NAME = SAFE_NAME
@@ -69,12 +76,12 @@ class Task:
     @property
     def file(self) -> str:
         """The instance's path in the published suite."""
-        return f"instances/{self.name}.cnf{SUFFIXES[self.compression]}"
+        return instance_file(self.name, self.compression)
 
     @property
     def witness_file(self) -> str:
         """The witness file's path in the published suite."""
-        return f"witnesses/{self.name}.json"
+        return witness_file(self.name)
 
 
 @dataclass(frozen=True)
@@ -419,3 +426,22 @@ def _check_unique_names(tasks: list[Task]) -> None:
                             f"{other.group} and {task.group}): the {task.family} name does not "
                             f"show {', '.join(differ)}; vary it in separate suites")
         first[task.name] = task
+
+
+def check_published(out: Path) -> None:
+    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
+    if not out.is_dir():
+        raise UserError(f"{out}: not a folder")
+    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, MANIFEST)):
+        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and {MANIFEST}; "
+                        f"run puzzlesat publish)")
+
+
+def read_published(out: Path) -> tuple[Spec, list[dict]]:
+    """A published suite's spec and its manifest rows, each checked (:func:`read_manifest`)."""
+    check_published(out)
+    # a published suite: its inputs/ files are read from it; its size was accepted when it was
+    # published (--force then), so it is not asked for again
+    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
+                      base=out, published=True)
+    return spec, read_manifest(out)["instances"]

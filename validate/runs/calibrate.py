@@ -49,14 +49,13 @@ from puzzlesat.generator.suite.calibration import (
     table_csv,
 )
 from puzzlesat.generator.suite.folder import (
-    check_published,
     file_sha256,
-    read_published,
     read_sums,
     read_table,
     remove_own,
 )
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
+from puzzlesat.generator.suite.spec import check_published, read_published
 from puzzlesat.validate.output import STATUSES, MalformedOutput, parse_output
 from puzzlesat.validate.report import VERDICTS, judge
 from puzzlesat.validate.runs.certify import CheckedSolving
