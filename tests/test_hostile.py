@@ -22,7 +22,7 @@ from test_suite_spec import HEAD, fail_at_40, toy  # noqa: F401  (fixture)
 
 from puzzlesat.generator.core.files import part_name
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.suite.publish import LOCK_FILE
+from puzzlesat.generator.suite.folder import LOCK_FILE
 
 EM_SMALL = ("edge-matching", "--rows", "3", "--cols", "3", "--border-colors", "2",
             "--center-colors", "2")

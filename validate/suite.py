@@ -15,6 +15,8 @@ from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.wcnf_reader import is_wcnf
 from puzzlesat.generator.suite.folder import (
+    INSTANCES,
+    PROOF_SUFFIX,
     file_sha256,
     output_path,
     read_sums,
@@ -52,7 +54,7 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
     instances = suite_instances(suite_dir)
     sums = read_sums(Path(suite_dir))
     calls = [(instance, Path(results_dir),
-              None if sums is None else sums.get(f"instances/{instance.name}", ""),
+              None if sums is None else sums.get(f"{INSTANCES}/{instance.name}", ""),
               proof_time_limit, lrat, cake_lpr)
              for instance in instances]
     verdicts: list[Verdict] = [None] * len(calls)  # type: ignore[list-item]
@@ -70,7 +72,7 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
     """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
     with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks; MALFORMED
     when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
-    out, drat = output_path(results_dir, instance), output_path(results_dir, instance, ".drat")
+    out, drat = output_path(results_dir, instance), output_path(results_dir, instance, PROOF_SUFFIX)
     witness = witness_path(instance)
     if sha256 is not None and file_sha256(instance) != sha256:
         why = ("its sha256 is not the one the suite's SHA256SUMS lists" if sha256

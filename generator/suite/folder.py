@@ -12,26 +12,48 @@ import io
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.files import PART_NAME, part_name
+from puzzlesat.generator.core.files import PART_NAME, SUFFIXES, part_name
 from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.families.params import SAFE_NAME
-from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, parse_spec
 
+# -- the layout of a suite folder and a results folder, every name in one place --------------
+SPEC_FILE = "suite.toml"
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
+#: held while a command writes into a suite folder (publish, calibrate)
+LOCK_FILE = ".puzzlesat-publish.lock"
+INSTANCES = "instances"
+WITNESSES = "witnesses"
+#: copies of the input files the spec names (piece files, levels)
+INPUTS = "inputs"
 #: the folders publish writes files into; "" is the suite folder itself
-SUBFOLDERS = ("instances", "witnesses", "inputs")
+SUBFOLDERS = (INSTANCES, WITNESSES, INPUTS)
+#: a results folder holds <instance file name><suffix>: the solver's answer, its proof
+ANSWER_SUFFIX = ".out"
+PROOF_SUFFIX = ".drat"
 #: no suite-level file publish writes is this big (a manifest of 100,000 instances is ~70 MB)
 MAX_SUITE_FILE_BYTES = 1 << 30
 #: the fields of a manifest.json instance row that code reads back, and their checks
 _HEX32 = re.compile(r"\A[0-9a-f]{32}\Z")
 _HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
 _SUM_LINE = re.compile(r"\A([0-9a-f]{64})  (.+)\Z")
+
+
+def instance_file(name: str, compression: str, fmt: str = "cnf") -> str:
+    """The path of instance ``name`` in a suite folder, in format ``fmt`` (cnf, wcnf),
+    compressed as ``compression``."""
+    return f"{INSTANCES}/{name}.{fmt}{SUFFIXES[compression]}"
+
+
+def witness_file(name: str) -> str:
+    """The path of instance ``name``'s witness in a suite folder."""
+    return f"{WITNESSES}/{name}.json"
 
 
 def suite_path(rel: object, where: str, under: tuple[str, ...] = SUBFOLDERS) -> str:
@@ -77,29 +99,46 @@ def read_manifest(out: Path) -> dict:
         raise UserError(f"{path}: suite name {str(suite.get('name'))[:100]!r} is not a safe "
                         f"name")
     for number, row in enumerate(rows, 1):
-        check_row(row, f"{path}: instance {number}")
+        ManifestRow.from_row(row, f"{path}: instance {number}")
     return manifest
 
 
-def check_row(row: object, where: str) -> dict:
-    """One manifest.json instance row, every field code reads back checked, or a UserError."""
-    if not isinstance(row, dict):
-        raise UserError(f"{where}: not a table")
-    checks = {"hash": lambda v: isinstance(v, str) and _HEX32.match(v),
-              "name": lambda v: isinstance(v, str) and SAFE_NAME.match(v),
-              "family": lambda v: isinstance(v, str) and len(v) < 100,
-              "result": lambda v: v in ("sat", "unsat", "unknown"),
-              "params": lambda v: isinstance(v, dict),
-              "sha256": lambda v: isinstance(v, str) and _HEX64.match(v),
-              "witness-sha256": lambda v: v is None or isinstance(v, str) and _HEX64.match(v)}
-    for key, ok in checks.items():
-        if not ok(row.get(key)):
-            raise UserError(f"{where}: field {key!r} is missing or not as publish writes it "
-                            f"({str(row.get(key))[:100]!r})")
-    suite_path(row["file"], where, ("instances",))
-    if row.get("witness") is not None:
-        suite_path(row["witness"], where, ("witnesses",))
-    return row
+@dataclass(frozen=True)
+class ManifestRow:
+    """One instance row of manifest.json as code reads it back, every field checked."""
+
+    hash: str
+    name: str
+    file: str
+    family: str
+    result: str
+    params: dict
+    sha256: str
+    witness: str | None
+    witness_sha256: str | None
+
+    @classmethod
+    def from_row(cls, row: object, where: str) -> ManifestRow:
+        """The typed row of a manifest.json instance row, or a UserError naming the field."""
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: not a table")
+        checks = {"hash": lambda v: isinstance(v, str) and _HEX32.match(v),
+                  "name": lambda v: isinstance(v, str) and SAFE_NAME.match(v),
+                  "family": lambda v: isinstance(v, str) and len(v) < 100,
+                  "result": lambda v: v in ("sat", "unsat", "unknown"),
+                  "params": lambda v: isinstance(v, dict),
+                  "sha256": lambda v: isinstance(v, str) and _HEX64.match(v),
+                  "witness-sha256": lambda v: v is None or isinstance(v, str)
+                  and _HEX64.match(v)}
+        for key, ok in checks.items():
+            if not ok(row.get(key)):
+                raise UserError(f"{where}: field {key!r} is missing or not as publish writes "
+                                f"it ({str(row.get(key))[:100]!r})")
+        witness = row.get("witness")
+        return cls(row["hash"], row["name"], suite_path(row["file"], where, (INSTANCES,)),
+                   row["family"], row["result"], row["params"], row["sha256"],
+                   None if witness is None else suite_path(witness, where, (WITNESSES,)),
+                   row["witness-sha256"])
 
 
 def read_sums(out: Path) -> dict[str, str] | None:
@@ -218,20 +257,11 @@ def read_table(path: Path, columns: tuple[str, ...],
         if None in row or any(v is None for v in row.values()):
             raise UserError(f"{path}: line {number} has not {len(header)} fields")
         if "file" in row:
-            suite_path(row["file"], f"{path}: line {number}", ("instances",))
+            suite_path(row["file"], f"{path}: line {number}", (INSTANCES,))
         if "hash" in row and not _HEX32.match(row["hash"]):
             raise UserError(f"{path}: line {number}: hash {row['hash'][:100]!r} is not a GBD "
                             f"hash")
     return rows, list(header)
-
-
-def check_published(out: Path) -> None:
-    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
-    if not out.is_dir():
-        raise UserError(f"{out}: not a folder")
-    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, MANIFEST)):
-        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and {MANIFEST}; "
-                        f"run puzzlesat publish)")
 
 
 def published_suite_holding(path: Path) -> Path | None:
@@ -244,18 +274,10 @@ def published_suite_holding(path: Path) -> Path | None:
     return None
 
 
-def read_published(out: Path) -> tuple[Spec, list[dict]]:
-    """A published suite's spec and its manifest rows, each checked (:func:`read_manifest`)."""
-    check_published(out)
-    # a published suite: its inputs/ files are read from it; its size was accepted when it was
-    # published (--force then), so it is not asked for again
-    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
-                      base=out, published=True)
-    return spec, read_manifest(out)["instances"]
 def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
     """The instance files of a published suite: ``SUITE_DIR/instances/*.cnf*`` and
     ``*.wcnf*``, sorted."""
-    folder = Path(suite_dir) / "instances"
+    folder = Path(suite_dir) / INSTANCES
     if not folder.is_dir():
         raise UserError(f"{suite_dir}: not a suite folder (no instances/ inside)")
     files = sorted(p for p in folder.iterdir() if p.is_file()
@@ -265,14 +287,13 @@ def suite_instances(suite_dir: str | os.PathLike) -> list[Path]:
     return files
 
 
-def output_path(results_dir: str | os.PathLike, instance: Path, suffix: str = ".out") -> Path:
+def output_path(results_dir: str | os.PathLike, instance: Path,
+                suffix: str = ANSWER_SUFFIX) -> Path:
     """Where the answer for ``instance`` is written in ``results_dir``."""
     return Path(results_dir) / (instance.name + suffix)
-
-
 
 
 def witness_path(instance: Path) -> Path:
     """The planted witness published beside a suite instance: ``witnesses/<name>.json``."""
     stem = re.split(r"\.w?cnf", instance.name)[0]
-    return instance.parent.parent / "witnesses" / (stem + ".json")
+    return instance.parent.parent / witness_file(stem)

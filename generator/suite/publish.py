@@ -40,9 +40,14 @@ from puzzlesat.generator.suite.calibration import (
     spec_table,
 )
 from puzzlesat.generator.suite.folder import (
+    INSTANCES,
+    LOCK_FILE,
     MANIFEST,
+    SPEC_FILE,
     SUBFOLDERS,
     SUMS,
+    WITNESSES,
+    ManifestRow,
     clear_parts,
     file_sha256,
     pending_name,
@@ -52,7 +57,7 @@ from puzzlesat.generator.suite.folder import (
     remove_own,
     table_bytes,
 )
-from puzzlesat.generator.suite.spec import SPEC_FILE, Spec, Task, load_spec
+from puzzlesat.generator.suite.spec import Spec, Task, load_spec
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
                     "variables", "clauses", "bytes", "sha256", "seed", "params")
@@ -82,7 +87,6 @@ class Published:
 
 #: held by a running publish or calibrate (``fcntl.flock``, so a killed run's lock is free
 #: again); holds the pid for the message a second run prints
-LOCK_FILE = ".puzzlesat-publish.lock"
 
 
 def publish_suite(spec_path: str | os.PathLike, out: str | os.PathLike, jobs: int = 1,
@@ -275,7 +279,7 @@ def _prepare_output(folder: _Folder, spec: Spec) -> None:
         folder.sums[SUMS] = file_sha256(out / SUMS) or ""
     for sub in SUBFOLDERS:
         plain_folder(out / sub, f"output folder {out}: subfolder", create=False)
-    for sub in ("instances", "witnesses"):
+    for sub in (INSTANCES, WITNESSES):
         folder.create(out / sub)
     clear_parts(out)  # left by a killed run
     if not folder.previous:
@@ -396,11 +400,12 @@ def _remove_stale(out: Path, spec: Spec, previous: dict) -> None:
     folder's previous manifest lists with the bytes it recorded (files this tool wrote),
     never an unlisted or changed file, never through a symlink."""
     wanted = {t.file for t in spec.tasks} | {t.witness_file for t in spec.tasks}
-    listed = {}
-    for row in previous.get("instances", []):  # checked by read_manifest
-        listed[row["file"]] = row["sha256"]
-        if row.get("witness"):
-            listed[row["witness"]] = row.get("witness-sha256")
+    listed: dict[str, str | None] = {}
+    for number, data in enumerate(previous.get("instances", []), 1):
+        row = ManifestRow.from_row(data, f"{MANIFEST}: instance {number}")
+        listed[row.file] = row.sha256
+        if row.witness:
+            listed[row.witness] = row.witness_sha256
     for stale in sorted(set(listed) - wanted):
         remove_own(out, stale, listed[stale])
 
@@ -409,7 +414,7 @@ def listed_files(out: Path) -> list[str]:
     """Everything in instances/ and witnesses/ (hidden files too: a killed run's ``.part``),
     as relative paths; a missing folder contributes nothing, a file in its place itself."""
     found = []
-    for sub in ("instances", "witnesses"):
+    for sub in (INSTANCES, WITNESSES):
         folder = out / sub
         if not folder.is_dir():
             if folder.exists() or folder.is_symlink():

@@ -37,6 +37,15 @@ from puzzlesat.generator.families.params import (
     normalize_params,
 )
 from puzzlesat.generator.maxsat import check_maxsat_encoding, maxsat_module
+from puzzlesat.generator.suite.folder import (
+    INPUTS,
+    MANIFEST,
+    SPEC_FILE,
+    instance_file,
+    read_manifest,
+    read_suite_file,
+    witness_file,
+)
 
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
@@ -49,8 +58,6 @@ GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", 
               "count")
 #: a group's ``format``: DIMACS CNF (the default) or WCNF 2022+ for the MaxSAT Evaluation
 FORMATS = ("cnf", "wcnf")
-SPEC_FILE = "suite.toml"
-INPUTS = "inputs"
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
 MAX_SUITE_INSTANCES = 100_000
 #: no suite has more instances than this, even with ``--force``: the task list is held in
@@ -78,12 +85,12 @@ class Task:
     @property
     def file(self) -> str:
         """The instance's path in the published suite."""
-        return f"instances/{self.name}.{self.format}{SUFFIXES[self.compression]}"
+        return instance_file(self.name, self.compression, self.format)
 
     @property
     def witness_file(self) -> str:
         """The witness file's path in the published suite."""
-        return f"witnesses/{self.name}.json"
+        return witness_file(self.name)
 
 
 @dataclass(frozen=True)
@@ -449,3 +456,22 @@ def _check_unique_names(tasks: list[Task]) -> None:
                             f"{other.group} and {task.group}): the {task.family} name does not "
                             f"show {', '.join(differ)}; vary it in separate suites")
         first[task.name] = task
+
+
+def check_published(out: Path) -> None:
+    """A UserError unless ``out`` is a folder holding a suite.toml and a manifest.json."""
+    if not out.is_dir():
+        raise UserError(f"{out}: not a folder")
+    if not all(os.path.lexists(out / name) for name in (SPEC_FILE, MANIFEST)):
+        raise UserError(f"{out}: not a published suite (needs {SPEC_FILE} and {MANIFEST}; "
+                        f"run puzzlesat publish)")
+
+
+def read_published(out: Path) -> tuple[Spec, list[dict]]:
+    """A published suite's spec and its manifest rows, each checked (:func:`read_manifest`)."""
+    check_published(out)
+    # a published suite: its inputs/ files are read from it; its size was accepted when it was
+    # published (--force then), so it is not asked for again
+    spec = parse_spec(read_suite_file(out / SPEC_FILE), str(out / SPEC_FILE), force=True,
+                      base=out, published=True)
+    return spec, read_manifest(out)["instances"]

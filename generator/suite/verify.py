@@ -17,14 +17,20 @@ from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import calibration_files
-from puzzlesat.generator.suite.folder import read_suite_file
+from puzzlesat.generator.suite.folder import (
+    INPUTS,
+    INSTANCES,
+    SPEC_FILE,
+    WITNESSES,
+    read_suite_file,
+)
 from puzzlesat.generator.suite.publish import (
     check_sizes,
     listed_files,
     manifest_row,
     suite_files,
 )
-from puzzlesat.generator.suite.spec import INPUTS, SPEC_FILE, Spec, Task, parse_spec
+from puzzlesat.generator.suite.spec import Spec, Task, parse_spec
 
 
 @dataclass
@@ -92,7 +98,7 @@ def _verify(spec: Spec, out: Path, executor: Executor | None,
     for rel, data in files.items():
         differences += compare_file(out, rel, data)
     wanted = {t.file for t in spec.tasks} | {r["witness"] for r in rows if r["witness"]}
-    for sub in ("instances", "witnesses"):
+    for sub in (INSTANCES, WITNESSES):
         if (out / sub).exists() and not (out / sub).is_dir():
             differences.append(f"{sub}: not a folder")
     differences += [f"{rel}: not part of the suite" for rel in foreign_files(out)
@@ -103,7 +109,7 @@ def _verify(spec: Spec, out: Path, executor: Executor | None,
 def foreign_files(out: Path) -> list[str]:
     """Candidates for 'not part of the suite': everything in instances/, witnesses/ and
     inputs/ (hidden files too), and a killed run's ``.part`` files at the top."""
-    found = [rel for rel in listed_files(out) if rel not in ("instances", "witnesses")]
+    found = [rel for rel in listed_files(out) if rel not in (INSTANCES, WITNESSES)]
     if (out / INPUTS).is_dir():
         found += [f"{INPUTS}/{p.name}" for p in (out / INPUTS).iterdir()]
     found += [p.name for p in out.glob(".*.part")]

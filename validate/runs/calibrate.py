@@ -55,16 +55,15 @@ from puzzlesat.generator.suite.calibration import (
 )
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
-    check_published,
     file_sha256,
     read_manifest,
-    read_published,
     read_sums,
     read_table,
     remove_own,
     table_bytes,
 )
 from puzzlesat.generator.suite.publish import publish_lock, suite_files
+from puzzlesat.generator.suite.spec import check_published, read_published
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving

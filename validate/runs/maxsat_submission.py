@@ -25,7 +25,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.wcnf_reader import read_wcnf_header
-from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_calibration
 from puzzlesat.validate.runs.maxsat import REFERENCE

@@ -13,7 +13,13 @@ from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_distinct, read_input
 from puzzlesat.generator.core.reader import read_num_vars
 from puzzlesat.generator.core.wcnf_reader import is_wcnf
-from puzzlesat.generator.suite.folder import output_path, suite_instances
+from puzzlesat.generator.suite.folder import (
+    ANSWER_SUFFIX,
+    INSTANCES,
+    PROOF_SUFFIX,
+    output_path,
+    suite_instances,
+)
 from puzzlesat.validate.maxsat import maxsat_status
 from puzzlesat.validate.output import MAX_OUTPUT_COMMENTS, MalformedOutput
 from puzzlesat.validate.runs.clients import run_command_result
@@ -119,7 +125,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
 
     run = SuiteRun(dict.fromkeys(EXIT_CODES, 0))
     calls = [(instance, solver, time_limit,
-              output_path(results_dir, instance, ".drat") if proof else None, command)
+              output_path(results_dir, instance, PROOF_SUFFIX) if proof else None, command)
              for instance in instances]
     with solver_pool(jobs, executor) as (pool, slots):
         for index, result in tqdm(run_tasks(solve_one, calls, pool, slots=slots),
@@ -133,7 +139,7 @@ def solve_suite(suite_dir, results_dir, jobs: int = 1, solver: str = "cadical195
                 continue
             atomic_write(out, result.output(seconds=True))
             if proof:
-                write_proof(output_path(results_dir, instance, ".drat"), result.proof)
+                write_proof(output_path(results_dir, instance, PROOF_SUFFIX), result.proof)
             run.counts[result.status] = run.counts.get(result.status, 0) + 1
     return run
 
@@ -143,11 +149,11 @@ def check_results_folder(suite_dir, results_dir, instances: list[Path], proof: b
     itself or among its instances (where an ``.out`` is read as one more instance the next
     time), or when a result's place holds something other than a file (a folder)."""
     suite, results = Path(suite_dir).resolve(), Path(results_dir).resolve()
-    if results == suite or results.is_relative_to(suite / "instances"):
+    if results == suite or results.is_relative_to(suite / INSTANCES):
         raise UserError(f"{results_dir}: the results folder must not be the suite folder or "
                         "inside its instances/")
     for instance in instances:
-        for suffix in (".out", ".drat") if proof else (".out",):
+        for suffix in (ANSWER_SUFFIX, PROOF_SUFFIX) if proof else (ANSWER_SUFFIX,):
             path = output_path(results_dir, instance, suffix)
             if os.path.lexists(path) and not (path.is_symlink() or path.is_file()):
                 raise UserError(f"{path}: in the way of a result (not a file)")

@@ -52,7 +52,8 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
-from puzzlesat.generator.suite.folder import read_published, table_bytes
+from puzzlesat.generator.suite.folder import table_bytes
+from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_trusted_calibration
 from puzzlesat.validate.runs.clients import canonical_name

@@ -23,7 +23,7 @@ from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.core.solving import Solving
-from puzzlesat.generator.suite.folder import read_published
+from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.count import certified_count
 from puzzlesat.validate.runs.submission import (
     BUNDLE_COPIES,
