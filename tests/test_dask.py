@@ -56,7 +56,7 @@ def test_calibrate_gives_the_same_verdicts(both, dask_pool):
     calibrate_suite(local, ["cadical195"], 20, jobs=2, plot=False)
     calibrate_suite(dask, ["cadical195"], 20, executor=dask_pool, plot=False)
     columns = ("hash", "name", "solver", "status", "verdict", "reason")
-    rows = [[tuple(r[c] for c in columns) for r in read_calibration(f)] for f in both]
+    rows = [[tuple(getattr(r, c) for c in columns) for r in read_calibration(f)] for f in both]
     assert rows[0] == rows[1]
     assert [r[4] for r in rows[0]] == ["VERIFIED-SAT", "UNSAT-UNCHECKED", "VERIFIED-SAT"]
 

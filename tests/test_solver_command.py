@@ -134,12 +134,12 @@ def test_the_cpu_limit_counts_the_whole_process_group(tmp_path, puzzlesat, fake)
     assert lines[-1] == "s UNKNOWN"
     assert "c CPU limit of 1 s reached: the solver was killed" in lines
     took = float(next(line for line in lines if line.startswith("c time: ")).split()[-1])
-    assert 1 <= took < 2.5  # polled every 0.25 s at most; RLIMIT_CPU is the backstop at 2 s
+    assert 1 <= took < 3.2  # polled every 0.25 s at most; RLIMIT_CPU is the backstop at 3 s
     assert wait_gone({int(pid_file.read_text())}) == set()
 
 
 def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzlesat, fake):
-    """A solver that uses no CPU (asleep, blocked) ends at the wall-clock backstop (5x the CPU
+    """A solver that uses no CPU (asleep, blocked) ends at the wall-clock backstop (10x the CPU
     limit + 10 s), its sleeping grandchild with it. On a loaded machine the fake may not have started
     its grandchild in time: then the run is repeated with twice the limit."""
     (tmp_path / "s.cnf").write_bytes(SAT_CNF)
@@ -151,13 +151,13 @@ def test_the_wall_clock_backstop_kills_the_whole_process_group(tmp_path, puzzles
         assert result.code == 0
         lines = result.out.splitlines()
         assert lines[-1] == "s UNKNOWN"
-        assert (f"c wall-clock backstop limit of {5 * limit + 10} s reached: the solver was "
+        assert (f"c wall-clock backstop limit of {10 * limit + 10} s reached: the solver was "
                 "killed" in lines)
         took = float(next(line for line in lines if line.startswith("c time: ")).split()[-1])
         assert took < limit  # asleep: its CPU time stays below the CPU limit
         wall = float(next(line for line in lines if line.startswith("c wall-time: "))
                      .split()[-1])
-        assert 5 * limit + 10 <= wall < 5 * limit + 60  # room for a busy machine's kill
+        assert 10 * limit + 10 <= wall < 10 * limit + 60  # room for a busy machine's kill
         if pid_file.exists() or limit >= 4:
             break
         limit *= 2

@@ -326,7 +326,8 @@ PARALLEL = {
                                  "-j", "2"],
     "solve-suite --solver-command -j 2": lambda t: [
         *COMMANDS["solve-suite"](t), "-j", "2", *COMMANDS["solve-command"](t)[-2:]],
-    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:60", "--reference", "cadical195:60",
+    "tune -j 2": lambda t: [*TUNE, "--easy", "minisat22:6", "--margin", "1",
+                            "--reference", "cadical195:6",
                             "-o", str(t / "tune"), "-j", "2"],
 }
 

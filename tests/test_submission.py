@@ -459,6 +459,7 @@ def test_sc2027_published_takes_its_table_which_counts_for_no_rule(puzzlesat, tm
 def test_publish_drops_and_names_shipped_rows_of_other_instances(tmp_path, puzzlesat):
     """A table beside the spec whose rows name instances the spec does not build: those rows
     are not taken, and named; the rows that match are."""
+    (tmp_path / "one").mkdir()
     suite = publish_tiny(tmp_path / "one")
     calibrate_suite(suite, ["minisat22:5"], plot=False)
     spec = tmp_path / "tiny.toml"
@@ -471,6 +472,36 @@ def test_publish_drops_and_names_shipped_rows_of_other_instances(tmp_path, puzzl
     assert f"{tmp_path / 'tiny.calibration.csv'}: 1 rows name instances this spec does not " \
            f"build (not taken): other-instance" in result.out
     assert read_calibration(tmp_path / "two") == read_calibration(suite)
+
+
+#: read in a child (gbdc crashes in a process that has loaded python-sat's solvers): the
+#: bundle's metadata.csv through gbd-tools, and gbdc's hashes of the bundled files
+GBD_TOOLS_READ = """import json, sys
+from pathlib import Path
+import gbdc
+from gbd_core.api import GBD
+bundle = Path(sys.argv[1])
+with GBD([str(bundle / "metadata.csv")]) as gbd:
+    rows = gbd.query(resolve=["author", "family", "result", "isohash2"]).to_dicts()
+files = sorted((bundle / "instances").iterdir())
+print(json.dumps({"rows": rows, "files": {p.name: [gbdc.gbdhash(str(p)), gbdc.isohash2(str(p))]
+                                          for p in files}}))
+"""
+
+
+def test_gbd_tools_reads_the_metadata_and_its_hashes_are_gbdc_s(suite, puzzlesat, tmp_path):
+    """The organisers' tool reads metadata.csv as a database; every row's hash is gbdc's GBD
+    hash of the bundled file of that name, and its IsoHash2 gbdc's IsoHash2 of it."""
+    if importlib.util.find_spec("gbd_core") is None:
+        pytest.skip("gbd-tools is not installed (pip install 'puzzlesat[gbd]')")
+    assert puzzlesat("submission", suite, "-o", tmp_path / "bundle", *SCALED).code == 0
+    read = json.loads(subprocess.run([sys.executable, "-c", GBD_TOOLS_READ,
+                                      str(tmp_path / "bundle")], capture_output=True,
+                                     text=True, check=True).stdout)
+    assert len(read["rows"]) == len(read["files"]) == 3
+    for row in read["rows"]:
+        assert read["files"][f"{row['hash']}.cnf.xz"] == [row["hash"], row["isohash2"]]
+        assert row["author"] == "T. Tester" and row["result"] in ("sat", "unsat")
 
 
 def test_a_failing_gbdc_is_one_line(suite, puzzlesat, tmp_path, monkeypatch):

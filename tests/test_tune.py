@@ -287,8 +287,11 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
     (("--axis", "rows=4..5", "--samples", "99999999999999999999"), "more than 100000"),
 ])
 def test_bad_input_is_one_line_and_exit_2(puzzlesat, tmp_path, args, fragment):
+    # python-sat's solvers where a case names none: the binaries may not be installed here
+    limits = [*(() if "--easy" in args else ("--easy", EASY)),
+              *(() if "--reference" in args else ("--reference", REFERENCE))]
     result = puzzlesat("tune", "edge-matching", "--param", "border_colors=2", "--param",
-                       "center_colors=3", *args, "-o", tmp_path / "t")
+                       "center_colors=3", *args, *limits, "-o", tmp_path / "t")
     assert_one_line_error(result, fragment)
     assert not (tmp_path / "t").exists()
 

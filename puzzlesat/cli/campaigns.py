@@ -18,7 +18,7 @@ from puzzlesat.cli.options import JOBS, Seconds, _executor_options
 @click.option("--time-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS",
               help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "
-                   "(wall-clock backstop: 5x + 10 s).")
+                   "(wall-clock backstop: 10x + 10 s).")
 @click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--only", metavar="GLOB", multiple=True,

@@ -258,13 +258,13 @@ def read_trusted_calibration(directory: str | os.PathLike) -> list[CalibrationRo
     path = out / CALIBRATION_FILE
     sums = read_sums(out) or {}
     if os.path.lexists(path):
+        rows, _ = read_table(path, KEY_COLUMNS)  # a damaged table: the specific line first
         recorded = read_manifest(out).get("calibration")
         if CALIBRATION_FILE not in sums or file_sha256(path) != sums[CALIBRATION_FILE] \
                 or file_sha256(out / MANIFEST) != sums.get(MANIFEST):
             raise UserError(f"{path}: not the calibration the suite's SHA256SUMS lists "
                             f"(edited, or copied in by hand?): run puzzlesat calibrate, or "
                             f"publish with the table beside the spec")
-        rows, _ = read_table(path, KEY_COLUMNS)
         if recorded != rows:
             raise UserError(f"{path}: its rows are not manifest.json's calibration section "
                             f"(run puzzlesat verify)")

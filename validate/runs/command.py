@@ -77,6 +77,7 @@ from puzzlesat.validate.runs.limits import (
     TimeLimit,
     group_cpu,
     process_cpu,
+    rlimit_seconds,
 )
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 from puzzlesat.validate.runs.solvers import v_lines
@@ -311,14 +312,14 @@ def _maxsat_status(stdout: bytes) -> str:
 def _run_group(argv: list[str], out, err, limit: TimeLimit) -> tuple[int | str, float, float]:
     """Run ``argv`` in a new process group: (its exit code (negative: killed by a signal), or
     CPU_LIMIT / WALL_LIMIT / OUTPUT_LIMIT when it was stopped; the group's CPU seconds; the
-    wall seconds). Its RLIMIT_CPU is set a second past the limit (the kernel's backstop to
-    the CPU poll here). The group, and every process that carries this run's mark, is killed
+    wall seconds). Its RLIMIT_CPU is set past the limit (:func:`rlimit_seconds`: the kernel's
+    backstop to the CPU poll here). The group, and every process that carries this run's mark, is killed
     before this returns, whatever happens (a limit, the solver's end, an exception such as a
     Ctrl-C here)."""
 
     parent = os.getpid()
     mark = f"{parent}-{uuid.uuid4().hex}"
-    soft = math.ceil(limit.cpu) + 1
+    soft = rlimit_seconds(limit.cpu)
     start = time.perf_counter()
     try:
         with sigint_blocked():

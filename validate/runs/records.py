@@ -49,6 +49,11 @@ def _solved_within(status: str, seconds: float, limit: float) -> None:
                          f"solved run's time is within its limit")
 
 
+def _instance(row: dict) -> dict:
+    """The instance and solver fields of a table row, by field name."""
+    return {column.replace("-", "_"): row[column] for column in COLUMNS[:8]}
+
+
 @dataclass(frozen=True)
 class CalibrationRow:
     """One (instance, solver) run of ``puzzlesat calibrate``."""
@@ -86,8 +91,9 @@ class CalibrationRow:
             wall = _number(row[OLD_SECONDS], "seconds")
             assert wall is not None
             _solved_within(row["status"], wall, limit)
-            return cls(*(row[c] for c in COLUMNS[:8]), limit, row["status"], None, wall,
-                       WALL_CLOCK_TABLE, row["verdict"], row["reason"], "", None)
+            return cls(**_instance(row), time_limit=limit, status=row["status"],
+                       cpu_seconds=None, wall_seconds=wall, ended_by=WALL_CLOCK_TABLE,
+                       verdict=row["verdict"], reason=row["reason"], machine="", load=None)
         cpu = _number(row["cpu-seconds"], "cpu-seconds")
         wall = _number(row["wall-seconds"], "wall-seconds")
         assert cpu is not None and wall is not None
@@ -97,9 +103,10 @@ class CalibrationRow:
                              f"{', '.join(ENDINGS)}")
         if row["status"] != "UNKNOWN" and row["ended-by"] != "solver":
             raise ValueError(f"{row['status']} but ended by {row['ended-by']}")
-        return cls(*(row[c] for c in COLUMNS[:8]), limit, row["status"], cpu, wall,
-                   row["ended-by"], row["verdict"], row["reason"], row["machine"],
-                   _number(row["load"], "load", empty_ok=True))
+        return cls(**_instance(row), time_limit=limit, status=row["status"], cpu_seconds=cpu,
+                   wall_seconds=wall, ended_by=row["ended-by"], verdict=row["verdict"],
+                   reason=row["reason"], machine=row["machine"],
+                   load=_number(row["load"], "load", empty_ok=True))
 
     def as_row(self) -> dict:
         """The row as the table's columns hold it."""
@@ -165,12 +172,13 @@ class TuneRun:
                 and isinstance(solver, str) and name == f"{gbd}.{solver}.json"):
             raise ValueError("not stored under its own name")
         numbers = [fields[k] for k in ("limit", "seconds", "wall_seconds", "load")]
-        if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in numbers):
+        if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0  # type: ignore
+                   for v in numbers):
             raise ValueError("a time that is not a finite number >= 0")
         status, expected = fields["status"], fields["expected"]
         if status not in STATUSES or expected not in (*STATUSES, None):
             raise ValueError("an unknown status")
-        _solved_within(status, fields["seconds"], fields["limit"])
+        _solved_within(status, float(numbers[1]), float(numbers[0]))  # type: ignore
         if fields["ended_by"] not in ENDINGS or (status == "UNKNOWN") != (
                 fields["ended_by"] == CPU_LIMIT):
             raise ValueError("a run tune keeps is solved, or stopped at its CPU limit")

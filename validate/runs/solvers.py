@@ -49,7 +49,14 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.output import MAX_V_LINE
-from puzzlesat.validate.runs.limits import CPU_LIMIT, SOLVER, WALL_LIMIT, TimeLimit, process_cpu
+from puzzlesat.validate.runs.limits import (
+    CPU_LIMIT,
+    SOLVER,
+    WALL_LIMIT,
+    TimeLimit,
+    process_cpu,
+    rlimit_seconds,
+)
 from puzzlesat.validate.runs.processes import (
     detach_from_terminal_and_die_with,
     running,
@@ -168,7 +175,7 @@ def clauses(flat: np.ndarray):
     """The clauses of a flat 0-terminated literal array, each a zero-copy slice of one
     ``memoryview`` (iterating it gives Python ints, which is all python-sat asks of a clause):
     no Python list per clause on the way to a solver."""
-    view = memoryview(np.ascontiguousarray(flat, dtype=np.int32))
+    view = memoryview(np.ascontiguousarray(flat, dtype=np.int32))  # type: ignore[arg-type]
     start = 0
     for end in np.flatnonzero(flat == 0).tolist():
         yield view[start:end]
@@ -191,16 +198,16 @@ class ChildAnswer:
 
 
 def start_clock(cpu_limit: float | None, started) -> tuple[float, float]:
-    """Right before a child solves: set this process's RLIMIT_CPU a second past
-    ``cpu_limit`` (the kernel's backstop to the parent's watchdog; SIGXCPU), tell ``started``
+    """Right before a child solves: set this process's RLIMIT_CPU past ``cpu_limit`` (the
+    kernel's backstop to the parent's watchdog; SIGXCPU), tell ``started``
     the CPU seconds spent before solving, and return the clock (CPU, wall) the solve call is
     timed from."""
     before = time.process_time()
     if cpu_limit is not None:
-        soft = math.ceil(before + cpu_limit) + 1
+        soft = math.ceil(before) + rlimit_seconds(cpu_limit)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
-    if started is not None:
-        started(before)
+    if started is not None:  # on the clock the parent polls (/proc), where it can
+        started(process_cpu(os.getpid()) or before)
     return before, time.perf_counter()
 
 
@@ -295,7 +302,9 @@ def _watch(child, receive, limit: TimeLimit):
     ``limit.cpu`` CPU seconds of solving, or ``limit.wall`` wall seconds in all, it is
     killed. Returns (answer, notes, what ended the run)."""
     spawned = time.perf_counter()
-    before = solving = None  # the child's CPU seconds before solve(), and when it began
+    # the child's CPU seconds before solve(), and when it began
+    before: float | None = None
+    solving: float | None = None
     pause = 0.001
     while True:
         now = time.perf_counter()

@@ -207,7 +207,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
         raise UserError("--easy names a solver twice")
     reference_limit = parse_limit(reference, "--reference")
     for easy_limit in easy_limits:
-        if easy_limit.seconds >= reference_limit.seconds:
+        if easy_limit.seconds > reference_limit.seconds or easy_limit == reference_limit:
             raise UserError(f"the band is empty: --easy {easy_limit} (with the margin) is not "
                             f"below --reference {reference_limit} (the easy limit is the "
                             f"band's lower edge, the reference limit its upper edge)")
