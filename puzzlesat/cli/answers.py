@@ -10,7 +10,6 @@ from puzzlesat.cli.options import (
     _SOLVER,
     _SOLVER_COMMAND,
     _TIME_LIMIT,
-    JOBS,
     _client,
     _executor_options,
 )
@@ -62,7 +61,7 @@ def validate_command(instance, output, proof, proof_time_limit, witness, as_json
 @click.command("solve-suite")
 @click.argument("suite_dir", metavar="SUITE_DIR")
 @click.argument("results_dir", metavar="RESULTS_DIR")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solvers run in parallel.")
 @_SOLVER
 @_SOLVER_COMMAND
@@ -94,7 +93,7 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
 @click.argument("results_dir", metavar="RESULTS_DIR")
 @click.option("-o", "--output", default=None, metavar="TABLE.csv|.json",
               help="Write the table of verdicts and times.")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Outputs validated in parallel.")
 @_PROOF_TIME_LIMIT
 @_executor_options

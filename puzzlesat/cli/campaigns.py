@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from puzzlesat.cli.options import JOBS, Seconds, _executor_options
+from puzzlesat.cli.options import Seconds, _executor_options
 
 
 @click.command()
@@ -13,7 +13,7 @@ from puzzlesat.cli.options import JOBS, Seconds, _executor_options
               show_default=True, help="Comma-separated python-sat solvers.")
 @click.option("--time-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS", help="Per solver run; past it: UNKNOWN.")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
@@ -60,7 +60,7 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
 @_executor_options
