@@ -11,7 +11,6 @@ from puzzlesat.cli.options import (
     _SOLVER,
     _SOLVER_COMMAND,
     _TIME_LIMIT,
-    JOBS,
     _client,
     _executor_options,
 )
@@ -128,7 +127,7 @@ def validate_command(instance, output, proof, proof_time_limit, witness, lrat, l
 @click.command("solve-suite")
 @click.argument("suite_dir", metavar="SUITE_DIR")
 @click.argument("results_dir", metavar="RESULTS_DIR")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solvers run in parallel.")
 @_SOLVER
 @_SOLVER_COMMAND
@@ -160,7 +159,7 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
 @click.argument("results_dir", metavar="RESULTS_DIR")
 @click.option("-o", "--output", default=None, metavar="TABLE.csv|.json",
               help="Write the table of verdicts and times.")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Outputs validated in parallel.")
 @_PROOF_TIME_LIMIT
 @click.option("--lrat", is_flag=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from puzzlesat.cli.options import JOBS, Seconds, _executor_options
+from puzzlesat.cli.options import Seconds, _executor_options
 
 
 @click.command()
@@ -19,7 +19,7 @@ from puzzlesat.cli.options import JOBS, Seconds, _executor_options
               show_default=True, metavar="SECONDS",
               help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "
                    "(wall-clock backstop: 10x + 10 s).")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
@@ -72,7 +72,7 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
-@click.option("-j", "--jobs", type=JOBS, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solver runs in parallel (timings are fairer with 1).")
 @click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
 @_executor_options

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from puzzlesat.cli.options import JOBS, _default_jobs, _executor_options, _force_option
+from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Param
@@ -134,7 +134,7 @@ def show(instance, svg):
 @click.command()
 @click.argument("spec", metavar="SPEC.toml")
 @click.option("-o", "--output", required=True, metavar="DIR", help="Folder to publish into.")
-@click.option("-j", "--jobs", type=JOBS, default=_default_jobs,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances built in parallel (never changes bytes).")
 @click.option("--force", is_flag=True, help="Build past the size thresholds (10^8 clauses per "
               "instance, 10^5 instances); never past the DIMACS limits.")
@@ -153,7 +153,7 @@ def publish(spec, output, jobs, force, executor, scheduler):
 
 @click.command()
 @click.argument("directory", metavar="DIR")
-@click.option("-j", "--jobs", type=JOBS, default=_default_jobs,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=_default_jobs,
               show_default="all CPUs", help="Instances regenerated in parallel.")
 @click.option("--force", is_flag=True, help="Regenerate past the size thresholds (as publish).")
 @_executor_options

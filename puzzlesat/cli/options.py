@@ -31,14 +31,9 @@ class Seconds(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-#: more parallel jobs than this is a typo (``-j`` sizes thread pools and windows of tasks)
-MAX_JOBS = 1024
-JOBS = click.IntRange(1, MAX_JOBS)
-
-
 def _default_jobs() -> int:
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(cpus or 1, MAX_JOBS)
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _executor_options(command):

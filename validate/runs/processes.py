@@ -12,6 +12,8 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 
+from puzzlesat.generator.core.executors import cap_jobs
+
 #: PR_SET_PDEATHSIG of <linux/prctl.h>
 _PR_SET_PDEATHSIG = 1
 
@@ -102,6 +104,7 @@ def solver_pool(jobs: int, executor: Executor | None) -> Iterator[tuple[Executor
     forkserver). On an interrupt every solver is stopped at once (:func:`stop_solvers`), not
     at its time limit; an owned pool is always shut down."""
     own = executor is None
+    jobs = cap_jobs(jobs)  # -j 10^20 sized the threads and the window of calls handed out
     pool = (ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None) if own else executor
     try:
         yield pool, (jobs if own else None)
