@@ -1016,8 +1016,8 @@ _SHOWN_LITERALS = 16
 
 
 if __name__ == "__main__":  # make setup: compile and cache the kernels once, after install
-    print("puzzlesat: compiling the proof checker's kernels into numba's cache (once; about a "
-          "minute)...", flush=True)
+    print("puzzlesat: loading the proof checker's kernels (the first time, they are compiled "
+          "into numba's cache: about a minute of CPU)...", flush=True)
     started = time.process_time()
     from puzzlesat.validate.proof import drat  # the kernels as the checker imports them
 
