@@ -155,8 +155,8 @@ def make_proofs(folder: Path) -> list[tuple[str, Path, Path]]:
         clauses = PHP(holes).clauses
         cnf.write_text(f"p cnf {max(abs(x) for c in clauses for x in c)} {len(clauses)}\n"
                        + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
-        proofs.append((*cadical_proof(cnf, folder / f"php{holes + 1}-{holes}.drat", clauses),))
-        proofs[-1] = (proofs[-1][0], cnf, proofs[-1][1])
+        label, proof = cadical_proof(cnf, folder / f"php{holes + 1}-{holes}.drat", clauses)
+        proofs.append((label, cnf, proof))
     for name, instance in [("sliding-k24", SLIDING)] + (
             [("sliding-k28", LARGE)] if os.environ.get("BENCH_PROOF_LARGE") else []):
         cnf = folder / f"{name}.cnf"

@@ -41,6 +41,7 @@ def write_cnf(path, clauses) -> None:
 def cake_says(tmp_path, clauses, cert: Certificate, binary: bool = False) -> bool:
     write_cnf(tmp_path / "f.cnf", clauses)
     write_lrat(cert, tmp_path / "f.lrat", len(clauses), binary)
+    assert CAKE is not None
     run = subprocess.run([CAKE, tmp_path / "f.cnf", tmp_path / "f.lrat"], capture_output=True,
                          text=True, timeout=600)
     return "s VERIFIED UNSAT" in run.stdout.splitlines()

@@ -112,9 +112,9 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
     deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
         check, cert = (_check_lrat if is_lrat else _check_drat)(flat, source, deadline)
-        if check.ok:
+        if check.ok and cert is not None:
             if lrat.path is not None:
-                write_lrat(cert, lrat.path, np.count_nonzero(flat == 0), lrat.binary)
+                write_lrat(cert, lrat.path, int(np.count_nonzero(flat == 0)), lrat.binary)
             if cake_lpr:
                 check = _sign_with_cake_lpr(check, cake_lpr, flat, cert, deadline)
     except TimeoutError:
@@ -201,7 +201,7 @@ def _sign_with_cake_lpr(check: ProofCheck, cake_lpr: str, flat, cert,
         cnf, proof = Path(tmp, "f.cnf"), Path(tmp, "f.lrat")
         with open(cnf, "wb") as out:
             plain_dimacs(_without_repeats(flat), used, out.write)
-        write_lrat(cert, proof, np.count_nonzero(flat == 0), binary=True)
+        write_lrat(cert, proof, int(np.count_nonzero(flat == 0)), binary=True)
         try:
             run = subprocess.run([cake_lpr, str(cnf), str(proof)], capture_output=True,
                                  text=True, timeout=left)

@@ -895,62 +895,72 @@ def _check_recorded(st: _State, c: int, late: float) -> tuple[_State, int]:
         st = st._replace(hints=np.concatenate((st.hints, np.zeros_like(st.hints))))
 
 
+@njit(cache=True)
+def _hints_in_proof_order(records, ends, new_id, present, out, counts):
+    """The hint records (written backward, each ending at ``ends[r]``; see _END) into ``out``
+    in proof order, clause ids renamed by ``new_id``, the groups of RAT candidates left out of
+    the certificate (``present`` false) dropped; ``counts`` the hints of each record, in proof
+    order. Returns the hints written."""
+    w = 0
+    n_records = ends.shape[0]
+    for r in range(n_records - 1, -1, -1):
+        before = w
+        keep = True
+        for i in range(ends[r - 1] + 1 if r > 0 else 0, ends[r]):
+            h = records[i]
+            if h < 0:  # a RAT candidate's group begins
+                keep = present[-1 - h]
+                if keep:
+                    out[w] = -new_id[-1 - h]
+                    w += 1
+            elif keep:
+                out[w] = new_id[h]
+                w += 1
+        counts[n_records - 1 - r] = w - before
+    return w
+
+
 def _certificate(st: _State, n_formula: int, numbering: _Numbering,
                  conflict_step: int) -> Certificate:
-    """The LRAT certificate of the hint records (see :func:`verify_drat`)."""
+    """The LRAT certificate of the hint records (see :func:`verify_drat`), built with one
+    array the size of the records (they may hold hundreds of millions of hints)."""
     n_clauses = st.alive.shape[0]
-    records = st.hints[:st.scalars[_HINTS]].astype(np.int64)
-    position = np.arange(records.shape[0])
-    ends = records <= _END
-    candidate = (records < 0) & ~ends
-    # lemmas in the certificate: those with a record (the checked ones), in proof order
-    lemmas = np.sort(_END - records[ends])[:-1]  # the empty clause's (largest) comes last
-    present = np.zeros(n_clauses + 1, bool)
+    records = st.hints[:st.scalars[_HINTS]]
+    ends = np.flatnonzero(records <= _END)
+    # lemmas in the certificate: those with a record (the checked ones); the records are
+    # backward, so reversed they are in proof order, the empty clause's last
+    lemmas = (_END - records[ends].astype(np.int64))[::-1][:-1]
+    present = np.zeros(n_clauses + 1, np.bool_)
     present[:n_formula] = present[lemmas] = present[n_clauses] = True
-    new_id = np.zeros(n_clauses + 1, np.int64)
+    new_id = np.zeros(n_clauses + 1, np.int32)
     new_id[:n_formula] = np.arange(1, n_formula + 1)
     new_id[lemmas] = n_formula + 1 + np.arange(lemmas.shape[0])
     new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
-    # a RAT candidate's group (its marker and the hints after it) is kept when the candidate
-    # is in the certificate; the others are lemmas it leaves out (their checker never sees
-    # them as candidates)
-    anchors = candidate | ends | np.concatenate(([True], ends[:-1]))
-    owner = np.maximum.accumulate(np.where(anchors, position, 0))
-    keep = np.where(candidate, present[np.where(candidate, -1 - records, 0)], True)[owner]
-    keep &= ~ends
-    values = np.where(candidate, -new_id[np.where(candidate, -1 - records, 0)],
-                      new_id[np.where(candidate | ends, 0, records)])
-    # records were written backward: put each lemma's hints in proof order
-    record = np.cumsum(ends) - ends  # the record each position belongs to
-    order = np.argsort(_END - records[ends], kind="stable")  # records by clause, ascending
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.shape[0])
-    by_record = np.argsort(rank[record[keep]], kind="stable")
-    hints = values[keep][by_record]
-    hint_counts = np.bincount(rank[record[keep]], minlength=order.shape[0])
-    # the steps: additions of the checked lemmas, the deletions of certificate clauses before
-    # the conflict (those the forward pass made), then the empty clause
+    hints = np.empty(records.shape[0], np.int32)
+    hint_counts = np.zeros(ends.shape[0], np.int64)
+    used = _hints_in_proof_order(records, ends, new_id, present, hints, hint_counts)
+    # the steps: additions of the checked lemmas, the deletions of certificate clauses the
+    # forward pass made before the conflict, then the empty clause
     steps = np.arange(conflict_step + 1)
     c = st.step_clause[steps]
     deleting = st.step_delete[steps] == 1
-    chosen = np.where(deleting, (c >= 0) & ~st.ignored[steps].astype(bool),
-                      np.isin(c, lemmas))
-    chosen &= present[np.maximum(c, 0)] | ~deleting
+    chosen = np.where(deleting, (c >= 0) & (st.ignored[steps] == 0), present[np.maximum(c, 0)])
+    chosen &= present[np.maximum(c, 0)]
     steps, c, deleting = steps[chosen], c[chosen], deleting[chosen]
     n = steps.shape[0] + 1
     kind = np.append(deleting.astype(np.uint8), 0)
     ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
-    # each addition's hints (in clause order), each deletion's one id
-    hint_counts_of_step = np.ones(n, np.int64)
-    hint_counts_of_step[np.flatnonzero(kind == 0)] = hint_counts
-    hint_end = np.cumsum(hint_counts_of_step)
-    step_hints = np.empty(hint_end[-1], np.int64)
-    adds = kind == 0
-    fill = np.repeat(adds, hint_counts_of_step)
-    step_hints[fill] = hints
+    # each addition's hints, each deletion's one id, in step order
+    per_step = np.ones(n, np.int64)
+    per_step[kind == 0] = hint_counts
+    hint_end = np.cumsum(per_step)
+    step_hints = np.empty(int(hint_end[-1]), np.int32)
+    fill = np.repeat(kind == 0, per_step)
+    step_hints[fill] = hints[:used]
+    del hints
     step_hints[~fill] = new_id[c[deleting]]
     lits, lit_end = _lemma_literals(st, numbering, np.append(np.where(deleting, -1, c), -1))
-    return Certificate(kind, ids, lits, lit_end, step_hints, hint_end)
+    return Certificate(kind, ids.astype(np.int64), lits, lit_end, step_hints, hint_end)
 
 
 def _lemma_literals(st: _State, numbering: _Numbering,
@@ -1008,8 +1018,10 @@ _SHOWN_LITERALS = 16
 
 
 if __name__ == "__main__":  # make setup: compile and cache the kernels once, after install
-    print("puzzlesat: compiling the proof checker's kernels into numba's cache (once; about a "
-          "minute)...", flush=True)
+    print("puzzlesat: loading the proof checker's kernels (the first time, they are compiled "
+          "into numba's cache: about a minute of CPU)...", flush=True)
     started = time.process_time()
-    load_kernels()
+    from puzzlesat.validate.proof import drat  # the kernels as the checker imports them
+
+    drat.load_kernels()
     print(f"puzzlesat: proof checker ready ({time.process_time() - started:.0f} s of CPU)")

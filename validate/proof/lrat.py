@@ -46,7 +46,7 @@ class Certificate:
     ids: np.ndarray  # int64
     lits: np.ndarray  # int32
     lit_end: np.ndarray  # int64
-    hints: np.ndarray  # int64
+    hints: np.ndarray  # int32 (our certificates) or int64 (read)
     hint_end: np.ndarray  # int64
 
     @property

@@ -194,6 +194,19 @@ def _run(codes, start, kind, clause, hints, hint_end, begin, end, alive, value, 
     return 0, end
 
 
+@njit(cache=True)
+def _index(hints, known, out):
+    """Each hint +-id as +-(its place in the sorted ``known`` ids + 1); False when one names
+    no id there."""
+    for i in range(hints.shape[0]):
+        h = abs(hints[i])
+        k = np.searchsorted(known, h)
+        if k >= known.shape[0] or known[k] != h:
+            return False
+        out[i] = k + 1 if hints[i] > 0 else -(k + 1)
+    return True
+
+
 def check_lrat(flat: np.ndarray, cert: Certificate,
                deadline: float | None = None) -> tuple[bool, str]:
     """Check the LRAT certificate ``cert`` against the formula ``flat`` (clauses each ending
@@ -206,17 +219,15 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     if ids.size and (ids[0] <= m or np.any(np.diff(ids) <= 0)):
         return False, "clause ids do not increase from the formula's last one"
     known = np.concatenate((np.arange(1, m + 1, dtype=np.int64), ids))
-    place = np.searchsorted(known, np.abs(cert.hints))
-    named = place < known.shape[0]
-    if not np.all(named) or not np.array_equal(known[place], np.abs(cert.hints)):
+    hints = np.empty(cert.hints.shape[0], np.int32)  # +-(index of the clause named + 1)
+    if not _index(cert.hints, known, hints):
         return False, "a hint or deletion names no clause of the proof"
-    hints = np.where(cert.hints < 0, -(place + 1), place + 1)
     # every clause's literal codes 2v + (l < 0), formula first, then the additions
     literals = np.concatenate((flat[flat != 0], cert.lits.astype(np.int64)))
     variables = np.abs(literals)
     if variables.size and variables.max() > 4 * variables.size + 16:  # huge numbers: dense
         variables = np.unique(variables, return_inverse=True)[1].reshape(-1) + 1
-    codes = 2 * variables + (literals < 0)
+    codes = (2 * variables + (literals < 0)).astype(np.int32)
     lengths = np.concatenate((np.diff(ends, prepend=-1) - 1,
                               np.diff(cert.lit_end, prepend=0)[added]))
     start = np.concatenate(([0], np.cumsum(lengths)))
@@ -225,7 +236,7 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     n_codes = 2 * int(variables.max(initial=0)) + 2
     alive = np.zeros(start.shape[0] - 1, np.uint8)
     alive[:m] = 1
-    value, trail = np.zeros(n_codes, np.int8), np.zeros(n_codes, np.int64)
+    value, trail = np.zeros(n_codes, np.int8), np.zeros(n_codes, np.int32)
     covered, work = np.zeros(alive.shape[0], np.int64), np.zeros(1, np.int64)
     step, n_steps = 0, cert.kind.shape[0]
     while step < n_steps:
