@@ -27,8 +27,9 @@ from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.wcnf_reader import read_wcnf_header
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.report import FAILED
-from puzzlesat.validate.runs.calibrate import read_calibration
+from puzzlesat.validate.runs.calibrate import read_trusted_calibration
 from puzzlesat.validate.runs.maxsat import REFERENCE
+from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.submission import BUNDLE_COPIES, manifest_rows, write_bundle
 
 METADATA_COLUMNS = ("file", "family", "variables", "clauses", "optimum", "lower-bound",
@@ -56,12 +57,12 @@ def build_maxsat_bundle(directory: str | os.PathLike,
                         f"MaxSAT track takes a suite of format = \"wcnf\" groups")
     runs = {}
     if (src / "calibration.csv").exists():
-        for run in read_calibration(src):
-            if run["solver"] == REFERENCE:
-                if run["verdict"] in FAILED:
-                    raise UserError(f"{src}: RC2's calibration run on {run['name']} was "
-                                    f"{run['verdict']}: {run['reason']}")
-                runs[run["hash"]] = run
+        for run in read_trusted_calibration(src):
+            if run.solver == REFERENCE:
+                if run.verdict in FAILED:
+                    raise UserError(f"{src}: RC2's calibration run on {run.name} was "
+                                    f"{run.verdict}: {run.reason}")
+                runs[run.hash] = run
     metadata = [_metadata(src, row, runs.get(row["hash"])) for row in rows]
     files = {}
     for row in rows:
@@ -84,7 +85,7 @@ def build_maxsat_bundle(directory: str | os.PathLike,
     return write_bundle(src, output, files, maxsat_bundle_name), metadata
 
 
-def _metadata(src: Path, row: dict, run: dict | None) -> dict:
+def _metadata(src: Path, row: dict, run: CalibrationRow | None) -> dict:
     """One metadata row: the bounds the instance's own header certifies, RC2's run."""
     header = read_wcnf_header(src / row["file"])
     return {"file": f"{row['name']}.wcnf.xz", "family": row["family"],
@@ -94,6 +95,6 @@ def _metadata(src: Path, row: dict, run: dict | None) -> dict:
             "upper-bound": header.get("upper-bound", ""),
             "optimum-from": header.get("optimum-from", ""),
             "best-known": header.get("best-known", ""),
-            "rc2-status": run["status"] if run else "",
-            "rc2-seconds": run["seconds"] if run else "",
+            "rc2-status": run.status if run else "",
+            "rc2-seconds": run.cpu_seconds if run and run.cpu_seconds is not None else "",
             "sha256": row["text-sha256"]}

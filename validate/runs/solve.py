@@ -189,7 +189,7 @@ def solve_maxsat(instance: str | os.PathLike, time_limit: TimeLimit | float | No
     killable child; MaxSAT Evaluation output."""
     if proof_path is not None:
         raise UserError("--proof: a MaxSAT answer comes without a proof")
+    limit = NO_LIMIT if time_limit is None else TimeLimit.parse(time_limit)
     if command is not None:
-        return run_command_result(command, instance, time_limit or NO_LIMIT, None,
-                                  maxsat=True)
-    return run_rc2(instance, None if time_limit is None else TimeLimit.parse(time_limit))
+        return run_command_result(command, instance, limit, None, maxsat=True)
+    return run_rc2(instance, limit)
