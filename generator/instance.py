@@ -57,13 +57,7 @@ class Instance:
     def header(self) -> dict:
         """The self-describing header written as the DIMACS file's comments."""
         return {
-            "puzzlesat-format": FORMAT_VERSION,
-            "generator": f"puzzlesat {VERSION}",
-            "family": self.family.NAME,
-            "instance": self.name,
-            "encoding": self.encoding,
-            "params": self.params,
-            "seed": self.seed,
+            **header_head(self.family, self.name, self.encoding, self.params, self.seed),
             "expected": self.expected,
             "expected-from": self.expected_from,
             "puzzle": self.family.puzzle_to_json(self.puzzle),
@@ -81,6 +75,14 @@ class Instance:
             return None
         return {"family": self.family.NAME, "instance": self.name,
                 "solution": self.family.solution_to_json(solution)}
+
+
+def header_head(family, name: str, encoding: str, params: dict, seed: int | None) -> dict:
+    """The first lines of every instance header (DIMACS or WCNF): format, generator, what the
+    instance is and how it was made."""
+    return {"puzzlesat-format": FORMAT_VERSION, "generator": f"puzzlesat {VERSION}",
+            "family": family.NAME, "instance": name, "encoding": encoding, "params": params,
+            "seed": seed}
 
 
 def build(family_name: str, params: dict, encoding: str | None = None, seed: int | None = None,

@@ -18,14 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError, prefixed, shown
-from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.save import check_outputs, save_with_witness, write_wcnf_instance
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.params import SAFE_NAME, normalize_params
-from puzzlesat.generator.instance import canonical_name, reproduce_command
+from puzzlesat.generator.instance import canonical_name, header_head, reproduce_command
 
 #: public family name -> its MaxSAT module under puzzlesat.generator.families
 MAXSAT_MODULES = {"edge-matching": "edgematch.maxsat", "sliding": "sliding.maxsat"}
@@ -72,13 +70,7 @@ class WcnfInstance:
         command = reproduce_command(self.family, self.params, self.seed, self.encoding,
                                     self.name).replace(".cnf.xz", ".wcnf.xz")
         header = {
-            "puzzlesat-format": FORMAT_VERSION,
-            "generator": f"puzzlesat {VERSION}",
-            "family": self.family.NAME,
-            "instance": self.name,
-            "encoding": self.encoding,
-            "params": self.params,
-            "seed": self.seed,
+            **header_head(self.family, self.name, self.encoding, self.params, self.seed),
             "expected": "SAT",
             "expected-from": self.maxsat.HARD_SATISFIABLE,
             "puzzle": self.family.puzzle_to_json(self.puzzle),

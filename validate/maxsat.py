@@ -34,7 +34,7 @@ from puzzlesat.generator.core.inputs import InputTooLong, check_distinct, read_i
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf_reader import WcnfFile, read_wcnf
 from puzzlesat.generator.maxsat import header_int, puzzle_from_wcnf_header
-from puzzlesat.validate.output import MAX_OUTPUT_COMMENTS, MalformedOutput
+from puzzlesat.validate.output import MAX_OUTPUT_COMMENTS, MalformedOutput, comment_time
 from puzzlesat.validate.report import PuzzleReport, Verdict, read_witness
 
 STATUS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT",
@@ -271,17 +271,7 @@ def validate_wcnf_files(instance: str | os.PathLike, output: str | os.PathLike,
                            name=str(wcnf.header.get("instance", "")))
     verdict.notes += notes
     if isinstance(answer, MaxsatOutput):
-        verdict.time = _time(answer.comments)
+        verdict.time = comment_time(answer.comments)
     return verdict
 
 
-def _time(comments: list[str]) -> float | None:
-    """Seconds from a ``c time: S`` line (``solve-suite`` writes one), if any."""
-    for line in comments:
-        m = re.fullmatch(r"c\s+time:\s*([0-9.]+)", line)
-        if m:
-            try:
-                return float(m.group(1))
-            except ValueError:
-                return None
-    return None

@@ -67,14 +67,7 @@ class SolverOutput:
     @property
     def time(self) -> float | None:
         """Seconds from a ``c time: S`` line (written by ``puzzlesat solve-suite``), if any."""
-        for line in self.comments:
-            m = _TIME.match(line)
-            if m:
-                try:
-                    return float(m.group(1))
-                except ValueError:
-                    return None
-        return None
+        return comment_time(self.comments)
 
 
 #: bytes of comment and status lines a solver output may hold beside its model
@@ -201,3 +194,15 @@ def _model_literals(text: str, where: str, final_zero_required: bool = True) -> 
     if final_zero_required and not zeros.size:
         raise MalformedOutput(f"{where}: the model does not end with 0")
     return values[values != 0]
+
+
+def comment_time(comments: list[str]) -> float | None:
+    """Seconds from the first ``c time: S`` comment line (``solve-suite`` writes one), if any."""
+    for line in comments:
+        m = _TIME.match(line)
+        if m:
+            try:
+                return float(m.group(1))
+            except ValueError:
+                return None
+    return None
