@@ -21,7 +21,7 @@ from conftest import REPO, assert_one_line_error, publish_tiny
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.suite.calibration import calibration_files
-from puzzlesat.generator.suite.publish import suite_files
+from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.runs import submission
 from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration

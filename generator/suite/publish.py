@@ -11,10 +11,7 @@ leaves the old suite as it was: ``sha256sum -c`` passes and ``verify`` regenerat
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
-import io
-import json
 import os
 import shutil
 import tempfile
@@ -25,17 +22,13 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import local_executor, run_tasks
 from puzzlesat.generator.core.files import atomic_write
-from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.paths import os_failure, plain_folder
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.structured import load_toml
-from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built, build_task
 from puzzlesat.generator.suite.calibration import (
-    CALIBRATION_FILE,
     kept_calibration,
     spec_table,
 )
@@ -55,12 +48,9 @@ from puzzlesat.generator.suite.folder import (
     read_suite_file,
     read_sums,
     remove_own,
-    table_bytes,
 )
+from puzzlesat.generator.suite.manifest import manifest_row, suite_files
 from puzzlesat.generator.suite.spec import Spec, Task, load_spec
-
-MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
-                    "variables", "clauses", "bytes", "sha256", "seed", "params")
 
 
 @dataclass
@@ -422,81 +412,3 @@ def listed_files(out: Path) -> list[str]:
             continue
         found += [f"{sub}/{p.name}" for p in folder.iterdir()]
     return sorted(found)
-
-
-def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
-    """One instance's manifest entry (the CSV columns first, then the JSON-only detail)."""
-    return {
-        "hash": result.gbd_hash,
-        "author": spec.author,
-        "family": task.family,
-        "result": result.expected.lower(),
-        "name": task.name,
-        "file": task.file,
-        "encoding": task.encoding,
-        "variables": result.variables,
-        "clauses": result.clauses,
-        "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "seed": task.seed,
-        "params": task.params,
-        "expected-from": result.expected_from,
-        "text-sha256": result.text_sha256,
-        "witness": task.witness_file if result.witness is not None else None,
-        "witness-sha256": (hashlib.sha256(result.witness).hexdigest()
-                           if result.witness is not None else None),
-        "group": task.group,
-        "replicate": task.replicate,
-        "format": task.format,
-        "optimum": result.optimum,
-    }
-
-
-def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | None = None,
-                solving: Solving | None = None) -> dict[str, bytes]:
-    """Every suite-level file (not instances or witnesses) as bytes, SHA256SUMS last.
-    ``calibration`` (from :func:`~puzzlesat.generator.suite.calibration.calibration_files`) is summarised in manifest.json and listed
-    in SHA256SUMS. ``solving`` regenerates the puzzles description.tex draws."""
-    calibration = calibration or {}
-    manifest = manifest_json(spec, rows)
-    if CALIBRATION_FILE in calibration:
-        manifest["calibration"] = list(csv.DictReader(
-            io.StringIO(calibration[CALIBRATION_FILE].decode("utf-8"))))
-    files = {
-        SPEC_FILE: spec.text,
-        **spec.inputs,
-        "manifest.csv": manifest_csv(rows),
-        "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
-        "description.md": describe.markdown(spec, rows).encode(),
-        "description.tex": describe.latex(spec, rows, tuple(
-            name for name in calibration if name.endswith(".png")), solving).encode(),
-        "CITATION.cff": describe.citation(spec).encode(),
-        **calibration,
-    }
-    sums = {row["file"]: row["sha256"] for row in rows}
-    sums.update({row["witness"]: row["witness-sha256"] for row in rows if row["witness"]})
-    sums.update({rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()})
-    files["SHA256SUMS"] = "".join(f"{sums[rel]}  {rel}\n" for rel in sorted(sums)).encode()
-    return files
-
-
-def manifest_csv(rows: list[dict]) -> bytes:
-    """SAT Competition columns first; seed empty when the params fix the puzzle."""
-    def line(row: dict) -> dict:
-        values = dict(row, seed="" if row["seed"] is None else row["seed"],
-                      params=canonical_json(row["params"]))
-        return {column: values[column] for column in MANIFEST_COLUMNS}
-
-    return table_bytes(MANIFEST_COLUMNS, map(line, rows))
-
-
-def manifest_json(spec: Spec, rows: list[dict]) -> dict:
-    """manifest.json's content: the suite's identity and one row per instance."""
-    return {
-        "suite": {"name": spec.name, "author": spec.author, "version": spec.version,
-                  "seed": spec.seed, "compression": spec.compression, **spec.extra,
-                  "generator": f"puzzlesat {VERSION}", "instances": len(rows)},
-        "instances": rows,
-    }
-
-

@@ -24,12 +24,8 @@ from puzzlesat.generator.suite.folder import (
     WITNESSES,
     read_suite_file,
 )
-from puzzlesat.generator.suite.publish import (
-    check_sizes,
-    listed_files,
-    manifest_row,
-    suite_files,
-)
+from puzzlesat.generator.suite.manifest import manifest_row, suite_files
+from puzzlesat.generator.suite.publish import check_sizes, listed_files
 from puzzlesat.generator.suite.spec import Spec, Task, parse_spec
 
 

@@ -62,7 +62,8 @@ from puzzlesat.generator.suite.folder import (
     remove_own,
     table_bytes,
 )
-from puzzlesat.generator.suite.publish import publish_lock, suite_files
+from puzzlesat.generator.suite.manifest import suite_files
+from puzzlesat.generator.suite.publish import publish_lock
 from puzzlesat.generator.suite.spec import check_published, read_published
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
