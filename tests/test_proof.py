@@ -16,7 +16,7 @@ from pysat.examples.genhard import PHP
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.proof.check import check_proof, check_proof_file
-from puzzlesat.validate.runs import certify as proof_module
+from puzzlesat.validate.runs import solvers as solvers_module
 from puzzlesat.validate.runs.certify import certify_unsat
 from puzzlesat.validate.runs.solvers import SolveResult, run_solver
 
@@ -121,7 +121,7 @@ def test_certify_unsat_refuses_a_proof_that_does_not_check(monkeypatch):
     def lying_solver(source, solver, time_limit, proof):
         return SolveResult("UNSAT", solver, 0.0, proof=["1 0", "0"])
 
-    monkeypatch.setattr(proof_module, "run_solver", lying_solver)
+    monkeypatch.setattr(solvers_module, "run_solver", lying_solver)
     with pytest.raises(UserError, match="cadical195's UNSAT proof does not check"):
         certify_unsat(php(3))
 

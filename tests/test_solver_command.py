@@ -252,7 +252,8 @@ def test_a_proof_left_as_a_symlink_is_never_copied(tmp_path, fake, monkeypatch):
     monkeypatch.setenv("SECRET_FILE", str(secret))
     (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("symlink-proof", "{proof}"))
-    run = command_module.run_command(command, tmp_path / "u.cnf", 60, tmp_path / "u.drat")
+    run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60),
+                                     tmp_path / "u.drat")
     assert run.status == "UNSAT"
     assert not (tmp_path / "u.drat").exists()
     assert any("wrote no proof file" in note and "symlink is never followed" in note
@@ -387,4 +388,4 @@ def test_kissat_killed_at_the_time_limit(tmp_path, puzzlesat):
     result = puzzlesat("solve", tmp_path / "hard.cnf", "--time-limit", "1",
                        "--solver-command", shlex.join([binary, "-q", "{cnf}"]))
     assert result.code == 0 and result.out.splitlines()[-1] == "s UNKNOWN"
-    assert "c time limit of 1 s reached: the solver was killed" in result.out.splitlines()
+    assert "c CPU limit of 1 s reached: the solver was killed" in result.out.splitlines()
