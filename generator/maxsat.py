@@ -22,7 +22,7 @@ from puzzlesat.generator.core.save import check_outputs, save_with_witness, writ
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.families.params import SAFE_NAME, normalize_params
+from puzzlesat.generator.families.params import SAFE_NAME, check_encoding, normalize_params
 from puzzlesat.generator.instance import canonical_name, header_head, reproduce_command
 
 #: public family name -> its MaxSAT module under puzzlesat.generator.families
@@ -41,14 +41,11 @@ def maxsat_module(family_name: str) -> Any:
     return importlib.import_module(f"puzzlesat.generator.families.{MAXSAT_MODULES[family_name]}")
 
 
-def check_maxsat_encoding(module, encoding: str | None) -> str:
-    """``encoding`` or the module's first; a UserError naming the known ones."""
-    if encoding is None:
-        return next(iter(module.ENCODINGS))
-    if encoding not in module.ENCODINGS:
-        raise UserError(f"--format wcnf: unknown encoding {shown(encoding)} (known: "
-                        f"{', '.join(module.ENCODINGS)})")
-    return encoding
+def check_maxsat_encoding(family, module, encoding: str | None) -> str:
+    """``encoding`` or the first of the family's MaxSAT ``module``; a UserError naming the
+    known ones."""
+    with prefixed("--format wcnf: "):
+        return check_encoding(family, encoding, tuple(module.ENCODINGS))
 
 
 @dataclass
@@ -101,7 +98,7 @@ def build_wcnf(family_name: str, params: dict, encoding: str | None = None,
     family = get_family(family_name)
     module = maxsat_module(family_name)
     params = normalize_params(family, params)
-    encoding = check_maxsat_encoding(module, encoding)
+    encoding = check_maxsat_encoding(family, module, encoding)
     if name is not None and not SAFE_NAME.match(name):
         raise UserError(f"--name {name[:100]!r} must be letters, digits, '.', '_', '-'")
     if not family.uses_seed(params):
@@ -143,7 +140,7 @@ def puzzle_from_wcnf_header(header: dict):
         raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
     family = get_family(header["family"])
     module = maxsat_module(header["family"])
-    encoding = check_maxsat_encoding(module, header["encoding"])
+    encoding = check_maxsat_encoding(family, module, header["encoding"])
     try:
         with prefixed("header puzzle: "):
             puzzle = family.puzzle_from_json(header["puzzle"])

@@ -143,12 +143,14 @@ def normalize_params(family: HasParams, raw: dict) -> dict:
     return out
 
 
-def check_encoding(family: HasParams, encoding: str | None) -> str:
-    """``encoding``, or the family's first when None; a UserError naming the known ones
-    otherwise."""
+def check_encoding(family: HasParams, encoding: str | None,
+                   encodings: tuple[str, ...] | None = None) -> str:
+    """``encoding``, or the first of ``encodings`` (default: the family's) when None; a
+    UserError naming the known ones otherwise."""
+    known = tuple(encodings if encodings is not None else family.ENCODINGS)
     if encoding is None:
-        return next(iter(family.ENCODINGS))
-    if encoding not in family.ENCODINGS:
+        return known[0]
+    if encoding not in known:
         raise UserError(f"unknown encoding {shown(encoding)} for family {family.NAME} "
-                        f"(known: {', '.join(family.ENCODINGS)})")
+                        f"(known: {', '.join(known)})")
     return encoding

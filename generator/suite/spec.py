@@ -342,7 +342,7 @@ def _expand_group(group: Any, number: int, suite: dict,
                 key = f"{family.NAME}/{canonical_json(params)}/r{replicate}"
                 seed = derive_seed(suite["seed"], key) if seeded else None
                 for encoding in encodings or [None]:
-                    encoding = (check_maxsat_encoding(maxsat_module(family.NAME), encoding)
+                    encoding = (check_maxsat_encoding(family, maxsat_module(family.NAME), encoding)
                                 if output_format == "wcnf" else check_encoding(family, encoding))
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
