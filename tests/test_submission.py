@@ -71,10 +71,11 @@ def copy(suite, tmp_path):
 
 
 def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
-        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0)
+        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0"
         ) -> tuple[dict, list[CalibrationRow]]:
     """A stub instance row and its three calibration runs (python-sat's MiniSat, the MiniSat
-    binary, the Kissat binary): (status, CPU seconds, time limit) each."""
+    binary, the Kissat binary): (status, CPU seconds, time limit) each, started at ``load``
+    on a 2-core machine."""
     row = {"hash": hashlib.md5(name.encode()).hexdigest(), "name": name, "family": family,
            "result": result}
     runs = [CalibrationRow.from_row({
@@ -83,7 +84,7 @@ def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
         "time-limit": limit, "status": status, "cpu-seconds": seconds,
         "wall-seconds": seconds, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
         "verdict": "VERIFIED-SAT" if status == "SAT" else status, "reason": "",
-        "machine": "test x1", "load": "0"})
+        "machine": "test x2", "load": load})
         for solver, (status, seconds, limit) in (("minisat22", minisat),
                                                  ("minisat-bin", binary),
                                                  ("kissat-bin", reference))]
@@ -103,7 +104,9 @@ def test_an_easy_suite_is_refused_naming_the_rules(suite, puzzlesat, tmp_path):
     result = puzzlesat("submission", suite, "-o", tmp_path / "bundle", "--minisat",
                        "minisat22", "--reference", "kissat404")
     assert result.code == 1
-    lines = result.out.splitlines()
+    # the note on runs started on a loaded machine is there only when the tests run on one
+    lines = [line for line in result.out.splitlines()
+             if not line.startswith("calibration: ") or "loaded" not in line]
     assert len(lines) == 3 + 4 + 2  # one line per instance, four notes, one per broken rule
     assert lines[3:] == [
         "count: 0 of 3 solved by neither minisat22 within 120 s of CPU and solved by "
@@ -138,6 +141,16 @@ def test_minisat_easy_instances_and_unsolved_ones_do_not_count():
         "count: 2 of 6 solved by neither minisat22 nor minisat-bin within 120 s of CPU and "
         "solved by kissat-bin within 1000 s",
         "balance: 5 sat, 1 unsat (counting: 1 sat, 1 unsat)"]
+
+
+def test_runs_started_on_a_loaded_machine_are_named_to_distrust():
+    rows, runs = stub(run("a", load="2.0"), run("b", load="2.5"), run("c", load=""))
+    notes = check_instances(rows, runs, Rules(count=3, min_hard=0)).notes
+    assert notes[3] == ("calibration: 3 of 9 runs started while the machine was loaded (load "
+                        "above its cores), so their CPU seconds may be inflated: distrust "
+                        "them, calibrate again on an idle machine (--only NAME): b")
+    rows, runs = stub(run("a", load="2.0"))
+    assert not any("loaded" in n for n in check_instances(rows, runs, Rules(count=1)).notes)
 
 
 def test_the_team_solver_and_its_limit_are_parameters():

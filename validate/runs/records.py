@@ -135,6 +135,14 @@ class CalibrationRow:
             return True
         return None
 
+    @property
+    def loaded(self) -> bool:
+        """The machine was loaded when the run started: its one-minute load average was above
+        its cores (``x2`` in ``machine``), so other work competed for the solver's core and
+        its CPU seconds may be inflated (by caches and memory bandwidth shared)."""
+        cores = re.search(r" x(\d+)$", self.machine)
+        return self.load is not None and cores is not None and self.load > int(cores[1])
+
     def cell(self) -> str:
         """A short account of the run: ``UNKNOWN 120.0s`` (CPU), ``SAT 3.20s wall (old
         table)``."""

@@ -152,7 +152,7 @@ def check_instances(rows: list[dict], runs: list[CalibrationRow], rules: Rules =
     for check in checks:
         check.isohash2 = (isohash or {}).get(check.hash, "")
     return SubmissionCheck(checks, _failures(checks, rules, minisats, reference, isohash),
-                           _notes(checks, rules, minisats, reference, isohash))
+                           _notes(checks, runs, rules, minisats, reference, isohash))
 
 
 def _check_instance(row: dict, runs: list[CalibrationRow], minisats: tuple[str, ...],
@@ -254,8 +254,8 @@ def selection(checks: list[InstanceCheck]) -> tuple[int, int]:
             sum(min(SELECTED_PER_FAMILY, n) for n in families.values()))
 
 
-def _notes(checks: list[InstanceCheck], rules: Rules, minisats: tuple[str, ...],
-           reference: str, isohash: dict | None) -> list[str]:
+def _notes(checks: list[InstanceCheck], runs: list[CalibrationRow], rules: Rules,
+           minisats: tuple[str, ...], reference: str, isohash: dict | None) -> list[str]:
     counting = [c for c in checks if c.counts]
     participating, otherwise = selection(checks)
     notes = [f"count: {len(counting)} of {len(checks)} solved by neither "
@@ -269,6 +269,12 @@ def _notes(checks: list[InstanceCheck], rules: Rules, minisats: tuple[str, ...],
     if any("old table" in c.minisat + c.reference for c in checks):
         notes.append("calibration: measured in wall-clock seconds (a table written before "
                      "CPU timing): its runs count for no rule; calibrate again")
+    loaded = [r for r in runs if r.loaded]
+    if loaded:
+        notes.append(f"calibration: {len(loaded)} of {len(runs)} runs started while the "
+                     f"machine was loaded (load above its cores), so their CPU seconds may be "
+                     f"inflated: distrust them, calibrate again on an idle machine "
+                     f"(--only NAME): {_names(sorted({r.name for r in loaded}))}")
     if isohash is None:
         notes.append("isohash2: NOT CHECKED: gbdc is not installed (pip install "
                      "'puzzlesat[competition]'); metadata.csv's isohash2 column is left empty")
