@@ -144,12 +144,12 @@ def test_minisat_easy_instances_and_unsolved_ones_do_not_count():
 
 
 def test_runs_started_on_a_loaded_machine_are_named_to_distrust():
-    rows, runs = stub(run("a", load="2.0"), run("b", load="2.5"), run("c", load=""))
+    rows, runs = stub(run("a", load="2.9"), run("b", load="3.0"), run("c", load=""))
     notes = check_instances(rows, runs, Rules(count=3, min_hard=0)).notes
     assert notes[3] == ("calibration: 3 of 9 runs started while the machine was loaded (load "
-                        "above its cores), so their CPU seconds may be inflated: distrust "
+                        "of its cores + 1 or more), so their CPU seconds may be inflated: distrust "
                         "them, calibrate again on an idle machine (--only NAME): b")
-    rows, runs = stub(run("a", load="2.0"))
+    rows, runs = stub(run("a", load="2.9"))
     assert not any("loaded" in n for n in check_instances(rows, runs, Rules(count=1)).notes)
 
 

@@ -137,11 +137,12 @@ class CalibrationRow:
 
     @property
     def loaded(self) -> bool:
-        """The machine was loaded when the run started: its one-minute load average was above
-        its cores (``x2`` in ``machine``), so other work competed for the solver's core and
-        its CPU seconds may be inflated (by caches and memory bandwidth shared)."""
+        """The machine was loaded when the run started: its one-minute load average was at
+        least its cores (``x2`` in ``machine``) plus one, so some solver shared its core with
+        other work (``-j`` runs on as many cores load it up to its cores alone) and the CPU
+        seconds may be inflated by shared caches and memory bandwidth."""
         cores = re.search(r" x(\d+)$", self.machine)
-        return self.load is not None and cores is not None and self.load > int(cores[1])
+        return self.load is not None and cores is not None and self.load >= int(cores[1]) + 1
 
     def cell(self) -> str:
         """A short account of the run: ``UNKNOWN 120.0s`` (CPU), ``SAT 3.20s wall (old

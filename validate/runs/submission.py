@@ -272,7 +272,7 @@ def _notes(checks: list[InstanceCheck], runs: list[CalibrationRow], rules: Rules
     loaded = [r for r in runs if r.loaded]
     if loaded:
         notes.append(f"calibration: {len(loaded)} of {len(runs)} runs started while the "
-                     f"machine was loaded (load above its cores), so their CPU seconds may be "
+                     f"machine was loaded (load of its cores + 1 or more), so their CPU seconds may be "
                      f"inflated: distrust them, calibrate again on an idle machine "
                      f"(--only NAME): {_names(sorted({r.name for r in loaded}))}")
     if isohash is None:
