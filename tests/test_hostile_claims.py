@@ -1,0 +1,128 @@
+"""What a file or an answer claims is checked, never taken on its word: a doctored instance
+header, a counter's own statement of its tolerance, a WCNF file of hostile numbers. Each
+ends in a verdict the checker can justify or one line on stderr with exit code 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from conftest import assert_one_line_error
+
+from puzzlesat.generator.core.counting import Projection
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.wcnf_reader import parse_wcnf, read_wcnf
+from puzzlesat.generator.families.sliding import maxsat as sliding_maxsat
+from puzzlesat.generator.families.sliding.puzzle import Solution
+from puzzlesat.generator.maxsat import build_wcnf
+from puzzlesat.validate.count import judge_count, parse_count_output
+from puzzlesat.validate.runs.maxsat import maxsat_text
+
+# -- a doctored header cannot certify an optimum ------------------------------------------------
+#: Korf's instance 9 cut at k = 4: its distance is 4; a budget of 8 leaves room for detours
+KORF = {"korf": 9, "k": 4, "budget": 8}
+
+
+def _header_line(text: str, key: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f"c {key}: "))
+
+
+def _doctored(text: str, detour: str) -> str:
+    """The WCNF text with its header puzzle's path lengthened by ``detour`` (a legal round
+    trip at the goal) and every recorded distance and bound moved to that longer length: the
+    clauses, the puzzle's start and budget untouched."""
+    line = _header_line(text, "puzzle")
+    puzzle = json.loads(line.split(": ", 1)[1])
+    longer = len(puzzle["path"]) + len(detour)
+    puzzle.update(path=puzzle["path"] + detour, distance=longer, lower_bound=longer)
+    text = text.replace(line, "c puzzle: " + json.dumps(puzzle, separators=(",", ":"),
+                                                        sort_keys=True))
+    for key in ("optimum", "lower-bound", "upper-bound"):
+        text = text.replace(_header_line(text, key), f"c {key}: {longer}")
+    return text
+
+
+def test_a_doctored_sliding_distance_certifies_no_optimum(tmp_path, puzzlesat):
+    """A sliding WCNF whose header puzzle records a longer path as optimal (distance, lower
+    bound and bounds all raised to match) is refused in one line: the optimum is the one the
+    params prove, so OPTIMUM FOUND at the doctored length is never VERIFIED-OPTIMUM."""
+    honest = tmp_path / "honest.wcnf"
+    inst = build_wcnf("sliding", KORF)
+    assert puzzlesat("generate", "sliding", "--korf", "9", "--k", "4", "--budget", "8",
+                     "--format", "wcnf", "-o", honest).code == 0
+    doctored = tmp_path / "doctored.wcnf"
+    doctored.write_text(_doctored(honest.read_text(), "RL"))
+    steps = inst.puzzle.path + "RL"
+    trace = Solution(steps + sliding_maxsat.STAY * (inst.puzzle.budget - len(steps)))
+    model = sliding_maxsat.assignment_wcnf(inst.puzzle, "rotated", trace)
+    wcnf = read_wcnf(honest)
+    assert wcnf.cost(model) == 6 and not wcnf.hard_falsified(model).size
+    out = tmp_path / "detour.out"
+    out.write_bytes(maxsat_text("OPTIMUM", model, 6))
+    result = puzzlesat("validate", honest, out)
+    assert result.code == 3 and result.out.startswith(f"WRONG-ANSWER {honest}"), result.out
+    result = puzzlesat("validate", doctored, out)
+    assert_one_line_error(result, "not the one its params give")
+
+
+def test_the_sliding_bounds_follow_the_params_not_the_puzzle_record():
+    """The bounds of a sliding puzzle are the generator's proof for its params: a puzzle whose
+    recorded lower bound was lowered is refused too (its bounds are not certified)."""
+    inst = build_wcnf("sliding", KORF)
+    bounds = sliding_maxsat.bounds(inst.puzzle, inst.params, Rng(0))
+    assert (bounds.lower, bounds.upper, bounds.optimum) == (4, 4, 4)
+    lowered = dataclasses.replace(inst.puzzle, lower_bound=2)
+    with pytest.raises(UserError, match="not the one its params give"):
+        sliding_maxsat.bounds(lowered, inst.params, Rng(0))
+
+
+# -- an approximate count is judged at the judge's tolerance ------------------------------------
+def _approx(count: int, epsilon: str | None) -> str:
+    lines = ["s SATISFIABLE", "c s type pmc", f"c s approx arb int {count}"]
+    return "\n".join(lines + ([f"c epsilon: {epsilon}"] if epsilon else [])) + "\n"
+
+
+@pytest.mark.parametrize("stated, given, verdict", [
+    ("1e300", None, "WRONG-ANSWER"),  # the output cannot widen ApproxMC's 0.8
+    ("1e300", 0.5, "WRONG-ANSWER"),  # nor the judge's --epsilon
+    ("0.8", None, "WRONG-ANSWER"),
+    ("1e300", 2e30, "VERIFIED"),  # the judge's own (wide) tolerance
+    (None, 2e30, "VERIFIED"),
+])
+def test_an_output_cannot_widen_its_own_tolerance(stated, given, verdict):
+    """An approximate count 1 against a certified 2^100 is VERIFIED only within the judge's
+    tolerance (``--epsilon``, else ApproxMC's 0.8), whatever ``c epsilon:`` the output
+    states."""
+    projection = Projection("pmc", np.arange(1, 129, dtype=np.int32))
+    answer = parse_count_output(_approx(1, stated))
+    assert judge_count(answer, 2 ** 100, projection, given).verdict == verdict
+
+
+def test_an_output_may_narrow_its_tolerance():
+    """A counter that states a tighter tolerance than the judge's is held to it."""
+    projection = Projection("pmc", np.arange(1, 9, dtype=np.int32))
+    assert judge_count(parse_count_output(_approx(3, None)), 2, projection).verdict \
+        == "VERIFIED"  # 3 <= 1.8 * 2
+    assert judge_count(parse_count_output(_approx(3, "0.1")), 2, projection).verdict \
+        == "WRONG-ANSWER"
+
+
+# -- WCNF text of hostile numbers ----------------------------------------------------------------
+@pytest.mark.parametrize("text, why", [
+    (b"h 1 00 0\n", "a 0 inside the clause"),
+    (b"h 1 0\n3 2 000 0\n", "a 0 inside the clause"),
+    (b"h 1 0\n3 2 -0 0\n", "malformed literal"),
+    (b"1" * 5000 + b" 1 0\n", "2^63 or more"),
+    (b"0" * 5000 + b"1 1 0\n", None),  # a weight of 1, written long
+])
+def test_wcnf_numbers_are_one_line_errors(text, why):
+    """Literals written ``00`` and weights of thousands of digits are refused (or read) in
+    one line naming the problem, never an exception of another kind."""
+    if why is None:
+        assert parse_wcnf(text, "w").weights.tolist() == [1]
+        return
+    with pytest.raises(UserError, match=why):
+        parse_wcnf(text, "w")
