@@ -4,12 +4,13 @@ ends in a verdict the checker can justify or one line on stderr with exit code 2
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
 
 import numpy as np
 import pytest
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.core.counting import Projection
 from puzzlesat.generator.core.errors import UserError
@@ -126,3 +127,32 @@ def test_wcnf_numbers_are_one_line_errors(text, why):
         return
     with pytest.raises(UserError, match=why):
         parse_wcnf(text, "w")
+
+
+# -- a calibration table holds one run per instance and solver -----------------------------------
+def _run_row(digest: str, name: str, status: str, cpu: str) -> dict:
+    """A calibration row of python-sat's MiniSat on instance ``name`` (GBD hash ``digest``)."""
+    return {"hash": digest, "name": name, "file": f"instances/{name}.cnf.xz",
+            "family": "sliding", "hardness-param": "k", "hardness": "8", "expected": "sat",
+            "solver": "minisat22", "time-limit": "120", "status": status, "cpu-seconds": cpu,
+            "wall-seconds": cpu, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
+            "verdict": "UNKNOWN" if status == "UNKNOWN" else "VERIFIED-SAT", "reason": "",
+            "machine": "m x2", "load": "0.1"}
+
+
+def test_a_shipped_table_with_two_runs_of_one_solver_is_refused(tmp_path, puzzlesat):
+    """A table beside the spec that gives one solver two runs on one instance (solved in a
+    second, and stopped at its limit: a reader would trust either) is one line at publish,
+    naming both lines, and nothing of it is published."""
+    first = publish_tiny(tmp_path)
+    instance = json.loads((first / "manifest.json").read_text())["instances"][0]
+    rows = [_run_row(instance["hash"], instance["name"], "SAT", "1.0"),
+            _run_row(instance["hash"], instance["name"], "UNKNOWN", "120")]
+    with open(tmp_path / "tiny.calibration.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = puzzlesat("publish", tmp_path / "tiny.toml", "-o", tmp_path / "second")
+    assert_one_line_error(result, "tiny.calibration.csv: line 3: a second run of "
+                                  f"'minisat22' on instance {instance['hash']} (line 2)")
+    assert not (tmp_path / "second" / "calibration.csv").exists()
