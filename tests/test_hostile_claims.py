@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import json
+import lzma
 
 import numpy as np
 import pytest
@@ -156,3 +158,25 @@ def test_a_shipped_table_with_two_runs_of_one_solver_is_refused(tmp_path, puzzle
     assert_one_line_error(result, "tiny.calibration.csv: line 3: a second run of "
                                   f"'minisat22' on instance {instance['hash']} (line 2)")
     assert not (tmp_path / "second" / "calibration.csv").exists()
+
+
+def test_the_maxsat_bundle_certifies_each_optimum_again(tmp_path, puzzlesat):
+    """submission --track maxsat takes no optimum on a header's word: a published instance
+    whose header was doctored (its manifest sha256 updated to match) is refused in one line,
+    and no bundle is written."""
+    from test_maxsat import MSE_TINY
+
+    (tmp_path / "s.toml").write_bytes(MSE_TINY)
+    suite = tmp_path / "suite"
+    assert puzzlesat("publish", tmp_path / "s.toml", "-o", suite, "-j", "1").code == 0
+    path = suite / "instances" / "sliding-korf9-k4-b6-rotated.wcnf.xz"
+    doctored = _doctored(lzma.decompress(path.read_bytes()).decode(), "RL")
+    path.write_bytes(lzma.compress(doctored.encode()))
+    manifest = json.loads((suite / "manifest.json").read_text())
+    for row in manifest["instances"]:
+        if row["file"] == "instances/" + path.name:
+            row["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (suite / "manifest.json").write_text(json.dumps(manifest))
+    result = puzzlesat("submission", suite, "--track", "maxsat", "-o", tmp_path / "b")
+    assert_one_line_error(result, path.name, "not the one its params give")
+    assert not (tmp_path / "b").exists() and not (tmp_path / "b.tar.xz").exists()

@@ -179,12 +179,6 @@ def is_wcnf(path: str | os.PathLike) -> bool:
             or WCNF_HEADER_LINE in comments)
 
 
-def read_wcnf_header(path: str | os.PathLike) -> dict:
-    """The self-describing header of a WCNF instance, read without its clauses."""
-    comments, _ = _head(path)
-    return parse_header([c.decode("utf-8", "replace") for c in comments], str(path))
-
-
 #: the header line of every WCNF instance this tool writes
 WCNF_HEADER_LINE = b"c format: wcnf-2022"
 #: the longest line :func:`is_wcnf` holds while looking for the first clause
