@@ -180,3 +180,23 @@ def test_the_maxsat_bundle_certifies_each_optimum_again(tmp_path, puzzlesat):
     result = puzzlesat("submission", suite, "--track", "maxsat", "-o", tmp_path / "b")
     assert_one_line_error(result, path.name, "not the one its params give")
     assert not (tmp_path / "b").exists() and not (tmp_path / "b.tar.xz").exists()
+
+
+# -- an LRAT proof is read as a DRAT proof is: bounded ------------------------------------------
+def test_a_compressed_lrat_proof_is_bounded_like_a_drat_proof(tmp_path, puzzlesat):
+    """A small ``.lrat.xz`` expanding past 64x its size (plus 64 MB) is not read into memory:
+    WRONG-PROOF naming the expansion, as for a DRAT proof (here 128 MB of blanks in a few
+    KB)."""
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text("p cnf 1 2\n1 0\n-1 0\n")
+    out = tmp_path / "f.out"
+    out.write_text("s UNSATISFIABLE\n")
+    packer = lzma.LZMACompressor(preset=0)
+    blank = b" " * (1 << 20)
+    packed = b"".join(packer.compress(blank) for _ in range(128)) + packer.flush()
+    assert len(packed) < 1 << 20
+    bomb = tmp_path / "bomb.lrat.xz"
+    bomb.write_bytes(packed)
+    result = puzzlesat("validate", cnf, out, "--proof", bomb)
+    assert result.code == 3 and result.out.startswith("WRONG-PROOF"), result.out
+    assert "expands beyond" in result.out
