@@ -13,6 +13,8 @@ import lzma
 import numpy as np
 import pytest
 from conftest import assert_one_line_error, publish_tiny
+from test_tune import plan as tune_plan
+from test_tune import stub  # noqa: F401  (a fixture: the solver runner replaced by a table)
 
 from puzzlesat.generator.core.counting import Projection
 from puzzlesat.generator.core.errors import UserError
@@ -23,6 +25,7 @@ from puzzlesat.generator.families.sliding.puzzle import Solution
 from puzzlesat.generator.maxsat import build_wcnf
 from puzzlesat.validate.count import judge_count, parse_count_output
 from puzzlesat.validate.runs.maxsat import maxsat_text
+from puzzlesat.validate.runs.tune import tune
 
 # -- a doctored header cannot certify an optimum ------------------------------------------------
 #: Korf's instance 9 cut at k = 4: its distance is 4; a budget of 8 leaves room for detours
@@ -200,3 +203,23 @@ def test_a_compressed_lrat_proof_is_bounded_like_a_drat_proof(tmp_path, puzzlesa
     result = puzzlesat("validate", cnf, out, "--proof", bomb)
     assert result.code == 3 and result.out.startswith("WRONG-PROOF"), result.out
     assert "expands beyond" in result.out
+
+
+# -- a tune's cached run serves only the instance it was made on ---------------------------------
+def test_a_cached_run_naming_another_instance_is_run_again(stub, tmp_path):
+    """A run record whose task keys were moved to another sample (as a record of an older
+    encoding names a task whose instance has changed) does not decide that sample: its
+    instance has another GBD hash, so its runs are made again, and the medians hold."""
+    first = tune(tune_plan(axis="rows=4..4"), tmp_path, progress=False)
+    records = [(path, json.loads(path.read_text()))
+               for path in sorted((tmp_path / "runs").glob("*.minisat22.json"))]
+    # MiniSat stops at its limit on replicates 1 and 2, solves 3 in 4 s (test_tune.TIMES)
+    stopped_path, stopped = next((p, r) for p, r in records if r["status"] == "UNKNOWN")
+    solved_path, solved = next((p, r) for p, r in records if r["status"] == "SAT")
+    stopped_path.unlink()
+    solved_path.write_text(json.dumps({**solved, "keys": solved["keys"] + stopped["keys"]}))
+    del stub[:]
+    again = tune(tune_plan(axis="rows=4..4"), tmp_path, progress=False)
+    made = [call for call in stub if call[2] == "minisat22"]
+    assert len(made) == 1 and made[0][1] in (1, 2), stub  # the stopped one's run, again
+    assert again.medians == first.medians
