@@ -223,3 +223,13 @@ def test_a_cached_run_naming_another_instance_is_run_again(stub, tmp_path):
     made = [call for call in stub if call[2] == "minisat22"]
     assert len(made) == 1 and made[0][1] in (1, 2), stub  # the stopped one's run, again
     assert again.medians == first.medians
+
+
+# -- numbers a user gives ------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", ["-1", str(2**32), str(10**30)])
+def test_a_counter_seed_out_of_range_is_one_line(puzzlesat, tmp_path, seed):
+    """``count --seed`` is 0..2^32-1: a negative or larger seed is refused before anything is
+    read, not handed to a counter that takes it without a word."""
+    pytest.importorskip("pyganak")
+    result = puzzlesat("count", tmp_path / "none.cnf", "--seed", seed)
+    assert_one_line_error(result, "--seed must be an integer from 0 to 4294967295")
