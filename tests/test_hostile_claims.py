@@ -233,3 +233,15 @@ def test_a_counter_seed_out_of_range_is_one_line(puzzlesat, tmp_path, seed):
     pytest.importorskip("pyganak")
     result = puzzlesat("count", tmp_path / "none.cnf", "--seed", seed)
     assert_one_line_error(result, "--seed must be an integer from 0 to 4294967295")
+
+
+def test_an_infinite_time_line_leaves_the_verdict_json_valid(tmp_path, puzzlesat):
+    """``c time: 1e999`` in an output is no time: ``validate --json`` stays valid JSON
+    (Python's json would write Infinity, which no JSON reader takes)."""
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text("p cnf 1 1\n1 0\n")
+    out = tmp_path / "f.out"
+    out.write_text("c time: 1e999\ns SATISFIABLE\nv 1 0\n")
+    result = puzzlesat("validate", cnf, out, "--json")
+    assert result.code == 0
+    assert json.loads(result.out, parse_constant=lambda name: pytest.fail(name))["time"] is None
