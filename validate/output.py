@@ -199,7 +199,7 @@ def _model_literals(text: str, where: str, final_zero_required: bool = True) -> 
 
 def comment_time(comments: list[str]) -> float | None:
     """Seconds from the first ``c time: S`` comment line (``solve-suite`` writes one), if any:
-    a finite number (``1e999`` is none: a verdict's JSON holds no Infinity)."""
+    a finite number >= 0 (``1e999`` is none: a verdict's JSON holds no Infinity)."""
     for line in comments:
         m = _TIME.match(line)
         if m:
@@ -207,5 +207,5 @@ def comment_time(comments: list[str]) -> float | None:
                 seconds = float(m.group(1))
             except ValueError:
                 return None
-            return seconds if math.isfinite(seconds) else None
+            return seconds if math.isfinite(seconds) and seconds >= 0 else None
     return None
