@@ -276,6 +276,7 @@ def read_lrat(source: str | os.PathLike | bytes, deadline: float | None = None) 
     except ProofFormatError as exc:
         raise LratFormatError(str(exc)) from None
     raw = np.frombuffer(data, np.uint8)
+    raw.flags.writeable = False  # as from bytes: one compiled kernel for files and bytes
     start = raw[:1].tobytes()
     binary = start in (b"a", b"d")
     tok = np.empty(raw.shape[0] + 1, np.int64)
