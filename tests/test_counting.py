@@ -237,7 +237,8 @@ def answer(count: str, kind: str = "exact", status: str = "SATISFIABLE", track: 
     ("s UNSATISFIABLE\nc s type pmc\n", 1, "WRONG-ANSWER"),
     (answer("3", kind="approx"), 2, "VERIFIED"),  # 3 <= 1.8 * 2
     (answer("4", kind="approx"), 2, "WRONG-ANSWER"),
-    (answer("4", kind="approx", extra="c epsilon: 1"), 2, "VERIFIED"),
+    (answer("4", kind="approx", extra="c epsilon: 1"), 2, "WRONG-ANSWER"),  # 0.8 holds
+    (answer("3", kind="approx", extra="c epsilon: 0.1"), 2, "WRONG-ANSWER"),  # 3 > 1.1 * 2
     (answer("1", kind="approx"), 2, "WRONG-ANSWER"),  # 2 > 1.8 * 1
     (answer("2", track="mc"), 2, "MALFORMED"),
     ("s UNKNOWN\n", 2, "UNKNOWN"),

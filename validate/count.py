@@ -4,8 +4,9 @@ The counter's output is the Model Counting Competition's: one ``s SATISFIABLE`` 
 ``s UNSATISFIABLE`` (or ``s UNKNOWN``) line, ``c s type mc|pmc``, ``c s log10-estimate X`` and
 ``c s exact arb int N`` or ``c s approx arb int N``. An approximate count is judged against the
 counter's tolerance ε (ApproxMC's guarantee: with probability at least 1 − δ the count lies within
-a factor 1 + ε of the true one): the output's ``c epsilon: X`` line (our runner writes it), else
-the ``epsilon`` given, else ApproxMC's default 0.8.
+a factor 1 + ε of the true one): the judge's, the ``epsilon`` given, else ApproxMC's default 0.8;
+an output's ``c epsilon: X`` line (our runner writes it) may state a smaller one, which then
+holds, never a larger one.
 
 The count it is compared with is never taken from the header's word: the header's puzzle must
 encode to this very CNF (counts and GBD hash) with this very projection, and the family counts
@@ -207,7 +208,9 @@ def judge_count(answer: CountAnswer, certified: int | None, projection: Projecti
                                              "count"], claimed, certified)
         return CountVerdict("WRONG-ANSWER", [f"exact count {_short(claimed)}, the certified "
                                              f"count is {_short(certified)}"], claimed, certified)
-    eps = answer.epsilon or epsilon or DEFAULT_EPSILON
+    # the judge's tolerance bounds the answer's: a counter may state a tighter one (and is
+    # held to it), never widen it (a forged ``c epsilon: 1e300`` would accept any count)
+    eps = min(answer.epsilon or math.inf, epsilon or DEFAULT_EPSILON)
     # within a factor 1 + eps, in exact rational arithmetic: c / (1+e) <= n <= (1+e) c
     num, den = (1 + eps).as_integer_ratio()
     inside = claimed * den <= certified * num and certified * den <= claimed * num

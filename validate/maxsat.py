@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.inputs import InputTooLong, check_distinct, read_input
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf_reader import WcnfFile, read_wcnf
+from puzzlesat.generator.families.params import normalize_params
 from puzzlesat.generator.maxsat import header_int, puzzle_from_wcnf_header
 from puzzlesat.validate.output import MAX_OUTPUT_COMMENTS, MalformedOutput, comment_time
 from puzzlesat.validate.report import PuzzleReport, Verdict, read_witness
@@ -141,7 +142,10 @@ def certified_bounds(wcnf: WcnfFile) -> tuple[Certified, Any, Any, Any, str]:
     if not (np.array_equal(hard, wcnf.hard) and np.array_equal(soft_weights[0], wcnf.soft)
             and np.array_equal(soft_weights[1], wcnf.weights)):
         raise UserError("the header puzzle does not encode to this file's clauses")
-    params = header.get("params") if isinstance(header.get("params"), dict) else {}
+    if not isinstance(header.get("params"), dict):
+        raise UserError("header line 'c params:' is not an object of parameters")
+    with prefixed("header params: "):  # checked as a user's params are
+        params = normalize_params(family, header["params"])
     seed = header.get("seed")
     seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else 0
     try:

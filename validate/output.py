@@ -28,6 +28,7 @@ puzzlesat.validate.output.MalformedOutput: v lines without an s line
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -197,12 +198,14 @@ def _model_literals(text: str, where: str, final_zero_required: bool = True) -> 
 
 
 def comment_time(comments: list[str]) -> float | None:
-    """Seconds from the first ``c time: S`` comment line (``solve-suite`` writes one), if any."""
+    """Seconds from the first ``c time: S`` comment line (``solve-suite`` writes one), if any:
+    a finite number >= 0 (``1e999`` is none: a verdict's JSON holds no Infinity)."""
     for line in comments:
         m = _TIME.match(line)
         if m:
             try:
-                return float(m.group(1))
+                seconds = float(m.group(1))
             except ValueError:
                 return None
+            return seconds if math.isfinite(seconds) and seconds >= 0 else None
     return None

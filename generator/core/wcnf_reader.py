@@ -94,7 +94,10 @@ def parse_wcnf(text: bytes, name: str = "input") -> WcnfFile:
         if not _WEIGHT.fullmatch(first):
             raise UserError(f"{where}: a clause starts with 'h' or a weight, not "
                             f"{first.decode('latin-1')[:30]!r}")
-        weight = int(first)
+        digits = first.lstrip(b"0")
+        if len(digits) > len(str(MAX_WEIGHT)):  # too long to be below 2^63 (or for int())
+            raise UserError(f"{where}: a weight of {len(digits):,} digits is 2^63 or more")
+        weight = int(digits or b"0")
         if weight == 0:
             raise UserError(f"{where}: weight 0 (weights are 1 <= w < 2^63)")
         if weight >= MAX_WEIGHT:
@@ -118,7 +121,11 @@ def _clauses(lines: list[bytes], name: str, kind: str) -> np.ndarray:
     literals = parse_literals(b"\n".join(lines), name)
     ends = np.flatnonzero(literals == 0)
     if ends.size != len(lines):
-        inside = next(i for i, line in enumerate(lines) if line[:-1].split().count(b"0"))
+        # each line's last number is its 0 (checked by the caller): the first other 0,
+        # however written (0, 00, ...), is found by where each line's numbers end
+        line_ends = np.cumsum([len(line.split()) for line in lines]) - 1
+        inner = ends[np.isin(ends, line_ends, invert=True)][0]
+        inside = int(np.searchsorted(line_ends, inner))
         raise UserError(f"{name}: {kind} clause {inside + 1}: a 0 inside the clause")
     return literals
 
@@ -170,12 +177,6 @@ def is_wcnf(path: str | os.PathLike) -> bool:
     # it is WCNF
     return (first.startswith(b"h") or first.split()[:2] == [b"p", b"wcnf"]
             or WCNF_HEADER_LINE in comments)
-
-
-def read_wcnf_header(path: str | os.PathLike) -> dict:
-    """The self-describing header of a WCNF instance, read without its clauses."""
-    comments, _ = _head(path)
-    return parse_header([c.decode("utf-8", "replace") for c in comments], str(path))
 
 
 #: the header line of every WCNF instance this tool writes

@@ -253,6 +253,7 @@ def read_table(path: Path, columns: tuple[str, ...],
     if missing:
         raise UserError(f"{path}: damaged (no column {missing[0]!r}; columns must be "
                         f"{', '.join(columns)})")
+    runs: dict[tuple[str, str], int] = {}  # (GBD hash, solver) -> its line
     for number, row in enumerate(rows, 2):
         if None in row or any(v is None for v in row.values()):
             raise UserError(f"{path}: line {number} has not {len(header)} fields")
@@ -261,6 +262,12 @@ def read_table(path: Path, columns: tuple[str, ...],
         if "hash" in row and not _HEX32.match(row["hash"]):
             raise UserError(f"{path}: line {number}: hash {row['hash'][:100]!r} is not a GBD "
                             f"hash")
+        # one run per instance and solver: of two, a reader would trust either one
+        key = (row.get("hash", ""), row.get("solver", ""))
+        if "solver" in row and key in runs:
+            raise UserError(f"{path}: line {number}: a second run of {row['solver'][:40]!r} "
+                            f"on instance {key[0]} (line {runs[key]})")
+        runs[key] = number
     return rows, list(header)
 
 

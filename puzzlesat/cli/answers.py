@@ -69,8 +69,8 @@ def count_command(instance, counter, solver_command, time_limit, seed):
 @click.argument("instance")
 @click.argument("output")
 @click.option("--epsilon", type=float, default=None,
-              help="Tolerance of an approximate count when the output states none "
-                   "[default: 0.8, ApproxMC's].")
+              help="Tolerance of an approximate count; an output's 'c epsilon:' may narrow "
+                   "it, never widen it [default: 0.8, ApproxMC's].")
 def validate_count_command(instance, output, epsilon):
     """Check a model counter's answer against the instance's certified count. Exit 0
     VERIFIED, 1 UNCHECKED or UNKNOWN, 3 WRONG-ANSWER or MALFORMED."""

@@ -156,7 +156,7 @@ def _check_lrat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]
     from puzzlesat.validate.proof.lrat_check import check_lrat
 
     try:
-        cert = read_lrat(source)
+        cert = read_lrat(source, deadline)
     except LratFormatError as exc:
         return ProofCheck(False, LRAT_CHECKER, f"LRAT proof does not parse: {exc}"), None
     ok, why = check_lrat(flat, cert, deadline)

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from puzzlesat.generator.core.files import atomic_file
-from puzzlesat.generator.core.reader import read_bytes
+from puzzlesat.validate.proof.reader import ProofFormatError, proof_bytes
 
 #: step kinds
 ADD, DELETE = 0, 1
@@ -266,11 +266,17 @@ def _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end):
     return s, nl, nh, -1
 
 
-def read_lrat(source: str | os.PathLike | bytes) -> Certificate:
-    """Parse an LRAT proof (text or binary, plain or compressed; a path or its bytes). A file
-    that cannot be read is a UserError, bytes that are no LRAT an :class:`LratFormatError`."""
-    data = source if isinstance(source, bytes) else read_bytes(source, what="LRAT proof")
+def read_lrat(source: str | os.PathLike | bytes, deadline: float | None = None) -> Certificate:
+    """Parse an LRAT proof (text or binary, plain or compressed; a path or its bytes), read as
+    a DRAT proof is read (:func:`~puzzlesat.validate.proof.reader.proof_bytes`: bounded, a
+    TimeoutError past ``deadline``). A file that cannot be read is a UserError, bytes that are
+    no LRAT (or expand too far) an :class:`LratFormatError`."""
+    try:
+        data = proof_bytes(source, deadline)
+    except ProofFormatError as exc:
+        raise LratFormatError(str(exc)) from None
     raw = np.frombuffer(data, np.uint8)
+    raw.flags.writeable = False  # as from bytes: one compiled kernel for files and bytes
     start = raw[:1].tobytes()
     binary = start in (b"a", b"d")
     tok = np.empty(raw.shape[0] + 1, np.int64)

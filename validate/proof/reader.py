@@ -217,6 +217,22 @@ def _chunks(handle, name: str, size: int, deadline: float | None):
         raise ProofFormatError(str(exc)) from None
 
 
+def proof_bytes(source: str | os.PathLike | bytes,
+                deadline: float | None = None) -> bytes | bytearray:
+    """The decompressed bytes of a proof file (or the bytes given), read as :func:`read_proof`
+    reads a file: at most :data:`MAX_EXPANSION` times its size (else a
+    :class:`ProofFormatError`), a TimeoutError past ``deadline``, a UserError for a file that
+    cannot be read. For the LRAT reader, which parses a whole file at once."""
+    if isinstance(source, bytes):
+        return source
+    data = bytearray()  # one buffer, grown chunk by chunk: the bytes are held once
+    with open_input(source, "proof") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        for chunk in _chunks(handle, str(source), size, deadline):
+            data += memoryview(chunk)
+    return data
+
+
 def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
                room: int = 0) -> Proof:
     """Parse a proof file (or the bytes of one), leaving ``room`` free slots before its

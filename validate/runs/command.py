@@ -75,9 +75,9 @@ from puzzlesat.validate.runs.limits import (
     SOLVER,
     WALL_LIMIT,
     TimeLimit,
+    cpu_rlimit,
     group_cpu,
     process_cpu,
-    rlimit_seconds,
 )
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
 from puzzlesat.validate.runs.solvers import v_lines
@@ -312,21 +312,21 @@ def _maxsat_status(stdout: bytes) -> str:
 def _run_group(argv: list[str], out, err, limit: TimeLimit) -> tuple[int | str, float, float]:
     """Run ``argv`` in a new process group: (its exit code (negative: killed by a signal), or
     CPU_LIMIT / WALL_LIMIT / OUTPUT_LIMIT when it was stopped; the group's CPU seconds; the
-    wall seconds). Its RLIMIT_CPU is set past the limit (:func:`rlimit_seconds`: the kernel's
+    wall seconds). Its RLIMIT_CPU is set past the limit (:func:`cpu_rlimit`: the kernel's
     backstop to the CPU poll here). The group, and every process that carries this run's mark, is killed
     before this returns, whatever happens (a limit, the solver's end, an exception such as a
     Ctrl-C here)."""
 
     parent = os.getpid()
     mark = f"{parent}-{uuid.uuid4().hex}"
-    soft = rlimit_seconds(limit.cpu)
+    rlimit = cpu_rlimit(limit.cpu)
     start = time.perf_counter()
     try:
         with sigint_blocked():
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                        start_new_session=True,
                                        env={**os.environ, RUN_MARK: mark},
-                                       preexec_fn=lambda: _in_child(parent, die_with, soft))
+                                       preexec_fn=lambda: _in_child(parent, die_with, rlimit))
     except OSError as exc:
         raise SolverNotRunnable(str(os_failure(exc, f"run {argv[0]}"))) from None
     polled = 0.0
@@ -375,9 +375,9 @@ def kill_marked(mark: str) -> int:
     return killed
 
 
-def _in_child(parent: int, die_with, cpu_seconds: int) -> None:
+def _in_child(parent: int, die_with, rlimit: tuple[int, int]) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a new session: no terminal
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
+    resource.setrlimit(resource.RLIMIT_CPU, rlimit)
     die_with(parent)
 
 

@@ -33,6 +33,9 @@ from puzzlesat.validate.runs.solvers import (
 COUNTERS = {"ganak": ("pyganak", True), "approxmc": ("pyapproxmc", False)}
 #: ApproxMC's tolerance and confidence, as we run it (its defaults)
 EPSILON, DELTA = 0.8, 0.2
+#: a seed is below this (ApproxMC's seed is 32 bits; the bindings take a negative seed, or a
+#: larger one, without a word)
+MAX_SEED = 2**32
 
 
 def check_counter(name: str) -> str:
@@ -127,8 +130,10 @@ def run_counter(path: str | os.PathLike, counter: str = "ganak",
                 time_limit: TimeLimit | float | None = None, seed: int = 1) -> CountResult:
     """Count the counting instance at ``path`` with ``counter`` over its projection; past
     ``time_limit`` (CPU seconds of counting; a wall-clock backstop) the child is killed (no
-    answer)."""
+    answer). ``seed``: 0 to 2^32 - 1, else a UserError."""
     counter = check_counter(counter)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:
+        raise UserError(f"--seed must be an integer from 0 to {MAX_SEED - 1}, got {seed!r}")
     limit = None if time_limit is None else TimeLimit.parse(time_limit)
     dimacs = read_dimacs(path)
     projection = read_projection(dimacs.comments, dimacs.num_vars, str(path))

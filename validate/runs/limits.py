@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import resource
 from dataclasses import dataclass
 
 from puzzlesat.generator.core.errors import UserError
@@ -36,9 +37,19 @@ WALL_FACTOR, WALL_SLACK = 10.0, 10.0
 RLIMIT_SLACK = 1.1
 
 
-def rlimit_seconds(seconds: float) -> int:
-    """The RLIMIT_CPU soft limit that backs a poll of ``seconds`` of CPU."""
-    return math.ceil(seconds * RLIMIT_SLACK) + 1
+def cpu_rlimit(seconds: float, spent: float = 0.0) -> tuple[int, int]:
+    """The RLIMIT_CPU (soft, hard) that backs a poll of ``seconds`` of CPU in a process that
+    has used ``spent`` CPU seconds already: SIGXCPU at :data:`RLIMIT_SLACK` times the limit
+    and a second, SIGKILL 2 s later; both within the hard limit already in force, which an
+    unprivileged process cannot raise (``ulimit -t``, a batch system's CPU limit): that
+    limit then ends the run first."""
+    soft = math.ceil(spent) + math.ceil(seconds * RLIMIT_SLACK) + 1
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if hard == resource.RLIM_INFINITY:
+        return soft, soft + 2
+    return min(soft, hard), min(soft + 2, hard)
+
+
 #: why a run ended: the solver answered (or gave up) by itself, or a limit stopped it
 SOLVER, CPU_LIMIT, WALL_LIMIT, OUTPUT_LIMIT = "solver", "cpu-limit", "wall-limit", "output-limit"
 ENDINGS = (SOLVER, CPU_LIMIT, WALL_LIMIT, OUTPUT_LIMIT)

@@ -2,11 +2,11 @@
 
 The Evaluation asks for an archive of WCNF 2022+ instances and a short IEEE-style description.
 The bundle holds ``instances/<name>.wcnf.xz`` (recompressed to xz when the suite used another
-compression), ``metadata.csv`` (:data:`METADATA_COLUMNS`: each instance's certified bounds and
-optimum from its own header, and RC2's calibration run when there is one), the suite's
-``description.tex``/``.md`` (the same TeX path as the SAT description: ``pdflatex`` compiles
-it with IEEEtran) with the plots it includes, and ``CITATION.cff``; plus a deterministic
-``.tar.xz`` of the same, written as the SAT bundle is
+compression), ``metadata.csv`` (:data:`METADATA_COLUMNS`: each instance's bounds and optimum as
+its header states them, certified again from its puzzle and params, and RC2's calibration run
+when there is one), the suite's ``description.tex``/``.md`` (the same TeX path as the SAT
+description: ``pdflatex`` compiles it with IEEEtran) with the plots it includes, and
+``CITATION.cff``; plus a deterministic ``.tar.xz`` of the same, written as the SAT bundle is
 (:func:`~puzzlesat.validate.runs.submission.write_bundle`). It is refused when an instance is
 not WCNF, when a file is not the one the manifest lists, or when a calibration run of RC2 got
 a failing verdict.
@@ -21,11 +21,12 @@ import re
 import stat
 from pathlib import Path
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
-from puzzlesat.generator.core.wcnf_reader import read_wcnf_header
+from puzzlesat.generator.core.wcnf_reader import read_wcnf
 from puzzlesat.generator.suite.spec import read_published
+from puzzlesat.validate.maxsat import certified_bounds
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_trusted_calibration
 from puzzlesat.validate.runs.maxsat import REFERENCE
@@ -86,8 +87,13 @@ def build_maxsat_bundle(directory: str | os.PathLike,
 
 
 def _metadata(src: Path, row: dict, run: CalibrationRow | None) -> dict:
-    """One metadata row: the bounds the instance's own header certifies, RC2's run."""
-    header = read_wcnf_header(src / row["file"])
+    """One metadata row: the bounds the instance's header states, certified again (its puzzle
+    encodes to the file, its params prove the bounds: never a header's word), RC2's run."""
+    path = src / row["file"]
+    wcnf = read_wcnf(path)
+    with prefixed(f"{path}: "):
+        certified_bounds(wcnf)  # a UserError when the header states other bounds
+    header = wcnf.header
     return {"file": f"{row['name']}.wcnf.xz", "family": row["family"],
             "variables": row["variables"], "clauses": row["clauses"],
             "optimum": header.get("optimum", "unknown"),

@@ -33,7 +33,6 @@ v -1 2 0
 from __future__ import annotations
 
 import functools
-import math
 import multiprocessing
 import os
 import resource
@@ -54,8 +53,8 @@ from puzzlesat.validate.runs.limits import (
     SOLVER,
     WALL_LIMIT,
     TimeLimit,
+    cpu_rlimit,
     process_cpu,
-    rlimit_seconds,
 )
 from puzzlesat.validate.runs.processes import (
     detach_from_terminal_and_die_with,
@@ -204,8 +203,7 @@ def start_clock(cpu_limit: float | None, started) -> tuple[float, float]:
     timed from."""
     before = time.process_time()
     if cpu_limit is not None:
-        soft = math.ceil(before) + rlimit_seconds(cpu_limit)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
+        resource.setrlimit(resource.RLIMIT_CPU, cpu_rlimit(cpu_limit, before))
     if started is not None:  # on the clock the parent polls (/proc), where it can
         started(process_cpu(os.getpid()) or before)
     return before, time.perf_counter()

@@ -20,7 +20,8 @@ from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.encode import decode, encode, rotated_state
-from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution
+from puzzlesat.generator.families.sliding.generate import generate
+from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution, puzzle_to_json
 
 ENCODINGS = {"rotated": "rotated frame with binary tiles, a stay bit per step",
              "rotated-onehot": "rotated frame with one-hot tiles, a stay bit per step"}
@@ -97,7 +98,12 @@ def referee(puzzle: Puzzle, solution: Solution) -> tuple[list[str], int]:
 
 def bounds(puzzle: Puzzle, params: dict, rng) -> Bounds:
     """The optimum is the start's distance: its lower bound proved by the trace or IDA*, its
-    upper bound the optimal path (padded with stays)."""
+    upper bound the optimal path (padded with stays). The proof is the generator's for
+    ``params`` (``rng`` replays a walk), made again: a puzzle whose recorded distance, lower
+    bound or path is not what its params give (a header may carry any) is a UserError."""
+    if puzzle_to_json(generate(params, rng)) != puzzle_to_json(puzzle):
+        raise UserError("the puzzle is not the one its params give (its start, budget, "
+                        "distance, lower bound or path differ): no bound of it is certified")
     arrangement = None
     upper = None
     if puzzle.path is not None:

@@ -25,12 +25,17 @@ def _task_key(task: Task) -> str:
     return canonical_json([task.family, task.params, task.seed, task.encoding])
 
 
+def _instance(task: Task):
+    """The task's instance, built as the tune's workers build it."""
+    return build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
+
+
 def solve_task(task: Task, limit: Limit) -> dict:
     """Worker: build the task's instance and run one solver on it (from the flat literal
     array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run's record
     (picklable, no file access)."""
-    inst = build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
+    inst = _instance(task)
     flat = inst.formula.flat_literals()
     at_start = load()
     result = run_client(limit.solver, (flat, inst.formula.num_vars), limit.time_limit)
@@ -62,13 +67,17 @@ def _sound_record(record, name: str) -> bool:
 
 
 class RunCache:
-    """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic."""
+    """``OUT/runs/<gbd hash>.<solver>.json``: every run made, one file each, atomic. A record's
+    task keys only say which tasks to look at: a run serves a task once the task's instance,
+    built here, has the record's GBD hash (a record from an older encoding, or one whose keys
+    were edited, names another instance)."""
 
     def __init__(self, folder: Path):
         # a symlinked runs/ would read and write another folder's files as tune's own
         self.folder = plain_folder(folder, "tune's run cache", create=False)
         self.records: dict[tuple[str, str], dict] = {}
-        self.hashes: dict[str, str] = {}  # task key -> gbd hash
+        self.claimed: set[str] = set()  # task keys some record names
+        self.hashes: dict[str, str] = {}  # task key -> its instance's gbd hash (built)
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if not is_regular_file(path):
                 continue  # not a file tune wrote: never read through it
@@ -81,13 +90,16 @@ class RunCache:
 
     def _index(self, record: dict) -> None:
         self.records[(record["gbd_hash"], record["solver"])] = record
-        for key in record["keys"]:
-            self.hashes[key] = record["gbd_hash"]
+        self.claimed.update(record["keys"])
 
     def lookup(self, task: Task, limit: Limit) -> dict | None:
         """The cached run that decides ``task`` at ``limit``, as a run at that limit."""
-        gbd = self.hashes.get(_task_key(task))
-        record = self.records.get((gbd, limit.solver)) if gbd else None
+        key = _task_key(task)
+        if key not in self.claimed:
+            return None
+        if key not in self.hashes:
+            self.hashes[key] = gbd_hash_of_literals(_instance(task).formula.flat_literals())
+        record = self.records.get((self.hashes[key], limit.solver))
         if record is None:
             return None
         if record["status"] in ("SAT", "UNSAT"):
@@ -108,5 +120,6 @@ class RunCache:
         atomic_write(self.folder / f"{record['gbd_hash']}.{record['solver']}.json",
                      (canonical_json(record) + "\n").encode())
         self._index(record)
+        self.hashes[_task_key(task)] = record["gbd_hash"]  # the worker built this task
 
 
