@@ -52,7 +52,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
-from puzzlesat.generator.suite.folder import table_bytes
+from puzzlesat.generator.suite.folder import MANIFEST, ManifestRow, table_bytes
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_trusted_calibration
@@ -137,17 +137,17 @@ def check_submission(directory: str | os.PathLike, rules: Rules = Rules()) -> Su
     file when gbdc is installed."""
     src = Path(directory)
     _, manifest = read_published(src)
-    rows = manifest_rows(src, manifest)
+    rows = instance_rows(src, manifest)
     return check_instances(rows, read_trusted_calibration(src), rules, isohashes(src, rows))
 
 
-def check_instances(rows: list[dict], runs: list[CalibrationRow], rules: Rules = Rules(),
+def check_instances(rows: list[ManifestRow], runs: list[CalibrationRow], rules: Rules = Rules(),
                     isohash: dict[str, str] | None = None) -> SubmissionCheck:
     """The rules on instance rows (hash, name, family, result) and calibration runs;
     ``isohash`` maps GBD hash to IsoHash2, None when it could not be computed."""
     minisats = tuple(canonical_name(m) for m in rules.minisats)
     reference = canonical_name(rules.reference)
-    checks = [_check_instance(row, [r for r in runs if r.hash == row["hash"]],
+    checks = [_check_instance(row, [r for r in runs if r.hash == row.hash],
                               minisats, reference, rules) for row in rows]
     for check in checks:
         check.isohash2 = (isohash or {}).get(check.hash, "")
@@ -155,7 +155,7 @@ def check_instances(rows: list[dict], runs: list[CalibrationRow], rules: Rules =
                            _notes(checks, rules, minisats, reference, isohash))
 
 
-def _check_instance(row: dict, runs: list[CalibrationRow], minisats: tuple[str, ...],
+def _check_instance(row: ManifestRow, runs: list[CalibrationRow], minisats: tuple[str, ...],
                     reference: str, rules: Rules) -> InstanceCheck:
     by_solver = {r.solver: r for r in runs}
     ref = by_solver.get(reference)
@@ -164,16 +164,16 @@ def _check_instance(row: dict, runs: list[CalibrationRow], minisats: tuple[str, 
                 for run in easy]
     hard = False if False in verdicts else (True if all(verdicts) else None)
     return InstanceCheck(
-        row["hash"], row["name"], row["family"], _result(row, runs),
+        row.hash, row.name, row.family, _result(row, runs),
         " / ".join(_cell(run) for run in easy), hard, _cell(ref),
         ref is not None and ref.solved and ref.cpu_seconds is not None
         and ref.cpu_seconds <= rules.time_limit,
         [r.solver for r in runs if r.verdict in FAILED])
 
 
-def _result(row: dict, runs: list[CalibrationRow]) -> str:
-    if row["result"] in ("sat", "unsat"):
-        return row["result"]
+def _result(row: ManifestRow, runs: list[CalibrationRow]) -> str:
+    if row.result in ("sat", "unsat"):
+        return row.result
     for run in runs:
         if run.verdict == "VERIFIED-SAT":
             return "sat"
@@ -291,22 +291,30 @@ def _names(names: list[str], shown: int = 5) -> str:
 
 
 # -- what is read -----------------------------------------------------------------------------
-def manifest_rows(src: Path, manifest: list[dict]) -> list[dict]:
-    """The manifest's instance rows, each file checked by :func:`instance_path`."""
-    for index, row in enumerate(manifest, start=1):
+def instance_rows(src: Path, manifest: list[dict]) -> list[ManifestRow]:
+    """The manifest's instance rows typed (:meth:`ManifestRow.from_row`), each file checked
+    by :func:`instance_path`."""
+    rows = ManifestRow.from_rows(manifest, str(src / MANIFEST))
+    for index, row in enumerate(rows, start=1):
         instance_path(src, row, index)
+    return rows
+
+
+def manifest_rows(src: Path, manifest: list[dict]) -> list[dict]:
+    """The manifest's instance rows as read (dicts, for callers that rewrite or read them as
+    such), each checked as :func:`instance_rows` checks it."""
+    instance_rows(src, manifest)
     return manifest
 
 
-def instance_path(src: Path, row: dict, index: int) -> Path:
-    """The file of manifest row ``index`` (whose fields :func:`read_manifest` checked):
-    a regular file directly in the suite's own ``instances/`` folder (no symlink on the way)
-    whose bytes have the manifest's sha256."""
-    where = f"{src / 'manifest.json'}: instance {index}"
-    path = file_under(src, row["file"], where)
+def instance_path(src: Path, row: ManifestRow, index: int) -> Path:
+    """The file of manifest row ``index``: a regular file directly in the suite's own
+    ``instances/`` folder (no symlink on the way) whose bytes have the manifest's sha256."""
+    where = f"{src / MANIFEST}: instance {index}"
+    path = file_under(src, row.file, where)
     if not is_regular_file(path):
         raise UserError(f"{where}: {path} is not a regular file")
-    if hashlib.sha256(path.read_bytes()).hexdigest() != row["sha256"]:
+    if hashlib.sha256(path.read_bytes()).hexdigest() != row.sha256:
         raise UserError(f"{where}: {path} does not have the manifest's sha256 (run puzzlesat "
                         f"verify)")
     return path
@@ -326,10 +334,10 @@ for path in sys.stdin.read().splitlines():
 """
 
 
-def isohashes(src: Path, rows: list[dict]) -> dict[str, str] | None:
+def isohashes(src: Path, rows: list[ManifestRow]) -> dict[str, str] | None:
     """gbdc's IsoHash2 of every instance file by GBD hash, computed in a child process; None
     when gbdc is not installed."""
-    paths = [str((src / row["file"]).absolute()) for row in rows]
+    paths = [str((src / row.file).absolute()) for row in rows]
     done = subprocess.run([sys.executable, "-c", _ISOHASH_CHILD, GBDC_MODULE],
                           input="\n".join(paths), capture_output=True, text=True)
     if done.returncode == 3:
@@ -338,7 +346,7 @@ def isohashes(src: Path, rows: list[dict]) -> dict[str, str] | None:
     if done.returncode != 0 or len(values) != len(rows):
         why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         raise UserError(f"{src}: gbdc could not compute IsoHash2 ({why})")
-    return {row["hash"]: value for row, value in zip(rows, values)}
+    return {row.hash: value for row, value in zip(rows, values)}
 
 
 # -- the bundle -------------------------------------------------------------------------------
@@ -351,7 +359,7 @@ def build_bundle(directory: str | os.PathLike, output: str | os.PathLike | None,
         raise UserError("the submission rules do not hold: " + "; ".join(check.failures))
     src = Path(directory)
     spec, manifest = read_published(src)
-    files = bundle_files(src, spec.author, manifest_rows(src, manifest), check)
+    files = bundle_files(src, spec.author, instance_rows(src, manifest), check)
     return write_bundle(src, output, files)
 
 
@@ -449,28 +457,37 @@ def _remove_written(path: Path) -> None:
         raise os_failure(exc, f"remove {path}") from None
 
 
-def bundle_files(src: Path, author: str, instances: list[dict],
+def bundle_files(src: Path, author: str, instances: list[ManifestRow],
                  check: SubmissionCheck) -> dict[str, bytes]:
     """The bundle's files by relative path: instances as ``<hash>.cnf.xz`` (recompressed to
     xz when the suite used another compression), the metadata and the descriptions."""
     checks = {c.hash: c for c in check.instances}
-    files = {}
-    for row in instances:
-        data = (src / row["file"]).read_bytes()
-        if not row["file"].endswith(".xz"):
-            data = compress(decompress(data, row["file"]), "xz")
-        files[f"instances/{row['hash']}.cnf.xz"] = data
+    files = {f"instances/{row.hash}.cnf.xz": xz_instance(src, row) for row in instances}
     files["metadata.csv"] = table_bytes(METADATA_COLUMNS, (
-        dict(zip(METADATA_COLUMNS, (row["hash"], author, row["family"],
-                                    checks[row["hash"]].result, checks[row["hash"]].isohash2)))
+        dict(zip(METADATA_COLUMNS, (row.hash, author, row.family,
+                                    checks[row.hash].result, checks[row.hash].isohash2)))
         for row in instances))
+    return {**files, **suite_copies(src, bundle_name)}
+
+
+def xz_instance(src: Path, row: ManifestRow) -> bytes:
+    """The bytes of a suite instance compressed as xz (recompressed when the suite used
+    another compression)."""
+    data = (src / row.file).read_bytes()
+    return data if row.file.endswith(".xz") else compress(decompress(data, row.file), "xz")
+
+
+def suite_copies(src: Path, ours) -> dict[str, bytes]:
+    """The suite's files a bundle holds as they are: :data:`BUNDLE_COPIES` and the hardness
+    plots description.tex includes (those ``ours`` names), so the bundle's copy compiles
+    whole."""
+    files = {}
     for name in BUNDLE_COPIES:
         if not (src / name).is_file():
             raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
         files[name] = (src / name).read_bytes()
-    # the hardness plots description.tex includes, so the bundle's copy compiles whole
     for plot in sorted(src.glob("calibration-*.png")):
-        if bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
+        if ours(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
             files[plot.name] = plot.read_bytes()
     return files
 
