@@ -19,6 +19,7 @@ from puzzlesat.generator.core.save import check_outputs, save_with_witness, writ
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.counting import Count, count_module
 from puzzlesat.generator.families.params import (
@@ -67,6 +68,11 @@ class Instance:
             "reproduce": reproduce_command(self.family, self.params, self.seed, self.encoding,
                                            self.name, self.count is not None),
         }
+
+    def dimacs(self, header: bool = True) -> str:
+        """The instance's DIMACS text as ``puzzlesat generate`` writes it (uncompressed):
+        the header's comment lines (none when ``header`` is False), ``p cnf``, the clauses."""
+        return dimacs_bytes(self.formula, self.header() if header else None).decode()
 
     def witness_json(self) -> dict | None:
         """The witness file's JSON, or None when no solution is known."""
