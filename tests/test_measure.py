@@ -21,7 +21,7 @@ from puzzlesat.validate.runs.command import minisat_answer
 from puzzlesat.validate.runs.limits import TimeLimit
 from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.solvers import clauses
-from puzzlesat.validate.runs.submission import Rules, check_instances, selection
+from puzzlesat.validate.runs.submission_rules import Rules, check_instances, selection
 
 #: a fake MiniSat binary: argv is ``-verb=0 CNF RESULT``; the mode comes from the environment
 FAKE_MINISAT = r'''#!{python}

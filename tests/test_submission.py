@@ -26,13 +26,8 @@ from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.runs import submission
 from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.runs.submission import (
-    MARKER,
-    Rules,
-    build_bundle,
-    check_instances,
-    check_submission,
-)
+from puzzlesat.validate.runs.submission import MARKER, build_bundle, check_submission
+from puzzlesat.validate.runs.submission_rules import Rules, check_instances
 
 if importlib.util.find_spec("gbdc") is None:  # in the test extra; never imported here
     pytest.skip("gbdc is not installed", allow_module_level=True)

@@ -136,7 +136,8 @@ def submission(directory, output, reference, time_limit, minisats, minisat_limit
     bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's
     bundle; ``--track mc``: the Model Counting Competition's (every instance has a certified
     count)."""
-    from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
+    from puzzlesat.validate.runs.submission import build_bundle, check_submission
+    from puzzlesat.validate.runs.submission_rules import Rules
 
     if track == "maxsat":
         from puzzlesat.validate.runs.maxsat_submission import build_maxsat_bundle
