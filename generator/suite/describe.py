@@ -44,7 +44,7 @@ def _title(spec) -> str:
 def _result_counts(rows: list[ManifestRow]) -> str:
     """``10 sat, 4 unsat``; MaxSAT (WCNF) rows count as certified optima or open."""
     counts = Counter(row.result for row in rows if not row.maxsat)
-    optima = Counter("open" if row.optimum in (None, "unknown") else "optimum"
+    optima = Counter("open" if row.certified_optimum is None else "optimum"
                      for row in rows if row.maxsat)
     return ", ".join([f"{counts[r]} {r}" for r in RESULTS if counts[r]]
                      + ([f"{optima['optimum']} with a certified optimum"]
@@ -373,11 +373,10 @@ def _summary_table(rows: list[ManifestRow]) -> str:
         result = f"{results['sat']}/{results['unsat']}{unknown}"
         mine = [r for r in rows if r.group == g["group"] and r.maxsat]
         if mine:  # a WCNF group: its certified optima
-            optima = sorted({int(r.optimum) for r in mine
-                             if r.optimum not in (None, "unknown")})
+            known = [r.certified_optimum for r in mine]
+            optima = sorted({o for o in known if o is not None})
             result = ("opt " + "--".join(dict.fromkeys(map(str, (optima[0], optima[-1]))))
-                      if optima else "") + (" open" if any(
-                          r.optimum in (None, "unknown") for r in mine) else "")
+                      if optima else "") + (" open" if None in known else "")
         lines.append(f"{g['group']} & {tex(g['family'])}, \\texttt{{{tex(g['encoding'])}}} & "
                      f"{g['count']} & {_short_span(g['variables'])} & "
                      f"{_short_span(g['clauses'])} & {result.strip()} \\\\")

@@ -124,6 +124,9 @@ _ROW_CHECKS = {
     "expected-from": lambda v: isinstance(v, str) and len(v) < 1000,
     "text-sha256": _hex64,
     "group": _count,
+    "format": lambda v: v in ("cnf", "wcnf"),
+    "optimum": lambda v: v is None or v == "unknown" or isinstance(v, str)
+    and re.fullmatch(r"[0-9]{1,30}", v) is not None,
 }
 #: fields a manifest written before WCNF suites lacks: their value then
 _ROW_DEFAULTS = {"format": "cnf", "optimum": None}
@@ -156,16 +159,14 @@ class ManifestRow:
         """The typed row of a manifest.json instance row, or a UserError naming the field."""
         if not isinstance(row, dict):
             raise UserError(f"{where}: not a table")
-        row = {**_ROW_DEFAULTS, **row}
-        for key, ok in {**_ROW_CHECKS, "format": lambda v: v in ("cnf", "wcnf"),
-                        "optimum": lambda v: v is None or isinstance(v, str)}.items():
-            if not ok(row.get(key)):
+        fields = {**_ROW_DEFAULTS, **row}
+        for key, ok in _ROW_CHECKS.items():
+            if not ok(fields.get(key)):
                 raise UserError(f"{where}: field {key!r} is missing or not as publish writes "
-                                f"it ({str(row.get(key))[:100]!r})")
-        witness = row.get("witness")
-        return cls(**{key.replace("-", "_"): row[key] for key in (*_ROW_CHECKS,
-                                                                 *_ROW_DEFAULTS)},
-                   file=suite_path(row["file"], where, (INSTANCES,)),
+                                f"it ({str(fields.get(key))[:100]!r})")
+        witness = fields.get("witness")
+        return cls(**{key.replace("-", "_"): fields[key] for key in _ROW_CHECKS},
+                   file=suite_path(fields["file"], where, (INSTANCES,)),
                    witness=None if witness is None else suite_path(witness, where,
                                                                    (WITNESSES,)))
 
@@ -180,6 +181,13 @@ class ManifestRow:
     def maxsat(self) -> bool:
         """A WCNF instance of the MaxSAT Evaluation."""
         return self.format == "wcnf"
+
+    @property
+    def certified_optimum(self) -> int | None:
+        """A WCNF instance's certified optimum, None when it is open (or not WCNF)."""
+        if self.optimum is None or self.optimum == "unknown":
+            return None
+        return int(self.optimum)
 
 
 def read_sums(out: Path) -> dict[str, str] | None:
