@@ -56,9 +56,9 @@ def sliding(*, rows: int | None = None, cols: int | None = None, korf: int | Non
             budget: int | None = None, no_undo: bool = False, node_limit: int = 5_000_000,
             encoding: str = "rotated", seed: int = 0, solving: Solving | None = None,
             force: bool = False) -> Instance:
-    """A sliding-tile instance: can the ``start`` board (or Korf's instance ``korf``, a
-    random ``walk`` from the goal, ...) reach the goal (blank first) in ``budget`` moves?
-    Encodings: rotated, rotated-onehot, direct.
+    """A sliding-tile instance: does the ``start`` board (or a truncated optimal trace of
+    Korf's instance ``korf``, a random ``walk`` from the goal, ...) reach the goal (blank
+    first) in exactly ``budget`` moves? Encodings: rotated, rotated-onehot, direct.
 
     >>> inst = sliding(start=[1, 0, 2, 3], budget=1)
     >>> inst.expected, inst.formula.num_vars, inst.formula.num_clauses
