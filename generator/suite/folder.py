@@ -19,7 +19,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, SUFFIXES, part_name
 from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.paths import os_failure
-from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.params import SAFE_NAME
 
 # -- the layout of a suite folder and a results folder, every name in one place --------------
@@ -79,10 +79,7 @@ def read_suite_file(path: Path) -> bytes:
 
 
 def _text(path: Path) -> str:
-    try:
-        return read_suite_file(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return utf8_text(read_suite_file(path), str(path))
 
 
 def read_manifest(out: Path) -> dict:
@@ -289,10 +286,7 @@ def read_table(path: Path, columns: tuple[str, ...],
     ``data``, read already) whose header has every one of ``columns``, a ``file`` column
     naming files in instances/ and a ``hash`` column of GBD hashes; returns (rows, its
     columns) or a UserError."""
-    try:
-        text = _text(path) if data is None else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    text = _text(path) if data is None else utf8_text(data, str(path))
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         rows, header = list(reader), reader.fieldnames or []
