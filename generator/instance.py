@@ -15,10 +15,11 @@ from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.counting import projection_of
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.header import FORMAT_VERSION
-from puzzlesat.generator.core.save import check_outputs, save_with_witness, write_instance
+from puzzlesat.generator.core.save import save_instance, write_instance
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.counting import Count, count_module
 from puzzlesat.generator.families.params import (
@@ -67,6 +68,11 @@ class Instance:
             "reproduce": reproduce_command(self.family, self.params, self.seed, self.encoding,
                                            self.name, self.count is not None),
         }
+
+    def dimacs(self, header: bool = True) -> str:
+        """The instance's DIMACS text as ``puzzlesat generate`` writes it (uncompressed):
+        the header's comment lines (none when ``header`` is False), ``p cnf``, the clauses."""
+        return dimacs_bytes(self.formula, self.header() if header else None).decode()
 
     def witness_json(self) -> dict | None:
         """The witness file's JSON, or None when no solution is known."""
@@ -160,15 +166,12 @@ def generate_files(family_name: str, params: dict, output: str, witness: str | N
     ``-`` = stdout) and, with ``witness``, its known solution as JSON: both files or neither.
     The paths are checked before anything is built; an instance without a known solution has
     no witness to write (a UserError)."""
-    check_outputs(output, witness)
-    inst = build(family_name, params, encoding, seed, name, solving=solving, force=force,
-                 count=count)
-    solution = inst.witness_json() if witness else None
-    if witness and solution is None:
-        raise UserError(f"{inst.name} has no known solution to write (expected {inst.expected})")
-    save_with_witness(output, lambda path: write_instance(path, inst.formula, inst.header()),
-                      witness, solution)
-    return inst
+    return save_instance(
+        output, witness,
+        lambda: build(family_name, params, encoding, seed, name, solving=solving, force=force,
+                      count=count),
+        lambda inst, path: write_instance(path, inst.formula, inst.header()),
+        lambda inst: f"{inst.name} has no known solution to write (expected {inst.expected})")
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError, prefixed, shown
-from puzzlesat.generator.core.save import check_outputs, save_with_witness, write_wcnf_instance
+from puzzlesat.generator.core.save import save_instance, write_wcnf_instance
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families import get_family
@@ -122,14 +122,10 @@ def generate_wcnf_files(family_name: str, params: dict, output: str,
                         seed: int | None = None, name: str | None = None) -> WcnfInstance:
     """``generate --format wcnf``: build the MaxSAT instance and write it to ``output`` and,
     with ``witness``, its best known arrangement as JSON: both files or neither."""
-    check_outputs(output, witness)
-    inst = build_wcnf(family_name, params, encoding, seed, name)
-    solution = inst.witness_json() if witness else None
-    if witness and solution is None:
-        raise UserError(f"{inst.name} has no known arrangement to write")
-    save_with_witness(output, lambda path: write_wcnf_instance(path, inst.wcnf, inst.header()),
-                      witness, solution)
-    return inst
+    return save_instance(
+        output, witness, lambda: build_wcnf(family_name, params, encoding, seed, name),
+        lambda inst, path: write_wcnf_instance(path, inst.wcnf, inst.header()),
+        lambda inst: f"{inst.name} has no known arrangement to write")
 
 
 def puzzle_from_wcnf_header(header: dict):

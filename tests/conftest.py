@@ -14,6 +14,7 @@ from hypothesis import settings
 
 from puzzlesat.cli import main
 from puzzlesat.generator.suite import publish_suite
+from puzzlesat.generator.suite.folder import ManifestRow
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("PUZZLESAT_FIXTURES", REPO.parent / "shared" / "fixtures"))
@@ -25,6 +26,20 @@ DATA = REPO / "tests" / "data"
 # example counts).
 settings.register_profile("puzzlesat", deadline=None)
 settings.load_profile("puzzlesat")
+
+
+def instance_row(name: str, family: str = "sliding", result: str = "sat",
+                 hash: str | None = None) -> ManifestRow:
+    """A manifest row of a stub instance ``name`` (GBD hash: the md5 of its name unless
+    given), checked as one read from manifest.json is."""
+    import hashlib
+
+    return ManifestRow.from_row({
+        "hash": hash or hashlib.md5(name.encode()).hexdigest(), "name": name,
+        "file": f"instances/{name}.cnf.xz", "family": family, "result": result, "params": {},
+        "sha256": "0" * 64, "witness": None, "witness-sha256": None, "encoding": "e",
+        "variables": 1, "clauses": 1, "expected-from": "planted", "text-sha256": "0" * 64,
+        "group": 1}, name)
 
 
 def fixture_path(*parts: str) -> Path:

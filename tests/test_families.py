@@ -4,10 +4,13 @@ JSON round trips. A family added to the registry without a row here fails the fi
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from pysat.solvers import Solver
 from references import dimacs_problems
 
+from puzzlesat.generator import api
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.families import (
@@ -19,6 +22,7 @@ from puzzlesat.generator.families import (
     sliding,
 )
 from puzzlesat.generator.families.params import normalize_params
+from puzzlesat.generator.instance import build
 
 #: each module bound to the contract with its own puzzle and solution types, so that mypy checks
 #: every signature of the module against the Protocol (isinstance below sees the names only)
@@ -37,6 +41,32 @@ SMALL = {
 def test_every_family_has_a_contract_row_and_a_typed_binding():
     assert sorted(SMALL) == sorted(family_names())
     assert [f.NAME for f in (EDGE_MATCHING, SLIDING, FLOW)] == family_names()
+
+
+#: each family's Python function
+PYTHON_API = {"edge-matching": api.edge_matching, "sliding": api.sliding, "flow": api.flow}
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_the_python_function_takes_the_family_params_as_typed_keywords(name):
+    """Its keywords are the family's PARAMS with their defaults, in order, then the encoding
+    (the family's default), seed, solving and force; each has a type."""
+    family, signature = get_family(name), inspect.signature(PYTHON_API[name])
+    keywords = list(signature.parameters.values())
+    assert all(k.kind is k.KEYWORD_ONLY and k.annotation is not k.empty for k in keywords)
+    count = len(family.PARAMS)
+    assert [(k.name, k.default) for k in keywords[:count]] == \
+        [(p.name, p.default) for p in family.PARAMS]
+    assert [k.name for k in keywords[count:]] == ["encoding", "seed", "solving", "force"]
+    assert signature.parameters["encoding"].default == next(iter(family.ENCODINGS))
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_the_python_function_makes_the_command_line_instance(name):
+    """Its instance has the header and bytes of the instance the params build."""
+    made = PYTHON_API[name](**SMALL[name], seed=3)
+    assert made.dimacs() == build(name, SMALL[name], None, 3).dimacs()
+    assert made.dimacs().endswith(made.dimacs(header=False))
 
 
 @pytest.mark.parametrize("name", family_names())

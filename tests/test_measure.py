@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import assert_one_line_error, publish_tiny
+from conftest import assert_one_line_error, instance_row, publish_tiny
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
@@ -21,7 +21,7 @@ from puzzlesat.validate.runs.command import minisat_answer
 from puzzlesat.validate.runs.limits import TimeLimit
 from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.solvers import clauses
-from puzzlesat.validate.runs.submission import Rules, check_instances, selection
+from puzzlesat.validate.runs.submission_rules import Rules, check_instances, selection
 
 #: a fake MiniSat binary: argv is ``-verb=0 CNF RESULT``; the mode comes from the environment
 FAKE_MINISAT = r'''#!{python}
@@ -160,8 +160,7 @@ def row(solver, status="UNKNOWN", cpu="120.0", limit="120.0", ended="cpu-limit",
 
 def hard_of(*rows_, margin=2.0):
     runs = [CalibrationRow.from_row(r) for r in rows_]
-    instance = {"hash": "a" * 32, "name": "a", "family": "flow", "result": "sat"}
-    return check_instances([instance], runs, Rules(count=1, min_hard=1, margin=margin)) \
+    return check_instances([instance_row("a", "flow", hash="a" * 32)], runs, Rules(count=1, min_hard=1, margin=margin)) \
         .instances[0].hard
 
 
@@ -199,12 +198,11 @@ def test_a_row_no_run_gives_is_refused(change, why):
 
 
 def test_the_selection_takes_one_per_isohash_and_caps_by_author_and_family():
-    instance = {"hash": "", "name": "", "family": "flow", "result": "sat"}
     rows, runs, isohash = [], [], {}
     for index in range(20):
         digest = f"{index:032x}"
         family = "flow" if index < 18 else "sliding"
-        rows.append(dict(instance, hash=digest, name=f"i{index}", family=family))
+        rows.append(instance_row(f"i{index}", family, hash=digest))
         for solver in ("minisat22", "minisat-bin"):
             runs.append(CalibrationRow.from_row(row(solver, hash=digest)))
         runs.append(CalibrationRow.from_row(row("kissat-bin", "SAT", "5", "1000", "solver",

@@ -4,7 +4,6 @@ bundle whose instance files are named by their GBD hash, written only where it m
 from __future__ import annotations
 
 import csv
-import hashlib
 import importlib.util
 import io
 import json
@@ -16,23 +15,19 @@ import tarfile
 from collections import Counter
 
 import pytest
-from conftest import REPO, assert_one_line_error, publish_tiny
+from conftest import REPO, assert_one_line_error, instance_row, publish_tiny
 
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.suite.calibration import calibration_files
+from puzzlesat.generator.suite.folder import ManifestRow
 from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.runs import submission
 from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.runs.submission import (
-    MARKER,
-    Rules,
-    build_bundle,
-    check_instances,
-    check_submission,
-)
+from puzzlesat.validate.runs.submission import MARKER, build_bundle, check_submission
+from puzzlesat.validate.runs.submission_rules import Rules, check_instances
 
 if importlib.util.find_spec("gbdc") is None:  # in the test extra; never imported here
     pytest.skip("gbdc is not installed", allow_module_level=True)
@@ -72,14 +67,13 @@ def copy(suite, tmp_path):
 
 def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
         reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0"
-        ) -> tuple[dict, list[CalibrationRow]]:
+        ) -> tuple[ManifestRow, list[CalibrationRow]]:
     """A stub instance row and its three calibration runs (python-sat's MiniSat, the MiniSat
     binary, the Kissat binary): (status, CPU seconds, time limit) each, started at ``load``
     on a 2-core machine."""
-    row = {"hash": hashlib.md5(name.encode()).hexdigest(), "name": name, "family": family,
-           "result": result}
+    row = instance_row(name, family, result)
     runs = [CalibrationRow.from_row({
-        "hash": row["hash"], "name": name, "file": f"instances/{name}.cnf.xz", "family": family,
+        "hash": row.hash, "name": name, "file": f"instances/{name}.cnf.xz", "family": family,
         "hardness-param": "k", "hardness": "1", "expected": result, "solver": solver,
         "time-limit": limit, "status": status, "cpu-seconds": seconds,
         "wall-seconds": seconds, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
@@ -91,7 +85,7 @@ def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
     return row, runs
 
 
-def stub(*instances) -> tuple[list[dict], list[dict]]:
+def stub(*instances) -> tuple[list[ManifestRow], list[CalibrationRow]]:
     rows, runs = [], []
     for row, mine in instances:
         rows.append(row)
@@ -166,7 +160,7 @@ def test_the_team_solver_and_its_limit_are_parameters():
 
 def test_isohash2_twins_break_the_rule_within_and_across_families():
     rows, runs = stub(run("a"), run("b"), run("c", family="flow"), run("d", family="flow"))
-    iso = dict(zip([r["hash"] for r in rows], ["1" * 16, "3" * 16, "2" * 16, "1" * 16]))
+    iso = dict(zip([r.hash for r in rows], ["1" * 16, "3" * 16, "2" * 16, "1" * 16]))
     check = check_instances(rows, runs, Rules(count=4, min_hard=0), iso)
     assert check.failures == ["rule: IsoHash2 distinct over the whole submission (the "
                               "selection groups by it across families and keeps one of each); "
@@ -191,7 +185,7 @@ def test_unknown_results_and_wrong_answers_are_named(copy):
     path.write_text(path.read_text().replace("UNSAT-UNCHECKED", "WRONG-ANSWER", 1))
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["instances"][2]["result"] = "unknown"
-    check = check_instances(manifest["instances"],
+    check = check_instances(ManifestRow.from_rows(manifest["instances"], "manifest"),
                             [CalibrationRow.from_row(r) for r in csv.DictReader(open(path))],
                             SCALED_RULES)
     assert check.failures == [

@@ -399,7 +399,7 @@ def test_real_solvers_at_tiny_sizes(tmp_path):
                        reference="cadical195:60"), tmp_path, progress=False)
     assert result.in_band == [3, 4]
     runs = [r for s in result.all_samples() for r in s.runs]
-    assert [(r["solver"], r["status"]) for r in runs] == \
+    assert [(r.solver, r.status) for r in runs] == \
         [("minisat22", "UNKNOWN"), ("cadical195", "SAT")] * 4
     spec = b'[suite]\nname = "s"\nauthor = "A"\nversion = "1"\nseed = 11\n\n' \
         + (tmp_path / "group.toml").read_bytes()

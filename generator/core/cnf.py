@@ -156,6 +156,18 @@ class Formula:
         """The variable ids of block ``name``."""
         return self.variables[name].ids
 
+    def values(self, model: np.ndarray) -> dict[str, np.ndarray]:
+        """A model (bool array indexed by variable, index 0 unused) read block by block:
+        name -> the block's truth values, shaped like the block.
+
+        >>> f = Formula()
+        >>> _ = f.new_vars("x", 2), f.new_vars("y", 1, 2)
+        >>> f.values(model_array([-1, 2, 3, -4], f.num_vars))
+        {'x': array([False,  True]), 'y': array([[ True, False]])}
+        """
+        model = np.asarray(model, dtype=bool)
+        return {name: model[block.ids] for name, block in self.variables.items()}
+
     # -- clauses ---------------------------------------------------------------------------
     def add(self, name: str, clauses) -> None:
         """Append the clauses (an array of rows or a :class:`Deferred`) as block ``name``."""

@@ -6,8 +6,11 @@ from __future__ import annotations
 import io
 import os
 import sys
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import (
     atomic_file,
     atomic_write,
@@ -20,6 +23,19 @@ from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.parallel import write_clauses
 from puzzlesat.generator.core.wcnf import Wcnf, stream_wcnf_clauses, wcnf_head
 from puzzlesat.generator.core.writer import dimacs_head, stream_clauses
+
+
+class HasWitness(Protocol):
+    """An instance :func:`save_instance` writes: a name and maybe a known solution."""
+
+    name: str
+
+    def witness_json(self) -> dict | None:
+        """The known solution as a witness file's JSON, or None."""
+
+
+#: the instance :func:`save_instance` builds and writes
+T = TypeVar("T", bound=HasWitness)
 
 
 def write_instance(path: str, formula: Formula, header: dict | None = None,
@@ -71,12 +87,21 @@ def check_outputs(output: str, witness: str | None) -> None:
         check_writable(output, "-o")
 
 
-def save_with_witness(output: str, save, witness: str | None, solution: dict | None) -> None:
-    """``save(output)`` writes the instance, then the ``solution`` goes to ``witness`` as
-    JSON: both files or neither (a failed or stopped run removes the instance it wrote)."""
+def save_instance(output: str, witness: str | None, build: Callable[[], T],
+                  write: Callable[[T, str], object], missing: Callable[[T], str]) -> T:
+    """``generate``'s files: ``-o`` and ``witness`` checked (:func:`check_outputs`) before
+    ``build()`` makes the instance, then ``write(instance, output)`` writes it and, with
+    ``witness``, its known solution (``instance.witness_json()``) goes there as JSON: both
+    files or neither (a failed or stopped run removes the instance it wrote). An instance
+    with no known solution has no witness to write: a UserError, ``missing(instance)``."""
+    check_outputs(output, witness)
+    inst = build()
+    solution = inst.witness_json() if witness else None
+    if witness and solution is None:
+        raise UserError(missing(inst))
     written = False
     try:
-        save(output)
+        write(inst, output)
         written = output != "-"
         if witness:
             atomic_write(witness, (canonical_json(solution) + "\n").encode())
@@ -84,3 +109,4 @@ def save_with_witness(output: str, save, witness: str | None, solution: dict | N
         if written and witness:
             os.unlink(output)  # the instance this run just wrote
         raise
+    return inst

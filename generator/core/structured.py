@@ -127,25 +127,26 @@ def json_bool(value: Any, where: str) -> bool:
     return value
 
 
+def _of_type(value: Any, where: str, kind: type, described: str) -> Any:
+    """``value`` when it is a ``kind``, else a UserError: ``where`` must be ``described``."""
+    if not isinstance(value, kind):
+        raise UserError(f"{where} must be {described}, got {json_text(value)}")
+    return value
+
+
 def json_str(value: Any, where: str) -> str:
     """``value`` when it is a JSON string, else a UserError naming ``where``."""
-    if not isinstance(value, str):
-        raise UserError(f"{where} must be a string, got {json_text(value)}")
-    return value
+    return _of_type(value, where, str, "a string")
 
 
 def json_object(value: Any, where: str) -> dict:
     """``value`` when it is a JSON object, else a UserError naming ``where``."""
-    if not isinstance(value, dict):
-        raise UserError(f"{where} must be a JSON object, got {json_text(value)}")
-    return value
+    return _of_type(value, where, dict, "a JSON object")
 
 
 def json_list(value: Any, where: str) -> list:
     """``value`` when it is a JSON array, else a UserError naming ``where``."""
-    if not isinstance(value, list):
-        raise UserError(f"{where} must be a list, got {json_text(value)}")
-    return value
+    return _of_type(value, where, list, "a list")
 
 
 def json_int_list(value: Any, where: str, lo: int | None = None,

@@ -29,6 +29,7 @@ from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.maxsat import build_wcnf, maxsat_module
+from puzzlesat.generator.suite.folder import ManifestRow
 
 RESULTS = ("sat", "unsat", "unknown")
 #: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)
@@ -40,46 +41,42 @@ def _title(spec) -> str:
     return spec.extra.get("title") or f"The {spec.name} benchmark suite"
 
 
-def _result_counts(rows) -> str:
+def _result_counts(rows: list[ManifestRow]) -> str:
     """``10 sat, 4 unsat``; MaxSAT (WCNF) rows count as certified optima or open."""
-    counts = Counter(row["result"] for row in rows if not _maxsat(row))
-    optima = Counter("open" if row.get("optimum") in (None, "unknown") else "optimum"
-                     for row in rows if _maxsat(row))
+    counts = Counter(row.result for row in rows if not row.maxsat)
+    optima = Counter("open" if row.certified_optimum is None else "optimum"
+                     for row in rows if row.maxsat)
     return ", ".join([f"{counts[r]} {r}" for r in RESULTS if counts[r]]
                      + ([f"{optima['optimum']} with a certified optimum"]
                         if optima["optimum"] else [])
                      + ([f"{optima['open']} open"] if optima["open"] else []))
 
 
-def _maxsat(row) -> bool:
-    return row.get("format", "cnf") == "wcnf"
-
-
-def _param_values(rows, family: str) -> dict[str, list[str]]:
+def _param_values(rows: list[ManifestRow], family: str) -> dict[str, list[str]]:
     """Each parameter of ``family`` with the distinct values the suite uses, in first-seen
     order."""
     values: dict[str, dict[str, None]] = {}
     for row in rows:
-        if row["family"] == family:
-            for key, value in row["params"].items():
+        if row.family == family:
+            for key, value in row.params.items():
                 text = value if isinstance(value, str) else canonical_json(value)
                 values.setdefault(key, {})[text] = None
     return {key: list(seen) for key, seen in values.items()}
 
 
-def _encodings(rows, family: str) -> list[tuple[str, str]]:
+def _encodings(rows: list[ManifestRow], family: str) -> list[tuple[str, str]]:
     """(label, description) of each encoding the family's rows use; a WCNF row's encoding is
     its MaxSAT form's, labelled with the format and its objective."""
     out = {}
     for row in rows:
-        if row["family"] != family:
+        if row.family != family:
             continue
-        if row.get("format", "cnf") == "wcnf":
+        if row.maxsat:
             module = maxsat_module(family)
-            out[f"{row['encoding']} (wcnf)"] = (f"{module.ENCODINGS[row['encoding']]}; MaxSAT, "
+            out[f"{row.encoding} (wcnf)"] = (f"{module.ENCODINGS[row.encoding]}; MaxSAT, "
                                                 f"minimise {module.OBJECTIVE}")
         else:
-            out[row["encoding"]] = get_family(family).ENCODINGS[row["encoding"]]
+            out[row.encoding] = get_family(family).ENCODINGS[row.encoding]
     return list(out.items())
 
 
@@ -105,15 +102,15 @@ def _cite(ref: dict) -> str:
     return ", ".join(p for p in parts if p) + "."
 
 
-def _group_summary(rows) -> list[dict]:
+def _group_summary(rows: list[ManifestRow]) -> list[dict]:
     """One line per (group, family, encoding): instance count, size ranges, results."""
     groups: dict[tuple, list] = {}
     for row in rows:
-        groups.setdefault((row["group"], row["family"], row["encoding"]), []).append(row)
+        groups.setdefault((row.group, row.family, row.encoding), []).append(row)
     out = []
     for (group, family, encoding), members in groups.items():
-        variables = [r["variables"] for r in members]
-        clauses = [r["clauses"] for r in members]
+        variables = [r.variables for r in members]
+        clauses = [r.clauses for r in members]
         out.append({"group": group, "family": family, "encoding": encoding,
                     "count": len(members), "variables": _span(variables),
                     "clauses": _span(clauses), "results": _result_counts(members)})
@@ -131,7 +128,7 @@ def _regenerate_lines(spec) -> list[str]:
 
 
 # -- description.md -------------------------------------------------------------------------------
-def markdown(spec, rows) -> str:
+def markdown(spec, rows: list[ManifestRow]) -> str:
     """The suite described for readers of the published folder."""
     lines = [f"# {_title(spec)}", "",
              f"Version {spec.version} by {spec.author}: {len(rows)} instances "
@@ -150,8 +147,8 @@ def markdown(spec, rows) -> str:
     lines += ["## Instances", "",
               "| name | encoding | variables | clauses | result | known from | GBD hash |",
               "|---|---|--:|--:|---|---|---|"]
-    lines += [f"| {r['name']} | {r['encoding']} | {r['variables']} | {r['clauses']} | "
-              f"{r['result']} | {r['expected-from']} | `{r['hash']}` |" for r in rows]
+    lines += [f"| {r.name} | {r.encoding} | {r.variables} | {r.clauses} | "
+              f"{r.result} | {r.expected_from} | `{r.hash}` |" for r in rows]
     lines += ["", "## Regenerating", "", "```"] + _regenerate_lines(spec) + ["```", ""]
     references = _references(spec)
     if references:
@@ -248,7 +245,8 @@ _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", 
           "Psi", "Omega"}
 
 
-def latex(spec, rows, plots: tuple[str, ...] = (), solving: Solving | None = None) -> str:
+def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
+          solving: Solving | None = None) -> str:
     """A 1-2 page IEEE-proceedings benchmark description, ready to edit and to compile with
     pdflatex: a picture of the smallest instance of each family, a summary table per group
     and, when the suite is calibrated, its hardness ``plots`` (file names beside it)."""
@@ -263,7 +261,7 @@ def latex(spec, rows, plots: tuple[str, ...] = (), solving: Solving | None = Non
            tex(f"{len(rows)} instances ({_result_counts(rows)}) of the families "
                f"{', '.join(spec.families)}, generated by puzzlesat {VERSION} "
                + ("with a known answer for every satisfiable instance"
-                  if not all(_maxsat(r) for r in rows) else
+                  if not all(r.maxsat for r in rows) else
                   "as weighted partial MaxSAT (WCNF 2022+), with the optimum certified by "
                   "construction wherever the header gives one")) + cites + ".",
            r"\end{abstract}", "", r"\section{Introduction}",
@@ -312,7 +310,8 @@ def _tex_paragraphs(text: str) -> str:
         for p in paragraphs if p)
 
 
-def _figure(spec, rows, plots: tuple[str, ...], solving: Solving | None) -> list[str]:
+def _figure(spec, rows: list[ManifestRow], plots: tuple[str, ...],
+            solving: Solving | None) -> list[str]:
     """One figure across both columns: the TikZ picture (the family's ``render_tikz``) of each
     family's smallest instance, with its known solution when the family draws one, and below
     them the calibration ``plots`` (each only if its file is there when compiled)."""
@@ -324,14 +323,14 @@ def _figure(spec, rows, plots: tuple[str, ...], solving: Solving | None) -> list
     pictures: list[str] = []
     names: list[str] = []
     for name in families:
-        mine = [r for r in rows if r["family"] == name and r["name"] in tasks]
+        mine = [r for r in rows if r.family == name and r.name in tasks]
         if not mine:  # a manifest that does not match the spec: verify reports it
             continue
-        row = min(mine, key=lambda r: (r["variables"], r["name"]))
+        row = min(mine, key=lambda r: (r.variables, r.name))
         letter = chr(ord("a") + len(pictures))
-        names.append(f"({letter}) \\texttt{{{tex(row['name'])}}}, {row['variables']:,} variables")
+        names.append(f"({letter}) \\texttt{{{tex(row.name)}}}, {row.variables:,} variables")
         pictures.append(f"\\begin{{minipage}}[b]{{{cell}}}\\centering\n"
-                        f"{_picture(spec, tasks[row['name']], solving)}\n"
+                        f"{_picture(spec, tasks[row.name], solving)}\n"
                         f"\\\\[2pt]\\footnotesize ({letter}) {tex(name)}\n\\end{{minipage}}")
     out = [r"\begin{figure*}[!t]", r"\centering", "\\hfill\n".join(pictures)]
     caption = ("The smallest instance of each family, drawn by its renderer with its known "
@@ -358,7 +357,7 @@ def _picture(spec, task, solving: Solving | None) -> str:
     return family.render_tikz(puzzle, family.witness(puzzle), width=PICTURE_WIDTH)
 
 
-def _summary_table(rows) -> str:
+def _summary_table(rows: list[ManifestRow]) -> str:
     """The instance summary, one line per group and encoding, in one column's width."""
     lines = [r"\begin{table}[tb]", r"\centering\footnotesize",
              r"\caption{The instances by group: variables and clauses (ranges), results.}",
@@ -368,17 +367,16 @@ def _summary_table(rows) -> str:
              r"\hline", r"grp & family, encoding & n & variables & clauses & result \\",
              r"\hline"]
     for g in _group_summary(rows):
-        results = Counter(r["result"] for r in rows if r["group"] == g["group"]
-                          and r["family"] == g["family"] and r["encoding"] == g["encoding"])
+        results = Counter(r.result for r in rows if r.group == g["group"]
+                          and r.family == g["family"] and r.encoding == g["encoding"])
         unknown = f"/{results['unknown']}?" if results["unknown"] else ""
         result = f"{results['sat']}/{results['unsat']}{unknown}"
-        mine = [r for r in rows if r["group"] == g["group"] and _maxsat(r)]
+        mine = [r for r in rows if r.group == g["group"] and r.maxsat]
         if mine:  # a WCNF group: its certified optima
-            optima = sorted({int(r["optimum"]) for r in mine
-                             if r.get("optimum") not in (None, "unknown")})
+            known = [r.certified_optimum for r in mine]
+            optima = sorted({o for o in known if o is not None})
             result = ("opt " + "--".join(dict.fromkeys(map(str, (optima[0], optima[-1]))))
-                      if optima else "") + (" open" if any(
-                          r.get("optimum") in (None, "unknown") for r in mine) else "")
+                      if optima else "") + (" open" if None in known else "")
         lines.append(f"{g['group']} & {tex(g['family'])}, \\texttt{{{tex(g['encoding'])}}} & "
                      f"{g['count']} & {_short_span(g['variables'])} & "
                      f"{_short_span(g['clauses'])} & {result.strip()} \\\\")

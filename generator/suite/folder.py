@@ -19,7 +19,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import PART_NAME, SUFFIXES, part_name
 from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.paths import os_failure
-from puzzlesat.generator.core.structured import load_json
+from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.params import SAFE_NAME
 
 # -- the layout of a suite folder and a results folder, every name in one place --------------
@@ -39,7 +39,6 @@ ANSWER_SUFFIX = ".out"
 PROOF_SUFFIX = ".drat"
 #: no suite-level file publish writes is this big (a manifest of 100,000 instances is ~70 MB)
 MAX_SUITE_FILE_BYTES = 1 << 30
-#: the fields of a manifest.json instance row that code reads back, and their checks
 _HEX32 = re.compile(r"\A[0-9a-f]{32}\Z")
 _HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
 _SUM_LINE = re.compile(r"\A([0-9a-f]{64})  (.+)\Z")
@@ -80,15 +79,12 @@ def read_suite_file(path: Path) -> bytes:
 
 
 def _text(path: Path) -> str:
-    try:
-        return read_suite_file(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return utf8_text(read_suite_file(path), str(path))
 
 
 def read_manifest(out: Path) -> dict:
-    """``out/manifest.json`` checked: a suite with a safe name and instance rows whose fields
-    (hash, name, file, family, result, params, sha256, witness) have their published form."""
+    """``out/manifest.json`` checked: a suite with a safe name and instance rows each of which
+    :meth:`ManifestRow.from_row` accepts."""
     path = out / MANIFEST
     manifest = load_json(read_suite_file(path), str(path))
     suite = manifest.get("suite") if isinstance(manifest, dict) else None
@@ -98,47 +94,97 @@ def read_manifest(out: Path) -> dict:
     if not isinstance(suite.get("name"), str) or not SAFE_NAME.match(suite["name"]):
         raise UserError(f"{path}: suite name {str(suite.get('name'))[:100]!r} is not a safe "
                         f"name")
-    for number, row in enumerate(rows, 1):
-        ManifestRow.from_row(row, f"{path}: instance {number}")
+    ManifestRow.from_rows(rows, str(path))
     return manifest
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _hex64(value: object) -> bool:
+    return isinstance(value, str) and _HEX64.match(value) is not None
+
+
+#: the fields of a manifest.json instance row that code reads back, and their checks
+_ROW_CHECKS = {
+    "hash": lambda v: isinstance(v, str) and _HEX32.match(v) is not None,
+    "name": lambda v: isinstance(v, str) and SAFE_NAME.match(v) is not None,
+    "family": lambda v: isinstance(v, str) and len(v) < 100,
+    "result": lambda v: v in ("sat", "unsat", "unknown"),
+    "params": lambda v: isinstance(v, dict),
+    "sha256": _hex64,
+    "witness-sha256": lambda v: v is None or _hex64(v),
+    "encoding": lambda v: isinstance(v, str) and len(v) < 100,
+    "variables": _count,
+    "clauses": _count,
+    "expected-from": lambda v: isinstance(v, str) and len(v) < 1000,
+    "text-sha256": _hex64,
+    "group": _count,
+    "format": lambda v: v in ("cnf", "wcnf"),
+    "optimum": lambda v: v is None or v == "unknown" or isinstance(v, str)
+    and re.fullmatch(r"[0-9]{1,30}", v) is not None,
+}
+#: fields a manifest written before WCNF suites lacks: their value then
+_ROW_DEFAULTS = {"format": "cnf", "optimum": None}
 
 
 @dataclass(frozen=True)
 class ManifestRow:
     """One instance row of manifest.json as code reads it back, every field checked."""
 
-    hash: str
+    hash: str  # GBD hash
     name: str
-    file: str
+    file: str  # instances/<name>.<format><compression>
     family: str
-    result: str
+    result: str  # sat / unsat / unknown
     params: dict
-    sha256: str
-    witness: str | None
+    sha256: str  # of the file's bytes
+    witness: str | None  # witnesses/<name>.json
     witness_sha256: str | None
+    encoding: str
+    variables: int
+    clauses: int
+    expected_from: str
+    text_sha256: str  # of the uncompressed text
+    group: int  # the spec's [[group]] number
+    format: str = "cnf"  # or "wcnf"
+    optimum: str | None = None  # a WCNF instance's certified optimum, "unknown" if none
 
     @classmethod
     def from_row(cls, row: object, where: str) -> ManifestRow:
         """The typed row of a manifest.json instance row, or a UserError naming the field."""
         if not isinstance(row, dict):
             raise UserError(f"{where}: not a table")
-        checks = {"hash": lambda v: isinstance(v, str) and _HEX32.match(v),
-                  "name": lambda v: isinstance(v, str) and SAFE_NAME.match(v),
-                  "family": lambda v: isinstance(v, str) and len(v) < 100,
-                  "result": lambda v: v in ("sat", "unsat", "unknown"),
-                  "params": lambda v: isinstance(v, dict),
-                  "sha256": lambda v: isinstance(v, str) and _HEX64.match(v),
-                  "witness-sha256": lambda v: v is None or isinstance(v, str)
-                  and _HEX64.match(v)}
-        for key, ok in checks.items():
-            if not ok(row.get(key)):
+        fields = {**_ROW_DEFAULTS, **row}
+        for key, ok in _ROW_CHECKS.items():
+            if not ok(fields.get(key)):
                 raise UserError(f"{where}: field {key!r} is missing or not as publish writes "
-                                f"it ({str(row.get(key))[:100]!r})")
-        witness = row.get("witness")
-        return cls(row["hash"], row["name"], suite_path(row["file"], where, (INSTANCES,)),
-                   row["family"], row["result"], row["params"], row["sha256"],
-                   None if witness is None else suite_path(witness, where, (WITNESSES,)),
-                   row["witness-sha256"])
+                                f"it ({str(fields.get(key))[:100]!r})")
+        witness = fields.get("witness")
+        return cls(**{key.replace("-", "_"): fields[key] for key in _ROW_CHECKS},
+                   file=suite_path(fields["file"], where, (INSTANCES,)),
+                   witness=None if witness is None else suite_path(witness, where,
+                                                                   (WITNESSES,)))
+
+    @classmethod
+    def from_rows(cls, rows: list, where: str) -> list[ManifestRow]:
+        """Every instance row of a manifest typed (:meth:`from_row`), or a UserError naming
+        the first bad one."""
+        return [cls.from_row(row, f"{where}: instance {number}")
+                for number, row in enumerate(rows, 1)]
+
+    @property
+    def maxsat(self) -> bool:
+        """A WCNF instance of the MaxSAT Evaluation."""
+        return self.format == "wcnf"
+
+    @property
+    def certified_optimum(self) -> int | None:
+        """A WCNF instance's certified optimum, None when it is open (or not WCNF)."""
+        if self.optimum is None or self.optimum == "unknown":
+            return None
+        return int(self.optimum)
 
 
 def read_sums(out: Path) -> dict[str, str] | None:
@@ -240,10 +286,7 @@ def read_table(path: Path, columns: tuple[str, ...],
     ``data``, read already) whose header has every one of ``columns``, a ``file`` column
     naming files in instances/ and a ``hash`` column of GBD hashes; returns (rows, its
     columns) or a UserError."""
-    try:
-        text = _text(path) if data is None else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    text = _text(path) if data is None else utf8_text(data, str(path))
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         rows, header = list(reader), reader.fieldnames or []

@@ -15,7 +15,7 @@ from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.suite import describe
 from puzzlesat.generator.suite.build import Built
 from puzzlesat.generator.suite.calibration import CALIBRATION_FILE
-from puzzlesat.generator.suite.folder import SPEC_FILE, table_bytes
+from puzzlesat.generator.suite.folder import MANIFEST, SPEC_FILE, ManifestRow, table_bytes
 from puzzlesat.generator.suite.spec import Spec, Task
 
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
@@ -57,6 +57,7 @@ def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | No
     in SHA256SUMS. ``solving`` regenerates the puzzles description.tex draws."""
     calibration = calibration or {}
     manifest = manifest_json(spec, rows)
+    typed = ManifestRow.from_rows(rows, MANIFEST)
     if CALIBRATION_FILE in calibration:
         manifest["calibration"] = list(csv.DictReader(
             io.StringIO(calibration[CALIBRATION_FILE].decode("utf-8"))))
@@ -65,14 +66,14 @@ def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | No
         **spec.inputs,
         "manifest.csv": manifest_csv(rows),
         "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
-        "description.md": describe.markdown(spec, rows).encode(),
-        "description.tex": describe.latex(spec, rows, tuple(
+        "description.md": describe.markdown(spec, typed).encode(),
+        "description.tex": describe.latex(spec, typed, tuple(
             name for name in calibration if name.endswith(".png")), solving).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
         **calibration,
     }
-    sums = {row["file"]: row["sha256"] for row in rows}
-    sums.update({row["witness"]: row["witness-sha256"] for row in rows if row["witness"]})
+    sums: dict[str, str | None] = {row.file: row.sha256 for row in typed}
+    sums.update({row.witness: row.witness_sha256 for row in typed if row.witness})
     sums.update({rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()})
     files["SHA256SUMS"] = "".join(f"{sums[rel]}  {rel}\n" for rel in sorted(sums)).encode()
     return files

@@ -391,8 +391,7 @@ def _remove_stale(out: Path, spec: Spec, previous: dict) -> None:
     never an unlisted or changed file, never through a symlink."""
     wanted = {t.file for t in spec.tasks} | {t.witness_file for t in spec.tasks}
     listed: dict[str, str | None] = {}
-    for number, data in enumerate(previous.get("instances", []), 1):
-        row = ManifestRow.from_row(data, f"{MANIFEST}: instance {number}")
+    for row in ManifestRow.from_rows(previous.get("instances", []), MANIFEST):
         listed[row.file] = row.sha256
         if row.witness:
             listed[row.witness] = row.witness_sha256

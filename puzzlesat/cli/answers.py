@@ -13,6 +13,7 @@ from puzzlesat.cli.options import (
     _TIME_LIMIT,
     _client,
     _executor_options,
+    solver_executor,
 )
 from puzzlesat.cli.stdout import write_stdout
 from puzzlesat.generator.core.errors import UserError
@@ -140,15 +141,13 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
                         overwrite, executor, scheduler):
     """Run the reference solver (or --solver-command) on every instance of a suite:
     RESULTS_DIR/<file>.out (and <file>.drat)."""
-    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.generator.suite.folder import suite_instances
     from puzzlesat.validate.runs.solve import check_client, solve_suite
 
     solver, command = _client(solver, solver_command)
     suite_instances(suite_dir)  # usage first: nothing started, no result touched
     check_client(solver, command, proof, time_limit)
-    # local: -j threads, each waiting on its solver's child process
-    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+    with solver_executor(executor, scheduler, jobs) as pool:
         run = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof,
                           executor=pool, command=command, overwrite=overwrite)
     click.echo(run.summary())

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from puzzlesat.cli.options import Seconds, _executor_options
+from puzzlesat.cli.options import (
+    _MARGIN,
+    _SOLVER_JOBS,
+    Seconds,
+    _executor_options,
+    solver_executor,
+)
 
 
 @click.command()
@@ -19,8 +25,7 @@ from puzzlesat.cli.options import Seconds, _executor_options
               show_default=True, metavar="SECONDS",
               help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "
                    "(wall-clock backstop: 10x + 10 s).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Solver runs in parallel (timings are fairer with 1).")
+@_SOLVER_JOBS
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
@@ -28,12 +33,10 @@ from puzzlesat.cli.options import Seconds, _executor_options
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
-    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.runs.calibrate import calibrate_suite
 
     names = [s.strip() for s in solvers.split(",") if s.strip()]
-    # local: -j threads, each waiting on its solver's child process
-    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+    with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
                                  only=only)
     click.echo(result.summary())
@@ -62,9 +65,7 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
               show_default=True, metavar="SOLVER:SECONDS",
               help="The band's lower edge (repeatable): in-band instances are solved by none "
                    "of them within SECONDS x --margin of CPU.")
-@click.option("--margin", type=float, default=2.0, show_default=True,
-              help="The easy limits' safety margin (>= 1): the competition's machines may be "
-                   "faster than this one.")
+@_MARGIN
 @click.option("--reference", default="kissat-bin:1000", show_default=True,
               metavar="SOLVER:SECONDS",
               help="The band's upper edge: in-band instances are solved by it within SECONDS "
@@ -72,8 +73,7 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Solver runs in parallel (timings are fairer with 1).")
+@_SOLVER_JOBS
 @click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
 @_executor_options
 def tune_command(family, axis, params, follows, encodings, samples, seed, easy, margin,
@@ -91,14 +91,12 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
       puzzlesat tune edge-matching --param border_colors=2 --param scramble \\
           --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
     """
-    from puzzlesat.generator.core.executors import make_executor
     from puzzlesat.validate.runs.tune import tune
     from puzzlesat.validate.runs.tune.plan import make_plan
 
     plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference,
                      margin)
-    # local: -j threads, each waiting on its solver's child process
-    with make_executor(executor, scheduler, 1 if executor == "local" else jobs) as pool:
+    with solver_executor(executor, scheduler, jobs) as pool:
         result = tune(plan, output, jobs, pool, plot=not no_plot)
     click.echo(result.summary())
     raise click.exceptions.Exit(result.exit_code)
@@ -119,9 +117,7 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
                    "hard instance is solved by none of them.")
 @click.option("--minisat-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS", help="The filter's CPU limit.")
-@click.option("--margin", type=float, default=2.0, show_default=True,
-              help="Hard means not solved within --minisat-limit x --margin (>= 1): the "
-                   "competition's machines may be faster than this one.")
+@_MARGIN
 @click.option("--count", type=click.IntRange(min=1), default=20, show_default=True,
               help="Instances a submission must have.")
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
@@ -140,7 +136,8 @@ def submission(directory, output, reference, time_limit, minisats, minisat_limit
     bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's
     bundle; ``--track mc``: the Model Counting Competition's (every instance has a certified
     count)."""
-    from puzzlesat.validate.runs.submission import Rules, build_bundle, check_submission
+    from puzzlesat.validate.runs.submission import build_bundle, check_submission
+    from puzzlesat.validate.runs.submission_rules import Rules
 
     if track == "maxsat":
         from puzzlesat.validate.runs.maxsat_submission import build_maxsat_bundle

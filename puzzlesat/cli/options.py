@@ -46,6 +46,27 @@ def _executor_options(command):
                                                 "results).")(command)
 
 
+#: ``-j`` of the commands that time solver runs
+_SOLVER_JOBS = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1,
+                            show_default=True,
+                            help="Solver runs in parallel (timings are fairer with 1).")
+#: ``--margin`` of the commands that apply the competition's MiniSat filter
+_MARGIN = click.option("--margin", type=float, default=2.0, show_default=True,
+                       help="The MiniSat filter's safety margin (>= 1): an instance is hard "
+                            "when the easy solvers do not solve it within their CPU limit x "
+                            "MARGIN, since the competition's machines may be faster than "
+                            "this one.")
+
+
+def solver_executor(executor: str, scheduler: str | None, jobs: int):
+    """The executor of a command that runs solvers (``--executor``, ``--scheduler``, ``-j``):
+    locally one thread per run, each waiting on its solver's child process (the solver pool
+    holds ``jobs`` of them); on Dask ``jobs`` workers."""
+    from puzzlesat.generator.core.executors import make_executor
+
+    return make_executor(executor, scheduler, 1 if executor == "local" else jobs)
+
+
 _SOLVER = click.option("--solver", default=None,
                        help="python-sat solver or alias (cadical195, kissat404, glucose4, "
                             "minisat22, ...) [default: cadical195].")

@@ -14,24 +14,26 @@ a failing verdict.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
-import stat
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.core.files import compress
-from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.wcnf_reader import read_wcnf
+from puzzlesat.generator.suite.folder import ManifestRow, table_bytes
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.maxsat import certified_bounds
 from puzzlesat.validate.report import FAILED
 from puzzlesat.validate.runs.calibrate import read_trusted_calibration
 from puzzlesat.validate.runs.maxsat import REFERENCE
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.runs.submission import BUNDLE_COPIES, manifest_rows, write_bundle
+from puzzlesat.validate.runs.submission import (
+    BUNDLE_COPIES,
+    instance_rows,
+    suite_copies,
+    write_bundle,
+    xz_instance,
+)
 
 METADATA_COLUMNS = ("file", "family", "variables", "clauses", "optimum", "lower-bound",
                     "upper-bound", "optimum-from", "best-known", "rc2-status", "rc2-seconds",
@@ -51,8 +53,8 @@ def build_maxsat_bundle(directory: str | os.PathLike,
     """Check the suite and write its MaxSAT bundle; (the archive's path, metadata rows)."""
     src = Path(directory)
     spec, manifest = read_published(src)
-    rows = manifest_rows(src, manifest)
-    cnf = [row["name"] for row in rows if row.get("format") != "wcnf"]
+    rows = instance_rows(src, manifest)
+    cnf = [row.name for row in rows if not row.maxsat]
     if cnf:
         raise UserError(f"{src}: {len(cnf)} instance(s) are not WCNF (e.g. {cnf[0]}): the "
                         f"MaxSAT track takes a suite of format = \"wcnf\" groups")
@@ -64,38 +66,23 @@ def build_maxsat_bundle(directory: str | os.PathLike,
                     raise UserError(f"{src}: RC2's calibration run on {run.name} was "
                                     f"{run.verdict}: {run.reason}")
                 runs[run.hash] = run
-    metadata = [_metadata(src, row, runs.get(row["hash"])) for row in rows]
-    files = {}
-    for row in rows:
-        data = (src / row["file"]).read_bytes()
-        if not row["file"].endswith(".xz"):
-            data = compress(decompress(data, row["file"]), "xz")
-        files[f"instances/{row['name']}.wcnf.xz"] = data
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, METADATA_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(metadata)
-    files["metadata.csv"] = buffer.getvalue().encode()
-    for name in BUNDLE_COPIES:
-        if not (src / name).is_file():
-            raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
-        files[name] = (src / name).read_bytes()
-    for plot in sorted(src.glob("calibration-*.png")):
-        if maxsat_bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
-            files[plot.name] = plot.read_bytes()
+    metadata = [_metadata(src, row, runs.get(row.hash)) for row in rows]
+    files = {f"instances/{row.name}.wcnf.xz": xz_instance(src, row) for row in rows}
+    files["metadata.csv"] = table_bytes(METADATA_COLUMNS, metadata)
+    files.update(suite_copies(src, maxsat_bundle_name))
     return write_bundle(src, output, files, maxsat_bundle_name), metadata
 
 
-def _metadata(src: Path, row: dict, run: CalibrationRow | None) -> dict:
+def _metadata(src: Path, row: ManifestRow, run: CalibrationRow | None) -> dict:
     """One metadata row: the bounds the instance's header states, certified again (its puzzle
     encodes to the file, its params prove the bounds: never a header's word), RC2's run."""
-    path = src / row["file"]
+    path = src / row.file
     wcnf = read_wcnf(path)
     with prefixed(f"{path}: "):
         certified_bounds(wcnf)  # a UserError when the header states other bounds
     header = wcnf.header
-    return {"file": f"{row['name']}.wcnf.xz", "family": row["family"],
-            "variables": row["variables"], "clauses": row["clauses"],
+    return {"file": f"{row.name}.wcnf.xz", "family": row.family,
+            "variables": row.variables, "clauses": row.clauses,
             "optimum": header.get("optimum", "unknown"),
             "lower-bound": header.get("lower-bound", ""),
             "upper-bound": header.get("upper-bound", ""),
@@ -103,4 +90,4 @@ def _metadata(src: Path, row: dict, run: CalibrationRow | None) -> dict:
             "best-known": header.get("best-known", ""),
             "rc2-status": run.status if run else "",
             "rc2-seconds": run.cpu_seconds if run and run.cpu_seconds is not None else "",
-            "sha256": row["text-sha256"]}
+            "sha256": row.text_sha256}

@@ -252,17 +252,27 @@ def _frame(at, go, frm, to) -> np.ndarray:
 
 
 # -- decoding and witnesses' models --------------------------------------------------------------
-def decode(puzzle: Puzzle, encoding: str, model: np.ndarray) -> Solution:
-    """The moves the model selects; a step selecting no move (or several) decodes to ``?``."""
-    model = np.asarray(model, dtype=bool)
+def numbering(puzzle: Puzzle, encoding: str) -> Formula:
+    """The variable blocks of ``encoding`` (a Formula holding them and no clause), numbered
+    as :func:`encode` numbers them."""
+    f = Formula()
     if encoding == "direct":
-        _, go = _direct_vars(Formula(), puzzle)
+        _direct_vars(f, puzzle)
+    else:
+        _rotated_vars(f, puzzle, tile_bits(puzzle.rows, puzzle.cols,
+                                           encoding == "rotated-onehot"))
+    return f
+
+
+def decode(puzzle: Puzzle, encoding: str, model: np.ndarray) -> Solution:
+    """The moves the model selects (the ``go`` or ``move`` block); a step selecting no move
+    (or several) decodes to ``?``."""
+    values = numbering(puzzle, encoding).values(model)
+    if encoding == "direct":
         letters = np.array(list(npuzzle.MOVES))[directed_edges(puzzle.rows, puzzle.cols)[2]]
-        chosen = model[go]
-        return Solution("".join(letters[row][0] if row.sum() == 1 else "?" for row in chosen))
-    _, moves = _rotated_vars(Formula(), puzzle, tile_bits(puzzle.rows, puzzle.cols,
-                                                          encoding == "rotated-onehot"))
-    codes = model[moves] @ np.array([1, 2])
+        return Solution("".join(letters[row][0] if row.sum() == 1 else "?"
+                                for row in values["go"]))
+    codes = values["move"] @ np.array([1, 2])
     return Solution("".join(npuzzle.MOVES[c] for c in codes))
 
 

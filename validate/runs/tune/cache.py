@@ -3,6 +3,7 @@ reused for any limit it decides."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
@@ -31,10 +32,10 @@ def _instance(task: Task):
                  solving=CheckedSolving(), force=True)
 
 
-def solve_task(task: Task, limit: Limit) -> dict:
+def solve_task(task: Task, limit: Limit) -> TuneRun:
     """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run's record
-    (picklable, no file access)."""
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
+    no file access)."""
     inst = _instance(task)
     flat = inst.formula.flat_literals()
     at_start = load()
@@ -48,22 +49,11 @@ def solve_task(task: Task, limit: Limit) -> dict:
     return TuneRun(gbd_hash_of_literals(flat), limit.solver, limit.seconds, result.status,
                    round(min(result.seconds, limit.seconds), 3), round(result.wall, 3),
                    result.ended_by, inst.expected, machine(), at_start,
-                   (_task_key(task),)).as_record()
+                   (_task_key(task),))
 
 
 #: a run record is a few hundred bytes; anything far larger was not written by tune
 MAX_RECORD = 1 << 16
-
-
-def _sound_record(record, name: str) -> bool:
-    """Whether ``record`` is a run :func:`solve_task` gives (:meth:`TuneRun.from_record`);
-    anything else in the cache (tampered, truncated, from another version) is ignored and the
-    run made again."""
-    try:
-        TuneRun.from_record(record, name)
-    except ValueError:
-        return False
-    return True
 
 
 class RunCache:
@@ -75,51 +65,77 @@ class RunCache:
     def __init__(self, folder: Path):
         # a symlinked runs/ would read and write another folder's files as tune's own
         self.folder = plain_folder(folder, "tune's run cache", create=False)
-        self.records: dict[tuple[str, str], dict] = {}
-        self.claimed: set[str] = set()  # task keys some record names
-        self.hashes: dict[str, str] = {}  # task key -> its instance's gbd hash (built)
+def _instance(task: Task):
+    """The task's instance, built as the tune's workers build it."""
+    return build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
+
+
+def solve_task(task: Task, limit: Limit) -> TuneRun:
+    """Worker: build the task's instance and run one solver on it (from the flat literal
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
+    no file access)."""
+    inst = _instance(task)
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if not is_regular_file(path):
                 continue  # not a file tune wrote: never read through it
             try:
-                record = load_json(read_input(path, MAX_RECORD, "tune run"), str(path))
-            except (UserError, OSError):
-                continue  # damaged: that run is simply made again (and the file replaced)
-            if _sound_record(record, path.name):
-                self._index(record)
+                run = TuneRun.from_record(load_json(read_input(path, MAX_RECORD, "tune run"),
+                                                    str(path)), path.name)
+            except (UserError, OSError, ValueError):
+                # damaged, tampered, from another version: that run is simply made again (and
+                # the file replaced)
+                continue
+            self._index(run)
 
-    def _index(self, record: dict) -> None:
-        self.records[(record["gbd_hash"], record["solver"])] = record
-        self.claimed.update(record["keys"])
+def _instance(task: Task):
+    """The task's instance, built as the tune's workers build it."""
+    return build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
 
-    def lookup(self, task: Task, limit: Limit) -> dict | None:
+
+def solve_task(task: Task, limit: Limit) -> TuneRun:
+    """Worker: build the task's instance and run one solver on it (from the flat literal
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
+    no file access)."""
+    inst = _instance(task)
+
+    def lookup(self, task: Task, limit: Limit) -> TuneRun | None:
         """The cached run that decides ``task`` at ``limit``, as a run at that limit."""
-        key = _task_key(task)
-        if key not in self.claimed:
+def _instance(task: Task):
+    """The task's instance, built as the tune's workers build it."""
+    return build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
+
+
+def solve_task(task: Task, limit: Limit) -> TuneRun:
+    """Worker: build the task's instance and run one solver on it (from the flat literal
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
+    no file access)."""
+    inst = _instance(task)
             return None
-        if key not in self.hashes:
-            self.hashes[key] = gbd_hash_of_literals(_instance(task).formula.flat_literals())
-        record = self.records.get((self.hashes[key], limit.solver))
-        if record is None:
-            return None
-        if record["status"] in ("SAT", "UNSAT"):
-            if record["seconds"] <= limit.seconds:
-                return {**record, "limit": limit.seconds}
-            return {**record, "limit": limit.seconds, "status": "UNKNOWN",
-                    "seconds": limit.seconds, "ended_by": CPU_LIMIT}
-        if record["limit"] >= limit.seconds:  # stopped at a CPU limit at least this one
-            return {**record, "limit": limit.seconds, "seconds": limit.seconds}
+        if run.status in ("SAT", "UNSAT"):
+            if run.seconds <= limit.seconds:
+                return replace(run, limit=limit.seconds)
+            return replace(run, limit=limit.seconds, status="UNKNOWN", seconds=limit.seconds,
+                           ended_by=CPU_LIMIT)
+        if run.limit >= limit.seconds:  # stopped at a CPU limit at least this one
+            return replace(run, limit=limit.seconds, seconds=limit.seconds)
         return None  # stopped below this limit: decides nothing here
 
-    def store(self, task: Task, record: dict) -> None:
+    def store(self, task: Task, run: TuneRun) -> None:
         """Record a run of ``task``, merging its keys with an earlier record of the instance."""
-        known = self.records.get((record["gbd_hash"], record["solver"]))
-        keys = sorted({*record["keys"], *(known["keys"] if known else [])})
-        record = {**record, "keys": keys}
+        known = self.records.get((run.gbd_hash, run.solver))
+        run = replace(run, keys=tuple(sorted({*run.keys, *(known.keys if known else ())})))
         plain_folder(self.folder, "tune's run cache")
-        atomic_write(self.folder / f"{record['gbd_hash']}.{record['solver']}.json",
-                     (canonical_json(record) + "\n").encode())
-        self._index(record)
-        self.hashes[_task_key(task)] = record["gbd_hash"]  # the worker built this task
+def _instance(task: Task):
+    """The task's instance, built as the tune's workers build it."""
+    return build(task.family, task.params, task.encoding, task.seed, task.name,
+                 solving=CheckedSolving(), force=True)
 
 
+def solve_task(task: Task, limit: Limit) -> TuneRun:
+    """Worker: build the task's instance and run one solver on it (from the flat literal
+    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
+    no file access)."""
+    inst = _instance(task)

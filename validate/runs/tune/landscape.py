@@ -40,11 +40,11 @@ def landscape_rows(result: Tune) -> list[dict]:
     plan = result.plan
     return [{"axis": plan.axis.name, "value": s.value, "replicate": s.task.replicate,
              "seed": s.task.seed if s.task.seed is not None else "",
-             "encoding": s.task.encoding, "solver": r["solver"], "limit": r["limit"],
-             "status": r["status"], "seconds": r["seconds"],
-             "wall_seconds": r["wall_seconds"], "ended_by": r["ended_by"],
-             "gbd_hash": r["gbd_hash"], "expected": r["expected"], "machine": r["machine"],
-             "load": r["load"], "params": canonical_json(s.task.params)}
+             "encoding": s.task.encoding, "solver": r.solver, "limit": r.limit,
+             "status": r.status, "seconds": r.seconds,
+             "wall_seconds": r.wall_seconds, "ended_by": r.ended_by,
+             "gbd_hash": r.gbd_hash, "expected": r.expected, "machine": r.machine,
+             "load": r.load, "params": canonical_json(s.task.params)}
             for s in result.all_samples() for r in s.runs]
 
 
@@ -65,7 +65,7 @@ def group_file(result: Tune) -> str | None:
             mine = [s for s in result.samples[value] if s.task.encoding == encoding]
             replicates = [s.task.replicate for s in mine if s.klass == "band"]
             if replicates:
-                times = sorted(s.runs[-1]["seconds"] for s in mine if s.klass == "band")
+                times = sorted(s.runs[-1].seconds for s in mine if s.klass == "band")
                 spread = f"{times[0]:.1f}" + (f"-{times[-1]:.1f}" if len(times) > 1 else "")
                 groups.append(f"# {plan.axis.name}={value}, {encoding}: {len(replicates)} of "
                               f"{len(mine)} in the band, {plan.reference.solver} {spread} s\n"
@@ -201,15 +201,15 @@ def _plot_solver(ax, result: Tune, limit: Limit, color: str, shift: float) -> No
     plan = result.plan
     xs, medians, lows, highs, stopped = [], [], [], [], []
     for value, samples in result.samples.items():
-        runs = [r for s in samples for r in s.runs if r["solver"] == limit.solver]
-        times = sorted(max(r["seconds"], 1e-3) for r in runs)
+        runs = [r for s in samples for r in s.runs if r.solver == limit.solver]
+        times = sorted(max(r.seconds, 1e-3) for r in runs)
         if not times:
             continue
         xs.append(value + shift)
         medians.append(times[len(times) // 2])
         lows.append(medians[-1] - times[0])
         highs.append(times[-1] - medians[-1])
-        stopped += [value + shift for r in runs if r["status"] == "UNKNOWN"]
+        stopped += [value + shift for r in runs if r.status == "UNKNOWN"]
     if not xs:
         return
     label = (f"{limit.solver} (where the easy solvers failed)" if limit is plan.reference

@@ -11,6 +11,7 @@ from typing import Any
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.suite.spec import Task
 from puzzlesat.validate.runs.processes import solver_pool
+from puzzlesat.validate.runs.records import TuneRun
 from puzzlesat.validate.runs.tune.cache import RunCache, solve_task
 from puzzlesat.validate.runs.tune.plan import CLASSES, HARD_STREAK, RUNS, Plan
 
@@ -22,18 +23,18 @@ class Sample:
     value: int
     task: Task
     easy_solvers: int = 1  # how many of the runs, at most, are easy solvers' (made first)
-    runs: list = field(default_factory=list)  # records, easy first
+    runs: list[TuneRun] = field(default_factory=list)  # easy solvers' first
 
     @property
     def klass(self) -> str | None:
         """easy (an easy solver solved it) / band (none did, the reference solver did) /
         hard (none did), or None while undecided."""
         easy = self.runs[:self.easy_solvers]
-        if any(run["status"] != "UNKNOWN" for run in easy):
+        if any(run.status != "UNKNOWN" for run in easy):
             return "easy"
         if len(self.runs) <= self.easy_solvers:
             return None
-        return "band" if self.runs[-1]["status"] != "UNKNOWN" else "hard"
+        return "band" if self.runs[-1].status != "UNKNOWN" else "hard"
 
 
 def median_class(samples: list[Sample]) -> str | None:
@@ -69,7 +70,7 @@ class Tune:
     @property
     def spent(self) -> float:
         """Solver seconds spent over every sample."""
-        return sum(r["seconds"] for s in self.all_samples() for r in s.runs)
+        return sum(r.seconds for s in self.all_samples() for r in s.runs)
 
     def all_samples(self) -> Iterator[Sample]:
         """Every sample, axis value by axis value."""
@@ -99,12 +100,12 @@ class Tune:
                          f"values in a row with the median not solved by "
                          f"{plan.reference.text()}")
         wrong = [r for s in self.all_samples() for r in s.runs
-                 if r["status"] in ("SAT", "UNSAT") and r["expected"] in ("SAT", "UNSAT")
-                 and r["status"] != r["expected"]]
+                 if r.status in ("SAT", "UNSAT") and r.expected in ("SAT", "UNSAT")
+                 and r.status != r.expected]
         if wrong:
             lines.append(f"WARNING: {len(wrong)} answers contradict the known result (first: "
-                         f"{wrong[0]['solver']} said {wrong[0]['status']} on "
-                         f"{wrong[0]['gbd_hash']})")
+                         f"{wrong[0].solver} said {wrong[0].status} on "
+                         f"{wrong[0].gbd_hash})")
         if self.in_band:
             lines.append(f"in the band (solved by neither {plan.easy_text()}, solved by "
                          f"{plan.reference.text()}): "
@@ -153,10 +154,10 @@ def _run_value(samples: list[Sample], plan: Plan, cache: RunCache, executor, slo
                fresh: dict, bar) -> None:
     """The first easy solver on every sample, each further one (then the reference solver)
     on those still undecided while the median is undecided."""
-    def finish(sample: Sample, record: dict, made: bool) -> None:
+    def finish(sample: Sample, record: TuneRun, made: bool) -> None:
         if made:
             cache.store(sample.task, record)
-            fresh["seconds"] += record["seconds"]
+            fresh["seconds"] += record.seconds
             fresh["runs"] += 1
         sample.runs.append(record)
         if sample.klass is not None:
