@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import lzma
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,13 @@ from puzzlesat.generator.core.counting import Projection, projection_of, read_pr
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
 from puzzlesat.generator.families.counting import count_by_enumeration
-from puzzlesat.generator.families.edgematch.count import count_boards, orientations
+from puzzlesat.generator.families.edgematch import count as em_count
+from puzzlesat.generator.families.edgematch.count import (
+    MAX_NODES,
+    SearchBound,
+    count_boards,
+    orientations,
+)
 from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.count import count_sequences
@@ -190,6 +197,46 @@ def test_parity_unsat_board_counts_zero_from_its_certificate():
                                      "unsat": "parity"}, "compact")
     assert (inst.count.value, inst.count.source) == (0, inst.expected_from)
     assert count_boards(inst.puzzle) == 0
+
+
+def test_board_search_stops_at_its_bound():
+    """Past ``max_nodes`` candidates placed the search stops with the bound in one line."""
+    with pytest.raises(SearchBound, match="passed its bound of 10 candidates placed"):
+        count_boards(load_pieces("four-squares"), max_nodes=10)
+    assert count_boards(load_pieces("four-squares"), max_nodes=10_000) == 72
+
+
+def test_a_board_past_the_bound_has_an_unknown_count_never_a_guess(monkeypatch, tmp_path,
+                                                                   puzzlesat):
+    """generate --count past the bound: the note names the bound, the header says unknown, and
+    a counter's answer on it is UNCHECKED (the validator counts again with the same bound)."""
+    monkeypatch.setattr(em_count, "MAX_NODES", 10)
+    path = tmp_path / "fs.cnf"
+    run = puzzlesat("generate", "edge-matching", "--pieces", "four-squares", "--count",
+                    "-o", path)
+    assert run.code == 0 and "mc count unknown (none (the search over the pieces passed its " \
+        "bound of 10 candidates placed))" in run.err, run.err
+    assert read_dimacs(path).header["count"] == "unknown"
+    out = tmp_path / "o.out"
+    out.write_text(answer("72", track="mc"))
+    run = puzzlesat("validate-count", path, out)
+    assert run.code == 1 and run.out.startswith("UNCHECKED"), run.out
+
+
+def test_the_mc_suites_boards_stay_far_within_the_search_bound():
+    """Every edge-matching board of suites/mc-puzzles.toml is counted within a tenth of
+    MAX_NODES, to the count its header would carry."""
+    from puzzlesat.generator.core.seeds import Rng
+    from puzzlesat.generator.families import get_family
+    from puzzlesat.generator.suite.spec import load_spec
+
+    spec = load_spec(Path(__file__).parent.parent / "suites" / "mc-puzzles.toml")
+    boards = [task for task in spec.tasks if task.family == "edge-matching"]
+    assert len(boards) >= 4
+    family = get_family("edge-matching")
+    for task in boards:
+        puzzle = family.generate(task.params, Rng(task.seed or 0), None)
+        assert count_boards(puzzle, MAX_NODES // 10) >= 1, task.name
 
 
 # -- flow ----------------------------------------------------------------------------------------
