@@ -557,3 +557,99 @@ def test_validate_count_of_a_self_contradicting_file_is_one_line(tmp_path, puzzl
     path.write_text(cnf)
     out.write_text(answer("1"))
     assert_one_line_error(puzzlesat("validate-count", path, out), why)
+
+
+# -- calibrating a counting suite with the model counters -----------------------------------------
+def lying_counter(source, counter, want_proof, cpu_limit=None, started=None):
+    """Ganak's answer plus one (module level: the counter's child finds it by name)."""
+    from puzzlesat.validate.runs.counters import count_models
+
+    answer = count_models(source, counter, want_proof, cpu_limit, started)
+    answer.value += 1
+    return answer
+
+
+@pytest.fixture(scope="module")
+def mc_suite(tmp_path_factory):
+    from puzzlesat.generator.suite.publish import publish_suite
+
+    folder = tmp_path_factory.mktemp("mc")
+    spec = folder / "mc.toml"
+    spec.write_bytes(MC_SPEC + b'\n[[group]]\nfamily = "sliding"\n'
+                     b'params = { rows = 2, cols = 2, start = [1, 0, 2, 3], budget = 3 }\n')
+    publish_suite(spec, folder / "suite", solving=CheckedSolving())
+    return folder / "suite"
+
+
+def test_calibrate_runs_the_counters_and_judges_their_counts(mc_suite, puzzlesat):
+    """calibrate --solvers ganak:60,approxmc:60 on a counting suite: every count judged by the
+    count judge against the certified count (Ganak's exact counts VERIFIED, with CPU seconds);
+    a plain instance of the suite is not counted; the suite still verifies."""
+    pytest.importorskip("pyganak")
+    pytest.importorskip("pyapproxmc")
+    from puzzlesat.generator.suite.verify import verify_suite
+    from puzzlesat.validate.runs.calibrate import read_calibration
+
+    run = puzzlesat("calibrate", mc_suite, "--solvers", "ganak:60,approxmc:60")
+    assert run.code == 0, run.err
+    assert "ganak: 3/4 solved within 60 s of CPU; 1 UNKNOWN, 3 VERIFIED" in run.out, run.out
+    rows = {(r.name, r.solver): r for r in read_calibration(mc_suite)}
+    four = rows["four-squares-compact-count", "ganak"]
+    assert (four.status, four.verdict, four.ended_by) == ("SAT", "VERIFIED", "solver")
+    assert four.reason.startswith("exact count 72 = the certified count")
+    assert 0 <= four.cpu_seconds <= 60 and four.hardness_param
+    plain = rows["sliding-2x2-8327f471-b3-rotated", "ganak"]
+    assert plain.verdict == "UNKNOWN" and "not a counting instance" in plain.reason
+    approx = [r for (name, solver), r in rows.items() if solver == "approxmc"
+              and name.endswith("-count")]
+    assert len(approx) == 3 and all(r.verdict == "VERIFIED" for r in approx)
+    assert all("approximate count" in r.reason for r in approx)
+    assert verify_suite(mc_suite).differences == []
+
+
+def test_calibrate_reports_a_wrong_count(mc_suite, tmp_path, monkeypatch):
+    """A counter whose count is one too many: WRONG-ANSWER on every counting instance, and
+    the run goes on."""
+    pytest.importorskip("pyganak")
+    import shutil
+
+    from puzzlesat.validate.runs import counters
+    from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
+
+    suite = tmp_path / "suite"
+    shutil.copytree(mc_suite, suite)
+    monkeypatch.setattr(counters, "count_models", lying_counter)
+    calibrate_suite(suite, ["ganak:60"], plot=False, only=("*-count",))
+    rows = [r for r in read_calibration(suite) if r.solver == "ganak"]
+    assert [r.verdict for r in rows if r.name.endswith("-count")] == ["WRONG-ANSWER"] * 3
+    assert any("exact count 73, the certified count is 72" in r.reason for r in rows)
+
+
+@pytest.mark.parametrize("solvers, fragment", [
+    ("ganak:soon", "--solvers ganak:soon"),
+    ("ganak:0", "--solvers ganak:0"),
+])
+def test_calibrate_refuses_a_bad_counter_limit(mc_suite, puzzlesat, solvers, fragment):
+    """A counter's limit is checked like a solver's, before any run: one line, exit 2."""
+    assert_one_line_error(puzzlesat("calibrate", mc_suite, "--solvers", solvers), fragment)
+
+
+@pytest.mark.parametrize("solver, verdict, ok", [
+    ("ganak", "VERIFIED", True), ("approxmc", "WRONG-ANSWER", True), ("ganak", "UNKNOWN", True),
+    ("ganak", "VERIFIED-SAT", False), ("minisat22", "VERIFIED", False),
+    ("minisat22", "VERIFIED-SAT", True),
+])
+def test_a_calibration_row_has_its_judges_verdicts_only(solver, verdict, ok):
+    """A counter's row holds a count judge verdict, a solver's a validator verdict."""
+    from puzzlesat.validate.runs.records import CalibrationRow
+
+    row = {"hash": "a" * 32, "name": "a", "file": "instances/a.cnf.xz", "family": "flow",
+           "hardness-param": "width", "hardness": "5", "expected": "sat", "solver": solver,
+           "time-limit": "300", "status": "SAT", "cpu-seconds": "1.5", "wall-seconds": "1.6",
+           "ended-by": "solver", "verdict": verdict, "reason": "", "machine": "cpu x2",
+           "load": "0.1"}
+    if ok:
+        assert CalibrationRow.from_row(row).verdict == verdict
+    else:
+        with pytest.raises(ValueError, match="is not a (count judge|validator) verdict"):
+            CalibrationRow.from_row(row)
