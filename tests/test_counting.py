@@ -543,6 +543,7 @@ def test_every_family_has_a_counting_module():
     for name in family_names():
         module = count_module(get_family(name))
         assert callable(module.shown) and callable(module.known_count)
+        assert isinstance(module.STORY, str) and "certified" in module.STORY.lower()
 
 
 @pytest.mark.parametrize("cnf, why", [

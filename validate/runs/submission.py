@@ -464,11 +464,17 @@ def bundle_files(src: Path, author: str, instances: list[dict],
         dict(zip(METADATA_COLUMNS, (row["hash"], author, row["family"],
                                     checks[row["hash"]].result, checks[row["hash"]].isohash2)))
         for row in instances))
+    return files | description_files(src)
+
+
+def description_files(src: Path) -> dict[str, bytes]:
+    """The suite's descriptions and citation (:data:`BUNDLE_COPIES`) and the calibration
+    plots description.tex includes, so the bundle's copy compiles whole."""
+    files = {}
     for name in BUNDLE_COPIES:
         if not (src / name).is_file():
             raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
         files[name] = (src / name).read_bytes()
-    # the hardness plots description.tex includes, so the bundle's copy compiles whole
     for plot in sorted(src.glob("calibration-*.png")):
         if bundle_name(plot.name) and stat.S_ISREG(plot.lstat().st_mode):
             files[plot.name] = plot.read_bytes()

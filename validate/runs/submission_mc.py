@@ -7,8 +7,10 @@ of the uncompressed files). Every instance must be a counting instance (``count 
 group) whose count is certified: the header's count is counted again from its puzzle
 (:func:`~puzzlesat.validate.count.certified_count`), never copied. The bundle is written like
 the SAT one (:func:`~puzzlesat.validate.runs.submission.write_bundle`): a folder holding
-``instances/<name>.cnf.bz2``, ``counts.txt``, ``checksums.txt``, ``description.tex/.md`` and
-``CITATION.cff``, and beside it ``<folder>.tar`` (the instances are compressed already).
+``instances/<name>.cnf.bz2``, ``counts.txt``, ``checksums.txt``, ``description.tex/.md``
+(a counting suite's: what each count counts, how it is certified, the counts beside the model
+counters' times when the suite is calibrated with them), the calibration plots it includes
+and ``CITATION.cff``, and beside it ``<folder>.tar`` (the instances are compressed already).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.count import certified_count
 from puzzlesat.validate.runs.submission import (
-    BUNDLE_COPIES,
+    description_files,
     manifest_rows,
     tar_bytes,
     write_bundle,
@@ -97,9 +99,6 @@ def build_mc_bundle(directory: str | os.PathLike, output: str | os.PathLike | No
         sums.append(f"{hashlib.sha256(inst.text).hexdigest()}  {inst.name}.cnf\n")
     files["counts.txt"] = "".join(counts).encode()
     files["checksums.txt"] = "".join(sums).encode()
-    for name in BUNDLE_COPIES:
-        if not (src / name).is_file():
-            raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
-        files[name] = (src / name).read_bytes()
+    files.update(description_files(src))
     return write_bundle(src, output, files, suffix=".tar",
                         archive_of=lambda top: tar_bytes(top, files))

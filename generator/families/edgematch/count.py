@@ -49,6 +49,20 @@ class SearchBound(Exception):
     """The search over the pieces passed its bound (the message says which)."""
 
 
+#: what a count of this family counts and how it is certified, for the suite's description
+STORY = (
+    "A model is a solved board: the piece on each square and the colours its sides show, which "
+    "fix its rotation. The encodings have no auxiliary variables, so the track is mc (every "
+    "variable shown). Two rotations of a piece that show the same colours (aaaa, or abab turned "
+    "half way) are one board; identical pieces are different pieces (swapping two is another "
+    "board). The symmetry of the whole board is not broken: the four rotations of a square "
+    "board's solution are four boards (a rectangle's half turn two), unless a rotation maps it "
+    "to itself. Certified by a backtracking search over the pieces by the puzzle's own rules, "
+    f"never through the CNF (bounded: past {MAX_NODES:,} candidates placed the count is "
+    "unknown); "
+    "the tests count the same boards by certified enumeration through the CNF.")
+
+
 def shown(puzzle: Puzzle, encoding: str, formula: Formula) -> np.ndarray:
     """Every variable: placements and diamond colours together name a solution."""
     return np.arange(1, formula.num_vars + 1, dtype=np.int32)
