@@ -606,11 +606,14 @@ def test_calibrate_runs_the_counters_and_judges_their_counts(mc_suite, puzzlesat
     assert len(approx) == 3 and all(r.verdict == "VERIFIED" for r in approx)
     assert all("approximate count" in r.reason for r in approx)
     assert verify_suite(mc_suite).differences == []
+    run = puzzlesat("submission", mc_suite, "--track", "mc", "-o", mc_suite.parent / "bundle")
+    assert run.code == 1 and "-b3-rotated.cnf.bz2: not a counting instance" in run.out
+    assert "four-squares-compact-count: mc 72 (exhaustive-search:pieces); ganak SAT " in run.out
 
 
-def test_calibrate_reports_a_wrong_count(mc_suite, tmp_path, monkeypatch):
+def test_calibrate_reports_a_wrong_count(mc_suite, tmp_path, monkeypatch, puzzlesat):
     """A counter whose count is one too many: WRONG-ANSWER on every counting instance, and
-    the run goes on."""
+    the run goes on; the mc submission then refuses the suite, naming each."""
     pytest.importorskip("pyganak")
     import shutil
 
@@ -624,6 +627,10 @@ def test_calibrate_reports_a_wrong_count(mc_suite, tmp_path, monkeypatch):
     rows = [r for r in read_calibration(suite) if r.solver == "ganak"]
     assert [r.verdict for r in rows if r.name.endswith("-count")] == ["WRONG-ANSWER"] * 3
     assert any("exact count 73, the certified count is 72" in r.reason for r in rows)
+    run = puzzlesat("submission", suite, "--track", "mc", "-o", tmp_path / "bundle")
+    assert run.code == 1 and "four-squares-compact-count: ganak WRONG-ANSWER in the " \
+        "calibration (exact count 73, the certified count is 72" in run.out, run.out
+    assert not (tmp_path / "bundle").exists()
 
 
 @pytest.mark.parametrize("solvers, fragment", [

@@ -25,8 +25,12 @@ from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.suite.calibration import CALIBRATION_FILE
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.count import certified_count
+from puzzlesat.validate.report import FAILED
+from puzzlesat.validate.runs.calibrate import read_trusted_calibration
+from puzzlesat.validate.runs.counters import COUNTERS
 from puzzlesat.validate.runs.submission import (
     description_files,
     manifest_rows,
@@ -42,6 +46,7 @@ class CountedInstance:
     track: str
     count: int | None
     source: str
+    runs: list[str] = field(default_factory=list)  # the counters' calibration runs on it
 
 
 @dataclass
@@ -50,19 +55,23 @@ class McCheck:
     failures: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        """One line per instance: name, track, certified count and how it is known."""
+        """One line per instance: name, track, certified count and how it is known, and the
+        model counters' calibration runs on it."""
         return [f"{i.name}: {i.track} {'unknown' if i.count is None else i.count} ({i.source})"
-                for i in self.instances]
+                + "".join(f"; {run}" for run in i.runs) for i in self.instances]
 
 
 def check_mc_submission(directory: str | os.PathLike,
                         solving: Solving | None = None) -> McCheck:
     """Every instance of the published suite read, its projection and certified count checked;
-    a failure per instance that is not a counting instance or has no certified count, and per
-    GBD hash that occurs twice."""
+    a failure per instance that is not a counting instance or has no certified count, per
+    GBD hash that occurs twice, and per model counter's count the calibration found wrong or
+    malformed (a certified count and a counter that disagree: one of them is wrong)."""
     src = Path(directory)
     _, manifest = read_published(src)
     check = McCheck()
+    calibration = read_trusted_calibration(src) if os.path.lexists(src / CALIBRATION_FILE) else []
+    counted = [run for run in calibration if run.solver in COUNTERS]
     seen: dict[str, str] = {}
     for row in manifest_rows(src, manifest):
         text = decompress((src / row["file"]).read_bytes(), row["file"])
@@ -72,8 +81,12 @@ def check_mc_submission(directory: str | os.PathLike,
         except UserError as exc:
             check.failures.append(f"{row['name']}: {exc}")
             continue
+        runs = [run for run in counted if run.hash == row["hash"]]
         check.instances.append(CountedInstance(row["name"], text, projection.track, count,
-                                               source))
+                                               source, [f"{run.solver} {run.cell()} {run.verdict}"
+                                                        for run in runs]))
+        check.failures += [f"{row['name']}: {run.solver} {run.verdict} in the calibration "
+                           f"({run.reason})" for run in runs if run.verdict in FAILED]
         if count is None:
             check.failures.append(f"{row['name']}: no certified count ({source})")
         if dimacs.gbd_hash in seen:
