@@ -20,7 +20,7 @@ pairs that fit what its filled neighbours above and to the left show and, on a b
 show the frame exactly on its outer sides. The search is bounded: past ``max_nodes``
 candidates placed (:data:`MAX_NODES` when a count is made or checked, the same bound at both
 ends) it stops with :class:`SearchBound`, and the count is unknown, never a guess. Every board
-of ``suites/mc-puzzles.toml`` needs far fewer (tests/test_counting.py checks the margin). Tests
+of ``suites/mc-puzzles.toml`` stays within it (tests/test_counting.py checks). Tests
 count the same boards through the CNF by enumeration.
 
 >>> from puzzlesat.generator.families.edgematch.puzzle import load_pieces
