@@ -137,6 +137,7 @@ def run_counter(path: str | os.PathLike, counter: str = "ganak",
     if projection is None:
         raise UserError(f"{path}: not a counting instance (no 'c t mc|pmc' line)")
     source = (str(path), seed)
+    notes: list[str]
     if limit is None:
         answer, notes, ended = count_models(source, counter, False), [], SOLVER
     else:
