@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import lzma
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,13 @@ from puzzlesat.generator.core.counting import Projection, projection_of, read_pr
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
 from puzzlesat.generator.families.counting import count_by_enumeration
-from puzzlesat.generator.families.edgematch.count import count_boards, orientations
+from puzzlesat.generator.families.edgematch import count as em_count
+from puzzlesat.generator.families.edgematch.count import (
+    MAX_NODES,
+    SearchBound,
+    count_boards,
+    orientations,
+)
 from puzzlesat.generator.families.edgematch.puzzle import load_pieces
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.count import count_sequences
@@ -190,6 +197,46 @@ def test_parity_unsat_board_counts_zero_from_its_certificate():
                                      "unsat": "parity"}, "compact")
     assert (inst.count.value, inst.count.source) == (0, inst.expected_from)
     assert count_boards(inst.puzzle) == 0
+
+
+def test_board_search_stops_at_its_bound():
+    """Past ``max_nodes`` candidates placed the search stops with the bound in one line."""
+    with pytest.raises(SearchBound, match="passed its bound of 10 candidates placed"):
+        count_boards(load_pieces("four-squares"), max_nodes=10)
+    assert count_boards(load_pieces("four-squares"), max_nodes=10_000) == 72
+
+
+def test_a_board_past_the_bound_has_an_unknown_count_never_a_guess(monkeypatch, tmp_path,
+                                                                   puzzlesat):
+    """generate --count past the bound: the note names the bound, the header says unknown, and
+    a counter's answer on it is UNCHECKED (the validator counts again with the same bound)."""
+    monkeypatch.setattr(em_count, "MAX_NODES", 10)
+    path = tmp_path / "fs.cnf"
+    run = puzzlesat("generate", "edge-matching", "--pieces", "four-squares", "--count",
+                    "-o", path)
+    assert run.code == 0 and "mc count unknown (none (the search over the pieces passed its " \
+        "bound of 10 candidates placed))" in run.err, run.err
+    assert read_dimacs(path).header["count"] == "unknown"
+    out = tmp_path / "o.out"
+    out.write_text(answer("72", track="mc"))
+    run = puzzlesat("validate-count", path, out)
+    assert run.code == 1 and run.out.startswith("UNCHECKED"), run.out
+
+
+def test_the_mc_suites_boards_stay_within_the_search_bound():
+    """Every edge-matching board of suites/mc-puzzles.toml is counted within MAX_NODES (the
+    hardest, em-5-3-3, needs between 3 and 5 million candidates placed)."""
+    from puzzlesat.generator.core.seeds import Rng
+    from puzzlesat.generator.families import get_family
+    from puzzlesat.generator.suite.spec import load_spec
+
+    spec = load_spec(Path(__file__).parent.parent / "suites" / "mc-puzzles.toml")
+    boards = [task for task in spec.tasks if task.family == "edge-matching"]
+    assert len(boards) >= 4
+    family = get_family("edge-matching")
+    for task in boards:
+        puzzle = family.generate(task.params, Rng(task.seed or 0), None)
+        assert count_boards(puzzle, MAX_NODES) >= 1, task.name
 
 
 # -- flow ----------------------------------------------------------------------------------------
@@ -497,6 +544,7 @@ def test_every_family_has_a_counting_module():
     for name in family_names():
         module = count_module(get_family(name))
         assert callable(module.shown) and callable(module.known_count)
+        assert isinstance(module.STORY, str) and "certified" in module.STORY.lower()
 
 
 @pytest.mark.parametrize("cnf, why", [
@@ -511,3 +559,106 @@ def test_validate_count_of_a_self_contradicting_file_is_one_line(tmp_path, puzzl
     path.write_text(cnf)
     out.write_text(answer("1"))
     assert_one_line_error(puzzlesat("validate-count", path, out), why)
+
+
+# -- calibrating a counting suite with the model counters -----------------------------------------
+def lying_counter(source, counter, want_proof, cpu_limit=None, started=None):
+    """Ganak's answer plus one (module level: the counter's child finds it by name)."""
+    from puzzlesat.validate.runs.counters import count_models
+
+    answer = count_models(source, counter, want_proof, cpu_limit, started)
+    answer.value += 1
+    return answer
+
+
+@pytest.fixture(scope="module")
+def mc_suite(tmp_path_factory):
+    from puzzlesat.generator.suite.publish import publish_suite
+
+    folder = tmp_path_factory.mktemp("mc")
+    spec = folder / "mc.toml"
+    spec.write_bytes(MC_SPEC + b'\n[[group]]\nfamily = "sliding"\n'
+                     b'params = { rows = 2, cols = 2, start = [1, 0, 2, 3], budget = 3 }\n')
+    publish_suite(spec, folder / "suite", solving=CheckedSolving())
+    return folder / "suite"
+
+
+def test_calibrate_runs_the_counters_and_judges_their_counts(mc_suite, puzzlesat):
+    """calibrate --solvers ganak:60,approxmc:60 on a counting suite: every count judged by the
+    count judge against the certified count (Ganak's exact counts VERIFIED, with CPU seconds);
+    a plain instance of the suite is not counted; the suite still verifies."""
+    pytest.importorskip("pyganak")
+    pytest.importorskip("pyapproxmc")
+    from puzzlesat.generator.suite.verify import verify_suite
+    from puzzlesat.validate.runs.calibrate import read_calibration
+
+    run = puzzlesat("calibrate", mc_suite, "--solvers", "ganak:60,approxmc:60")
+    assert run.code == 0, run.err
+    assert "ganak: 3/4 solved within 60 s of CPU; 1 UNKNOWN, 3 VERIFIED" in run.out, run.out
+    rows = {(r.name, r.solver): r for r in read_calibration(mc_suite)}
+    four = rows["four-squares-compact-count", "ganak"]
+    assert (four.status, four.verdict, four.ended_by) == ("SAT", "VERIFIED", "solver")
+    assert four.reason.startswith("exact count 72 = the certified count")
+    assert 0 <= four.cpu_seconds <= 60 and four.hardness_param
+    plain = rows["sliding-2x2-8327f471-b3-rotated", "ganak"]
+    assert plain.verdict == "UNKNOWN" and "not a counting instance" in plain.reason
+    approx = [r for (name, solver), r in rows.items() if solver == "approxmc"
+              and name.endswith("-count")]
+    assert len(approx) == 3 and all(r.verdict == "VERIFIED" for r in approx)
+    assert all("approximate count" in r.reason for r in approx)
+    assert verify_suite(mc_suite).differences == []
+    run = puzzlesat("submission", mc_suite, "--track", "mc", "-o", mc_suite.parent / "bundle")
+    assert run.code == 1 and "-b3-rotated.cnf.bz2: not a counting instance" in run.out
+    assert "four-squares-compact-count: mc 72 (exhaustive-search:pieces); ganak SAT " in run.out
+
+
+def test_calibrate_reports_a_wrong_count(mc_suite, tmp_path, monkeypatch, puzzlesat):
+    """A counter whose count is one too many: WRONG-ANSWER on every counting instance, and
+    the run goes on; the mc submission then refuses the suite, naming each."""
+    pytest.importorskip("pyganak")
+    import shutil
+
+    from puzzlesat.validate.runs import counters
+    from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
+
+    suite = tmp_path / "suite"
+    shutil.copytree(mc_suite, suite)
+    monkeypatch.setattr(counters, "count_models", lying_counter)
+    calibrate_suite(suite, ["ganak:60"], plot=False, only=("*-count",))
+    rows = [r for r in read_calibration(suite) if r.solver == "ganak"]
+    assert [r.verdict for r in rows if r.name.endswith("-count")] == ["WRONG-ANSWER"] * 3
+    assert any("exact count 73, the certified count is 72" in r.reason for r in rows)
+    run = puzzlesat("submission", suite, "--track", "mc", "-o", tmp_path / "bundle")
+    assert run.code == 1 and "four-squares-compact-count: ganak WRONG-ANSWER in the " \
+        "calibration (exact count 73, the certified count is 72" in run.out, run.out
+    assert not (tmp_path / "bundle").exists()
+
+
+@pytest.mark.parametrize("solvers, fragment", [
+    ("ganak:soon", "--solvers ganak:soon"),
+    ("ganak:0", "--solvers ganak:0"),
+])
+def test_calibrate_refuses_a_bad_counter_limit(mc_suite, puzzlesat, solvers, fragment):
+    """A counter's limit is checked like a solver's, before any run: one line, exit 2."""
+    assert_one_line_error(puzzlesat("calibrate", mc_suite, "--solvers", solvers), fragment)
+
+
+@pytest.mark.parametrize("solver, verdict, ok", [
+    ("ganak", "VERIFIED", True), ("approxmc", "WRONG-ANSWER", True), ("ganak", "UNKNOWN", True),
+    ("ganak", "VERIFIED-SAT", False), ("minisat22", "VERIFIED", False),
+    ("minisat22", "VERIFIED-SAT", True),
+])
+def test_a_calibration_row_has_its_judges_verdicts_only(solver, verdict, ok):
+    """A counter's row holds a count judge verdict, a solver's a validator verdict."""
+    from puzzlesat.validate.runs.records import CalibrationRow
+
+    row = {"hash": "a" * 32, "name": "a", "file": "instances/a.cnf.xz", "family": "flow",
+           "hardness-param": "width", "hardness": "5", "expected": "sat", "solver": solver,
+           "time-limit": "300", "status": "SAT", "cpu-seconds": "1.5", "wall-seconds": "1.6",
+           "ended-by": "solver", "verdict": verdict, "reason": "", "machine": "cpu x2",
+           "load": "0.1"}
+    if ok:
+        assert CalibrationRow.from_row(row).verdict == verdict
+    else:
+        with pytest.raises(ValueError, match="is not a (count judge|validator) verdict"):
+            CalibrationRow.from_row(row)

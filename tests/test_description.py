@@ -122,3 +122,33 @@ def test_hostile_spec_text_compiles_in_two_pages_and_runs_nothing(tmp_path):
     assert [line for line in log.splitlines() if line.startswith("!")] == []
     assert "(/etc/passwd" not in log and "root:" not in log  # never opened
     assert not list(tmp_path.rglob("PWNED"))
+
+
+@needs_tex
+def test_a_counting_suite_description_says_what_is_counted_and_lists_the_counts(tmp_path):
+    """A counting suite's description: what each family's count counts and how it is
+    certified, the count range in the abstract, and a table of every count beside Ganak's
+    CPU seconds from the calibration; it compiles in at most two pages."""
+    pytest.importorskip("pyganak")
+    from test_counting import MC_SPEC
+
+    from puzzlesat.validate.runs.certify import CheckedSolving
+
+    (tmp_path / "mc.toml").write_bytes(MC_SPEC)
+    suite = tmp_path / "suite"
+    publish_suite(tmp_path / "mc.toml", suite, solving=CheckedSolving())
+    calibrate_suite(suite, ["ganak:60"])
+    text = (suite / "description.tex").read_text()
+    assert "certified by construction, never by a model counter, from 1 to 72" in text
+    assert text.count(r"\emph{What is counted:}") == 2  # sliding and edge matching
+    assert "four rotations of a square board" in text and "undoing moves" in text
+    table = text[text.index(r"\label{tab:counts}"):text.index(r"\end{tabular}")]
+    assert r"instance & count & certified by & ganak s \\" in table
+    rows = [line for line in table.splitlines() if line.startswith(r"\texttt")]
+    assert [row.split(" & ")[1] for row in rows] == ["$1$", "$10$", "$72$"]
+    assert "ganak 3 VERIFIED" in text
+    markdown = (suite / "description.md").read_text()
+    assert "| four-squares-compact | 72 | search |" in markdown
+    pages, log = compile_tex(suite)
+    assert 1 <= pages <= 2, log[-2000:]
+    assert problems(log) == []

@@ -220,6 +220,16 @@ def judge_count(answer: CountAnswer, certified: int | None, projection: Projecti
                          f"certified count {_short(certified)}"], claimed, certified)
 
 
+def judge_count_output(text: str, certified: int | None, projection: Projection,
+                       epsilon: float | None = None) -> CountVerdict:
+    """:func:`judge_count` on the answer in a counter's output ``text``; output that cannot
+    be read or contradicts itself is MALFORMED."""
+    try:
+        return judge_count(parse_count_output(text), certified, projection, epsilon)
+    except MalformedCount as exc:
+        return CountVerdict("MALFORMED", [str(exc)], None, certified)
+
+
 def certified_count(dimacs: Dimacs, name: str,
                     solving: Solving | None = None) -> tuple[Projection, int | None, str]:
     """(projection, certified count or None, how it is known) of a counting instance. The
@@ -264,10 +274,7 @@ def validate_count_files(instance: str | os.PathLike, output: str | os.PathLike,
     dimacs = read_dimacs(instance)
     projection, certified, source = certified_count(dimacs, str(instance), solving)
     text = read_input(output, SMALL_INPUT, "counter output").decode("utf-8", "replace")
-    try:
-        verdict = judge_count(parse_count_output(text), certified, projection, epsilon)
-    except MalformedCount as exc:
-        verdict = CountVerdict("MALFORMED", [str(exc)], None, certified)
+    verdict = judge_count_output(text, certified, projection, epsilon)
     if certified is not None:
         verdict.reasons.append(f"certified count {_short(certified)} ({source})")
     verdict.instance, verdict.output = str(instance), str(output)

@@ -9,6 +9,8 @@ A family's counting module (``<family>/count.py``) defines
                    exhaustive search over the puzzle's own moves or pieces, a uniqueness proof,
                    or :func:`count_by_enumeration` with ``solving``), with how it is known;
                    ``Count(None, why)`` when it is not
+``STORY``          what a count counts (projected onto which variables, how symmetry is
+                   treated) and how it is certified, for a counting suite's description
 
 Counting by enumeration is certified: a solver lists the models projected onto the shown
 variables, blocking each; every model found is checked against every clause here (so each is a

@@ -31,6 +31,8 @@ class Built:
     expected: str
     expected_from: str
     optimum: str | None = None  # a WCNF instance's certified optimum ("unknown" if none)
+    count: str | None = None  # a counting instance's known count ("unknown" if none)
+    count_from: str | None = None  # how that count is known
 
 
 def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool = False,
@@ -54,10 +56,11 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
     else:
         inst = sat = build_checked(get_family(task.family), task.params, task.encoding,
                                    task.seed, task.name, solving, root, task.count)
+        header = sat.header()
         body = clause_bytes(sat.formula)
-        head = dimacs_head(sat.formula, sat.header())
+        head = dimacs_head(sat.formula, header)
         facts = (sat.formula.num_vars, sat.formula.num_clauses, sat.expected,
-                 sat.expected_from, None)
+                 sat.expected_from, None, header.get("count"), header.get("count-from"))
     text = head + body
     text_sha256 = hashlib.sha256(text).hexdigest()
     kind = None if task.compression == "none" else task.compression

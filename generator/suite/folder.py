@@ -124,9 +124,12 @@ _ROW_CHECKS = {
     "format": lambda v: v in ("cnf", "wcnf"),
     "optimum": lambda v: v is None or v == "unknown" or isinstance(v, str)
     and re.fullmatch(r"[0-9]{1,30}", v) is not None,
+    "count": lambda v: v is None or v == "unknown" or isinstance(v, str)
+    and re.fullmatch(r"[0-9]{1,4000}", v) is not None,
+    "count-from": lambda v: v is None or isinstance(v, str) and len(v) < 1000,
 }
-#: fields a manifest written before WCNF suites lacks: their value then
-_ROW_DEFAULTS = {"format": "cnf", "optimum": None}
+#: fields a manifest written before WCNF suites (or counting suites) lacks: their value then
+_ROW_DEFAULTS = {"format": "cnf", "optimum": None, "count": None, "count-from": None}
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,8 @@ class ManifestRow:
     group: int  # the spec's [[group]] number
     format: str = "cnf"  # or "wcnf"
     optimum: str | None = None  # a WCNF instance's certified optimum, "unknown" if none
+    count: str | None = None  # a counting instance's certified count, "unknown" if none
+    count_from: str | None = None  # how that count is known
 
     @classmethod
     def from_row(cls, row: object, where: str) -> ManifestRow:

@@ -47,6 +47,9 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
         "replicate": task.replicate,
         "format": task.format,
         "optimum": result.optimum,
+        # a counting instance's known count (the rows of other instances stay as they were)
+        **({} if result.count is None else {"count": result.count,
+                                            "count-from": result.count_from}),
     }
 
 
@@ -58,17 +61,18 @@ def suite_files(spec: Spec, rows: list[dict], calibration: dict[str, bytes] | No
     calibration = calibration or {}
     manifest = manifest_json(spec, rows)
     typed = ManifestRow.from_rows(rows, MANIFEST)
+    runs: list[dict] = []
     if CALIBRATION_FILE in calibration:
-        manifest["calibration"] = list(csv.DictReader(
+        runs = manifest["calibration"] = list(csv.DictReader(
             io.StringIO(calibration[CALIBRATION_FILE].decode("utf-8"))))
     files = {
         SPEC_FILE: spec.text,
         **spec.inputs,
         "manifest.csv": manifest_csv(rows),
         "manifest.json": (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode(),
-        "description.md": describe.markdown(spec, typed).encode(),
+        "description.md": describe.markdown(spec, typed, runs).encode(),
         "description.tex": describe.latex(spec, typed, tuple(
-            name for name in calibration if name.endswith(".png")), solving).encode(),
+            name for name in calibration if name.endswith(".png")), solving, runs).encode(),
         "CITATION.cff": describe.citation(spec).encode(),
         **calibration,
     }

@@ -20,7 +20,8 @@ from puzzlesat.cli.options import (
               help="Comma-separated solvers, each with its own CPU limit if given: python-sat "
                    "names (minisat22, kissat404, ...) or the competition's binaries "
                    "(minisat-bin: Debian's MiniSat 2.2; kissat-bin: Kissat 4.0.4 from "
-                   "passagemath-kissat).")
+                   "passagemath-kissat); on a counting suite also the model counters ganak "
+                   "and approxmc, their counts judged as validate-count judges them.")
 @click.option("--time-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS",
               help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "

@@ -4,7 +4,9 @@ validated, times and verdicts recorded with the suite.
 ``puzzlesat calibrate DIR`` runs every solver (default python-sat's MiniSat 2.2 and the
 MiniSat binary up to 120 s, the Kissat 4.0.4 binary up to 1000 s:
 :data:`DEFAULT_SOLVERS`; any python-sat name or ready binary name, each with its own limit
-as ``NAME:SECONDS``) on every instance of the manifest, each run limited and timed in the
+as ``NAME:SECONDS``; on a counting suite also the model counters ``ganak`` and ``approxmc``,
+whose counts the count judge checks: VERIFIED, WRONG-ANSWER, UNKNOWN, ...) on every instance
+of the manifest, each run limited and timed in the
 solver's own CPU seconds (:func:`puzzlesat.validate.runs.clients.run_client`): past the limit
 the status is UNKNOWN and the run goes on, as it does when a solver crashes or prints
 garbage (recorded as such). Each row records the CPU and wall seconds, what ended the run,
@@ -65,10 +67,12 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.publish import publish_lock
 from puzzlesat.generator.suite.spec import check_published, read_published
+from puzzlesat.validate.count import certified_count, judge_count_output
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.clients import Limit, parse_limit, run_client
+from puzzlesat.validate.runs.counters import COUNTERS, check_counter, run_counter
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
 from puzzlesat.validate.runs.maxsat import REFERENCE
 from puzzlesat.validate.runs.processes import solver_pool
@@ -111,10 +115,9 @@ def calibrate_one(path: str, solver: str, time_limit: TimeLimit) -> dict:
     at_start = load()
     wcnf = is_wcnf(path)
     if (solver == REFERENCE) != wcnf:
-        return {"status": "UNKNOWN", "cpu-seconds": 0.0, "wall-seconds": 0.0,
-                "ended-by": SOLVER, "verdict": "UNKNOWN",
-                "reason": f"{solver} does not solve {'WCNF' if wcnf else 'CNF'}",
-                "machine": machine(), "load": at_start}
+        return _not_run(f"{solver} does not solve {'WCNF' if wcnf else 'CNF'}", at_start)
+    if solver in COUNTERS:
+        return _count_one(path, solver, time_limit, at_start)
     result = run_client(solver, path, time_limit)
     try:
         verdict = (_judge_maxsat(path, result) if wcnf else
@@ -129,13 +132,49 @@ def calibrate_one(path: str, solver: str, time_limit: TimeLimit) -> dict:
             "verdict": name, "reason": reason, "machine": machine(), "load": at_start}
 
 
+def _not_run(reason: str, at_start: float | None) -> dict:
+    """The result columns of a run that could not start (the reason says why)."""
+    return {"status": "UNKNOWN", "cpu-seconds": 0.0, "wall-seconds": 0.0, "ended-by": SOLVER,
+            "verdict": "UNKNOWN", "reason": reason, "machine": machine(), "load": at_start}
+
+
+def _count_one(path: str, counter: str, time_limit: TimeLimit,
+               at_start: float | None) -> dict:
+    """A model counter's run on the counting instance at ``path`` (in a killable child,
+    :func:`~puzzlesat.validate.runs.counters.run_counter`), judged as ``validate-count``
+    judges it (against the count certified again from the header's puzzle); the result
+    columns of its row. An instance that is not a counting one, or whose header count is not
+    its puzzle's, is not counted."""
+    try:
+        projection, certified, _ = certified_count(read_dimacs(path), path, CheckedSolving())
+        result = run_counter(path, counter, time_limit)
+    except UserError as exc:
+        return _not_run(f"{counter} did not count: {exc}", at_start)
+    verdict = judge_count_output(result.text(), certified, projection)
+    status = "UNKNOWN" if result.count is None else "SAT" if result.count else "UNSAT"
+    reasons = verdict.reasons if result.count is not None else result.notes
+    return {"status": status, "cpu-seconds": round(result.seconds, 3),
+            "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
+            "verdict": verdict.verdict, "reason": "; ".join(reasons),
+            "machine": machine(), "load": at_start}
+
+
+def _limit(text: str, default: TimeLimit) -> Limit:
+    """One ``--solvers`` word as a checked limit: a model counter's (``ganak:300``) or a
+    solver's (:func:`~puzzlesat.validate.runs.clients.parse_limit`)."""
+    text = text if ":" in text else f"{text}:{default.cpu}"
+    name, _, seconds = text.rpartition(":")
+    if name in COUNTERS:
+        return Limit(check_counter(name), TimeLimit.parse(seconds, f"--solvers {text}:").cpu)
+    return parse_limit(text, "--solvers")
+
+
 def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
     """``--solvers`` words (``NAME`` or ``NAME:SECONDS``; a bare name gets ``time_limit``)
     as checked limits, before any work: a UserError for an unknown solver, a binary not
     installed, a bad limit, or no solver at all."""
     default = TimeLimit.parse(time_limit)
-    limits = [parse_limit(text if ":" in text else f"{text}:{default.cpu}", "--solvers")
-              for text in solvers]
+    limits = [_limit(text, default) for text in solvers]
     if not limits:
         raise UserError("--solvers is empty: name at least one solver")
     return limits

@@ -20,7 +20,7 @@ from puzzlesat.generator.core.counting import read_projection
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.runs.command import SolverCommand, run_command
-from puzzlesat.validate.runs.limits import NO_LIMIT, TimeLimit
+from puzzlesat.validate.runs.limits import CPU_LIMIT, NO_LIMIT, SOLVER, TimeLimit
 from puzzlesat.validate.runs.solvers import (
     ChildAnswer,
     clauses,
@@ -57,6 +57,8 @@ class CountResult:
     track: str
     exact: bool
     notes: list[str] = field(default_factory=list)
+    wall: float = 0.0  # wall seconds beside the CPU ``seconds``
+    ended_by: str = SOLVER  # what ended the run (validate.runs.limits.ENDINGS)
 
     def text(self) -> str:
         """The Model Counting Competition's output (``c`` lines, ``s``, ``c s`` lines)."""
@@ -140,15 +142,20 @@ def run_counter(path: str | os.PathLike, counter: str = "ganak",
     if projection is None:
         raise UserError(f"{path}: not a counting instance (no 'c t mc|pmc' line)")
     source = (str(path), seed)
+    notes: list[str]
     if limit is None:
-        answer, notes = count_models(source, counter, False), []
+        answer, notes, ended = count_models(source, counter, False), [], SOLVER
     else:
-        answer, notes, _ = solve_in_child(count_models, source, counter, False, limit)
+        answer, notes, ended = solve_in_child(count_models, source, counter, False, limit)
     if answer.error:
         raise UserError(answer.error)
     count = answer.value if answer.status != "UNKNOWN" else None
+    if count is not None and limit is not None and answer.cpu > limit.cpu:
+        # given between two polls of the counter's CPU: not within the limit (as a solver's)
+        notes.append(f"counted after the CPU limit of {limit.cpu:g} s: not counted")
+        count, ended = None, CPU_LIMIT
     return CountResult(counter, answer.cpu, count, projection.track, COUNTERS[counter][1],
-                       [f"counter: {note}" for note in notes])
+                       [f"counter: {note}" for note in notes], answer.wall, ended)
 
 
 def run_counter_command(command: SolverCommand, path: str | os.PathLike,

@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 
 from puzzlesat.generator.suite.calibration import COLUMNS, OLD_SECONDS
+from puzzlesat.validate.count import EXIT_CODES as COUNT_VERDICTS
 from puzzlesat.validate.output import STATUSES
 from puzzlesat.validate.report import FAILED, VERDICTS
+from puzzlesat.validate.runs.counters import COUNTERS
 from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
 
 #: a calibration run's status: a SAT solver's, or RC2's OPTIMUM on a WCNF instance
@@ -83,8 +85,12 @@ class CalibrationRow:
         if row["status"] not in RUN_STATUSES:
             raise ValueError(f"status {row['status'][:40]!r} is not one of "
                              f"{', '.join(RUN_STATUSES)}")
-        if row["verdict"] not in VERDICTS:
-            raise ValueError(f"verdict {row['verdict'][:40]!r} is not a validator verdict")
+        # a model counter's count is judged by the count judge, a solver's answer by the
+        # validator: each row has its judge's verdicts only
+        counter = row["solver"] in COUNTERS
+        if row["verdict"] not in (COUNT_VERDICTS if counter else VERDICTS):
+            raise ValueError(f"verdict {row['verdict'][:40]!r} is not a "
+                             f"{'count judge' if counter else 'validator'} verdict")
         limit = _number(row["time-limit"], "time-limit")
         assert limit is not None
         if "cpu-seconds" not in row:  # a table of wall-clock seconds

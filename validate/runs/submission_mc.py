@@ -7,8 +7,10 @@ of the uncompressed files). Every instance must be a counting instance (``count 
 group) whose count is certified: the header's count is counted again from its puzzle
 (:func:`~puzzlesat.validate.count.certified_count`), never copied. The bundle is written like
 the SAT one (:func:`~puzzlesat.validate.runs.submission.write_bundle`): a folder holding
-``instances/<name>.cnf.bz2``, ``counts.txt``, ``checksums.txt``, ``description.tex/.md`` and
-``CITATION.cff``, and beside it ``<folder>.tar`` (the instances are compressed already).
+``instances/<name>.cnf.bz2``, ``counts.txt``, ``checksums.txt``, ``description.tex/.md``
+(a counting suite's: what each count counts, how it is certified, the counts beside the model
+counters' times when the suite is calibrated with them), the calibration plots it includes
+and ``CITATION.cff``, and beside it ``<folder>.tar`` (the instances are compressed already).
 """
 
 from __future__ import annotations
@@ -23,11 +25,16 @@ from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.suite.calibration import CALIBRATION_FILE
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.count import certified_count
+from puzzlesat.validate.report import FAILED
+from puzzlesat.validate.runs.calibrate import read_trusted_calibration
+from puzzlesat.validate.runs.counters import COUNTERS
 from puzzlesat.validate.runs.submission import (
-    BUNDLE_COPIES,
+    bundle_name,
     manifest_rows,
+    suite_copies,
     tar_bytes,
     write_bundle,
 )
@@ -40,6 +47,7 @@ class CountedInstance:
     track: str
     count: int | None
     source: str
+    runs: list[str] = field(default_factory=list)  # the counters' calibration runs on it
 
 
 @dataclass
@@ -48,19 +56,23 @@ class McCheck:
     failures: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        """One line per instance: name, track, certified count and how it is known."""
+        """One line per instance: name, track, certified count and how it is known, and the
+        model counters' calibration runs on it."""
         return [f"{i.name}: {i.track} {'unknown' if i.count is None else i.count} ({i.source})"
-                for i in self.instances]
+                + "".join(f"; {run}" for run in i.runs) for i in self.instances]
 
 
 def check_mc_submission(directory: str | os.PathLike,
                         solving: Solving | None = None) -> McCheck:
     """Every instance of the published suite read, its projection and certified count checked;
-    a failure per instance that is not a counting instance or has no certified count, and per
-    GBD hash that occurs twice."""
+    a failure per instance that is not a counting instance or has no certified count, per
+    GBD hash that occurs twice, and per model counter's count the calibration found wrong or
+    malformed (a certified count and a counter that disagree: one of them is wrong)."""
     src = Path(directory)
     _, manifest = read_published(src)
     check = McCheck()
+    calibration = read_trusted_calibration(src) if os.path.lexists(src / CALIBRATION_FILE) else []
+    counted = [run for run in calibration if run.solver in COUNTERS]
     seen: dict[str, str] = {}
     for row in manifest_rows(src, manifest):
         text = decompress((src / row["file"]).read_bytes(), row["file"])
@@ -70,8 +82,12 @@ def check_mc_submission(directory: str | os.PathLike,
         except UserError as exc:
             check.failures.append(f"{row['name']}: {exc}")
             continue
+        runs = [run for run in counted if run.hash == row["hash"]]
         check.instances.append(CountedInstance(row["name"], text, projection.track, count,
-                                               source))
+                                               source, [f"{run.solver} {run.cell()} {run.verdict}"
+                                                        for run in runs]))
+        check.failures += [f"{row['name']}: {run.solver} {run.verdict} in the calibration "
+                           f"({run.reason})" for run in runs if run.verdict in FAILED]
         if count is None:
             check.failures.append(f"{row['name']}: no certified count ({source})")
         if dimacs.gbd_hash in seen:
@@ -97,9 +113,6 @@ def build_mc_bundle(directory: str | os.PathLike, output: str | os.PathLike | No
         sums.append(f"{hashlib.sha256(inst.text).hexdigest()}  {inst.name}.cnf\n")
     files["counts.txt"] = "".join(counts).encode()
     files["checksums.txt"] = "".join(sums).encode()
-    for name in BUNDLE_COPIES:
-        if not (src / name).is_file():
-            raise UserError(f"{src}: {name} is missing (run puzzlesat publish)")
-        files[name] = (src / name).read_bytes()
+    files.update(suite_copies(src, bundle_name))
     return write_bundle(src, output, files, suffix=".tar",
                         archive_of=lambda top: tar_bytes(top, files))

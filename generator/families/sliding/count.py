@@ -36,6 +36,16 @@ from puzzlesat.generator.families.sliding.puzzle import Puzzle
 MAX_STATES = 1_000_000
 SOURCE = "exhaustive-search:puzzle-moves"
 
+#: what a count of this family counts and how it is certified, for the suite's description
+STORY = (
+    "A model is a legal sequence of exactly budget moves from the start to the goal, undoing "
+    "moves included (a budget of the distance plus 2j revisits positions). The count is "
+    "projected (pmc) onto the move variables; every other variable follows from the moves by "
+    "unit propagation, so the count over all variables is the same number. Certified by a "
+    "breadth-first pass over the puzzle's own moves, never the CNF: each position reached "
+    "after each step with the number of sequences that reach it, pruned by an admissible "
+    "heuristic.")
+
 
 def shown(puzzle: Puzzle, encoding: str, formula: Formula) -> np.ndarray:
     """The move variables: ``move`` (rotated encodings) or ``go`` (direct)."""
