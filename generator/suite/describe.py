@@ -29,8 +29,8 @@ from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.maxsat import build_wcnf, maxsat_module
-from puzzlesat.generator.suite.folder import ManifestRow
 from puzzlesat.generator.suite import describe_mc
+from puzzlesat.generator.suite.folder import ManifestRow
 
 RESULTS = ("sat", "unsat", "unknown")
 #: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)

@@ -65,17 +65,9 @@ class RunCache:
     def __init__(self, folder: Path):
         # a symlinked runs/ would read and write another folder's files as tune's own
         self.folder = plain_folder(folder, "tune's run cache", create=False)
-def _instance(task: Task):
-    """The task's instance, built as the tune's workers build it."""
-    return build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
-
-
-def solve_task(task: Task, limit: Limit) -> TuneRun:
-    """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
-    no file access)."""
-    inst = _instance(task)
+        self.records: dict[tuple[str, str], TuneRun] = {}
+        self.claimed: set[str] = set()  # task keys some record names
+        self.hashes: dict[str, str] = {}  # task key -> its instance's gbd hash (built)
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if not is_regular_file(path):
                 continue  # not a file tune wrote: never read through it
@@ -88,31 +80,19 @@ def solve_task(task: Task, limit: Limit) -> TuneRun:
                 continue
             self._index(run)
 
-def _instance(task: Task):
-    """The task's instance, built as the tune's workers build it."""
-    return build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
-
-
-def solve_task(task: Task, limit: Limit) -> TuneRun:
-    """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
-    no file access)."""
-    inst = _instance(task)
+    def _index(self, run: TuneRun) -> None:
+        self.records[(run.gbd_hash, run.solver)] = run
+        self.claimed.update(run.keys)
 
     def lookup(self, task: Task, limit: Limit) -> TuneRun | None:
         """The cached run that decides ``task`` at ``limit``, as a run at that limit."""
-def _instance(task: Task):
-    """The task's instance, built as the tune's workers build it."""
-    return build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
-
-
-def solve_task(task: Task, limit: Limit) -> TuneRun:
-    """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
-    no file access)."""
-    inst = _instance(task)
+        key = _task_key(task)
+        if key not in self.claimed:
+            return None
+        if key not in self.hashes:
+            self.hashes[key] = gbd_hash_of_literals(_instance(task).formula.flat_literals())
+        run = self.records.get((self.hashes[key], limit.solver))
+        if run is None:
             return None
         if run.status in ("SAT", "UNSAT"):
             if run.seconds <= limit.seconds:
@@ -128,14 +108,7 @@ def solve_task(task: Task, limit: Limit) -> TuneRun:
         known = self.records.get((run.gbd_hash, run.solver))
         run = replace(run, keys=tuple(sorted({*run.keys, *(known.keys if known else ())})))
         plain_folder(self.folder, "tune's run cache")
-def _instance(task: Task):
-    """The task's instance, built as the tune's workers build it."""
-    return build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
-
-
-def solve_task(task: Task, limit: Limit) -> TuneRun:
-    """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
-    no file access)."""
-    inst = _instance(task)
+        atomic_write(self.folder / f"{run.gbd_hash}.{run.solver}.json",
+                     (canonical_json(run.as_record()) + "\n").encode())
+        self._index(run)
+        self.hashes[_task_key(task)] = run.gbd_hash  # the worker built this task
