@@ -52,7 +52,7 @@ def build_task(task: Task, reuse_text_sha256: str | None = None, keep_text: bool
         body = wcnf_clause_bytes(maxsat.wcnf)
         head = wcnf_head(header)
         facts = (maxsat.wcnf.num_vars, maxsat.wcnf.hard.num_clauses + maxsat.wcnf.num_soft,
-                 header["expected"], header["optimum-from"], header["optimum"])
+                 header["expected"], header["optimum-from"], header["optimum"], None, None)
     else:
         inst = sat = build_checked(get_family(task.family), task.params, task.encoding,
                                    task.seed, task.name, solving, root, task.count)

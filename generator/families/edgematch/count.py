@@ -98,6 +98,7 @@ def count_boards(puzzle: Puzzle, max_nodes: int = MAX_NODES) -> int:
     by_key: dict[tuple, list[tuple[int, int, int]]] = {}
     for p, piece in enumerate(np.asarray(puzzle.pieces).tolist()):
         for n, e, s, w in orientations(piece):
+            keys: list[tuple]
             if bounded:
                 keys = [(n, w, s == FRAME, e == FRAME)]
             else:
