@@ -410,57 +410,58 @@ def sc2027_table() -> list[dict]:
 
 
 def test_sc2027_recorded_calibration_is_in_the_band():
-    """The re-tuned suite's rules (issue 19), on the table measured by hand (see the spec's
-    header), no solver run: 20 instances, every family at least 4, 10 SAT / 10 UNSAT (+-1),
-    20 of 20 not solved by MiniSat 2.2 within 60 s and 20 of 20 solved by Kissat 4.0.4 within
-    1000 s, each answer the known result and checked (a model against every clause; UNSAT
-    certified by the parity argument or consistent with the optimal trace)."""
-    rows = sc2027_table()
-    instances = {r["hash"]: r for r in rows}
-    assert len(instances) == 20 and len({r["name"] for r in instances.values()}) == 20
-    families = Counter(r["family"] for r in instances.values())
+    """The tuned suite's table (measured by hand, see the spec's header), no solver run: 20
+    instances, every family at least 4, 10 SAT / 10 UNSAT, each stopped at 120 s of CPU by
+    both python-sat's MiniSat and the MiniSat binary, and solved by the Kissat 4.0.4 binary
+    within 1000 s of CPU with the known result, checked (a model against every clause; UNSAT
+    certified by the parity argument or consistent with the optimal trace); every run on a
+    machine that was not loaded."""
+    rows = [CalibrationRow.from_row(row) for row in sc2027_table()]
+    instances = {r.hash: r for r in rows}
+    assert len(instances) == 20 and len({r.name for r in instances.values()}) == 20
+    families = Counter(r.family for r in instances.values())
     assert sorted(families) == ["edge-matching", "flow", "sliding"], families
     assert min(families.values()) >= 4, families
-    results = Counter(r["expected"] for r in instances.values())
-    assert sorted(results) == ["sat", "unsat"] and 9 <= results["sat"] <= 11, results
-    runs = {(r["hash"], r["solver"]): r for r in rows}
-    assert len(runs) == len(rows) == 40  # one run per instance and solver, no other solver
+    assert Counter(r.expected for r in instances.values()) == {"sat": 10, "unsat": 10}
+    runs = {(r.hash, r.solver): r for r in rows}
+    assert len(runs) == len(rows) == 60  # one run per instance and solver
+    assert not [r.name for r in rows if r.loaded or not r.machine]
     for digest, instance in instances.items():
-        minisat, kissat = runs[digest, "minisat22"], runs[digest, "kissat404"]
-        assert float(minisat["time-limit"]) == 60.0, instance["name"]
-        assert minisat["status"] == "UNKNOWN" and float(minisat["seconds"]) >= 60.0, minisat
-        assert float(kissat["time-limit"]) == 1000.0, instance["name"]
-        assert kissat["status"] == instance["expected"].upper(), kissat
-        assert float(kissat["seconds"]) < 1000.0, kissat
+        for minisat in (runs[digest, "minisat22"], runs[digest, "minisat-bin"]):
+            assert minisat.not_solved_within(120.0) is True, minisat
+            assert minisat.ended_by == "cpu-limit", minisat
+        kissat = runs[digest, "kissat-bin"]
+        assert kissat.time_limit == 1000.0 and kissat.cpu_seconds is not None
+        assert kissat.status == instance.expected.upper(), kissat
+        assert kissat.cpu_seconds < 1000.0, kissat
         checked = {"sat": ("VERIFIED-SAT",), "unsat": ("VERIFIED-UNSAT", "UNSAT-UNCHECKED")}
-        assert kissat["verdict"] in checked[instance["expected"]], kissat
-        if instance["family"] == "edge-matching" and instance["expected"] == "unsat":
-            assert kissat["verdict"] == "VERIFIED-UNSAT", kissat  # the parity certificate
+        assert kissat.verdict in checked[instance.expected], kissat
+        if instance.family == "edge-matching":
+            assert kissat.verdict == "VERIFIED-UNSAT", kissat  # the parity certificate
 
 
-def test_sc2027_published_takes_its_table_which_counts_for_no_rule(puzzlesat, tmp_path):
+def test_sc2027_published_takes_its_table_and_passes_the_rules(puzzlesat, tmp_path):
     """suites/sc2027-puzzles.toml published gives exactly the instances of the recorded table
     (same GBD hashes: the table describes this spec) and takes that table into the folder;
-    their IsoHash2 values are pairwise distinct. The table was measured in wall-clock
-    seconds: it loads, but no rule counts it, neither the margin's nor the old one."""
+    their IsoHash2 values are pairwise distinct, and ``submission`` then finds every rule
+    holding and writes the bundle: publish, then submission, is the whole way."""
     out = tmp_path / "sc2027"
     published = puzzlesat("publish", SC2027, "-o", out, "-j", "2")
     assert published.code == 0, published.err
-    assert f"calibration: 40 rows taken from {SC2027.with_suffix('.calibration.csv')}" \
+    assert f"calibration: 60 rows taken from {SC2027.with_suffix('.calibration.csv')}" \
         in published.out.splitlines()
     manifest = json.loads((out / "manifest.json").read_text())["instances"]
     assert sorted(i["hash"] for i in manifest) == sorted({r["hash"] for r in sc2027_table()})
-    assert len(read_calibration(out)) == 40
+    assert len(read_calibration(out)) == 60
     # gbdc is in the test extra (this module skips without it); in a child, as it must be
     assert len({gbdc_isohash2(out / i["file"]) for i in manifest}) == 20
-    for old_rules in ((), ("--minisat", "minisat22", "--margin", "1", "--reference",
-                           "kissat404")):
-        result = puzzlesat("submission", out, "-o", tmp_path / "bundle", *old_rules)
-        assert result.code == 1, result.out + result.err
-        assert "calibration: measured in wall-clock seconds (a table written before CPU " \
-               "timing): its runs count for no rule; calibrate again" in result.out
-        assert "count: 0 of 20" in result.out
-    assert not (tmp_path / "bundle").exists()
+    result = puzzlesat("submission", out, "-o", tmp_path / "bundle")
+    assert result.code == 0, result.out + result.err
+    assert "count: 20 of 20 solved by neither minisat22 nor minisat-bin within 120 s of CPU " \
+           "and solved by kissat-bin within 1000 s" in result.out.splitlines()
+    assert "balance: 10 sat, 10 unsat (counting: 10 sat, 10 unsat)" in result.out.splitlines()
+    assert not any(line.startswith("rule: ") for line in result.out.splitlines())
+    assert len(list((tmp_path / "bundle" / "instances").iterdir())) == 20
 
 
 def test_publish_drops_and_names_shipped_rows_of_other_instances(tmp_path, puzzlesat):
