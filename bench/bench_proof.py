@@ -7,7 +7,9 @@ runs in a child process: CPU time (user + system: the machine may be shared), wa
 peak memory (the child's ru_maxrss) and the lemmas it checked, where it says. Ours is the whole
 check a verdict needs: the DRAT kernel, the LRAT certificate it writes and the LRAT checker on
 it (their own CPU seconds in the last column); a first row checks a two-variable proof (the
-fixed cost: Python, numba, the kernels from the cache).
+fixed cost: Python, numba, the kernels from the cache). With BENCH_PROOF_DIR=FOLDER the
+formulas and proofs are kept there, and those already there are reused (a profile of one
+check can then run on the very files measured).
 
     .venv/bin/python -m bench.bench_proof
 """
@@ -128,12 +130,16 @@ def kissat_binary() -> str | None:
 def cadical_proof(cnf: Path, out: Path, clauses) -> tuple[str, Path]:
     from pysat.solvers import Cadical195
 
+    if out.exists():  # kept from an earlier run (BENCH_PROOF_DIR)
+        return f"{out.stem} {out.stat().st_size / 1e6:.1f} MB", out
     start = time.perf_counter()
     with Cadical195(bootstrap_with=clauses, with_proof=True) as solver:
         assert solver.solve() is False
-        with open(out, "w") as proof:
+        part = out.with_name(out.name + ".part")  # a run stopped half-way leaves no proof
+        with open(part, "w") as proof:
             for line in solver.get_proof():
                 proof.write(line + "\n")
+        part.replace(out)
     size = out.stat().st_size / 1e6
     print(f"{out.stem}: CaDiCaL 1.9.5 (python-sat) {time.perf_counter() - start:.1f} s, text "
           f"proof {size:.1f} MB")
@@ -160,16 +166,20 @@ def make_proofs(folder: Path) -> list[tuple[str, Path, Path]]:
     for name, instance in [("sliding-k24", SLIDING)] + (
             [("sliding-k28", LARGE)] if os.environ.get("BENCH_PROOF_LARGE") else []):
         cnf = folder / f"{name}.cnf"
-        subprocess.run([sys.executable, "-m", "puzzlesat", "generate", *instance, "-o",
-                        str(cnf)], check=True, capture_output=True)
+        if not cnf.exists():
+            subprocess.run([sys.executable, "-m", "puzzlesat", "generate", *instance, "-o",
+                            str(cnf)], check=True, capture_output=True)
         label, proof = cadical_proof(cnf, folder / f"{name}-cadical.drat",
                                      read_dimacs(cnf).clauses())
         proofs.append((label, cnf, proof))
         kissat = kissat_binary()
         if kissat and name == "sliding-k24":
             binary = folder / f"{name}-kissat.drat"
-            run = subprocess.run([kissat, "-q", str(cnf), str(binary)], capture_output=True)
-            assert run.returncode == 20, run.returncode
+            if not binary.exists():
+                part = binary.with_name(binary.name + ".part")
+                run = subprocess.run([kissat, "-q", str(cnf), str(part)], capture_output=True)
+                assert run.returncode == 20, run.returncode
+                part.replace(binary)
             proofs.append((f"{binary.stem} {binary.stat().st_size / 1e6:.1f} MB", cnf, binary))
         elif not kissat:
             print("Kissat: passagemath-kissat not installed (no binary proof)")
@@ -178,7 +188,10 @@ def make_proofs(folder: Path) -> list[tuple[str, Path, Path]]:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-proof-") as tmp:
-        proofs = make_proofs(Path(tmp))
+        kept = os.environ.get("BENCH_PROOF_DIR")
+        if kept:
+            Path(kept).mkdir(parents=True, exist_ok=True)
+        proofs = make_proofs(Path(kept or tmp))
         drat_trim = shutil.which("drat-trim")
         try:
             import dratify  # noqa: F401

@@ -5,6 +5,7 @@ checker failures)."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import shutil
 import subprocess
@@ -15,10 +16,17 @@ from pysat.examples.genhard import PHP
 from pysat.solvers import Glucose4
 from test_drat import BOGUS, cadical_proof, flat, num_vars
 
-from puzzlesat.validate.proof import lrat_check
+from puzzlesat.validate.proof import drat, lrat_check
 from puzzlesat.validate.proof.check import CAKE_LPR, LratRequest, check_proof
 from puzzlesat.validate.proof.drat import verify_drat
-from puzzlesat.validate.proof.lrat import ADD, Certificate, LratFormatError, read_lrat, write_lrat
+from puzzlesat.validate.proof.lrat import (
+    ADD,
+    Certificate,
+    HintFile,
+    LratFormatError,
+    read_lrat,
+    write_lrat,
+)
 from puzzlesat.validate.proof.lrat_check import check_lrat
 from puzzlesat.validate.proof.reader import read_proof
 
@@ -101,6 +109,58 @@ def test_the_corpus_certificates_check(clauses, proof):
     verifies, and its certificate passes the LRAT checker."""
     cert = certificate(clauses, proof)
     assert check_lrat(flat(clauses), cert)[0] is True
+
+
+#: sha256 of the corpus's certificates, text then binary, as the checker wrote them when it held
+#: its hints in memory (commit bf5aeed)
+GOLDEN_CORPUS = "8aa055347e9aa9df13bcbddff3230ab39d4f2c05f2b0ae2ded97438ab0683c77"
+
+
+def test_the_corpus_certificates_are_byte_for_byte_the_golden_ones(tmp_path):
+    """The corpus's certificates (deletions, RAT, deleted reasons, no or implicit empty
+    clause), text and binary, hash to the golden value: where the hints are kept does not
+    change a byte."""
+    digest = hashlib.sha256()
+    for clauses, proof in CORPUS:
+        cert = certificate(clauses, proof)
+        for binary in (False, True):
+            write_lrat(cert, tmp_path / "c.lrat", len(clauses), binary)
+            digest.update((tmp_path / "c.lrat").read_bytes())
+    assert digest.hexdigest() == GOLDEN_CORPUS
+
+
+@pytest.mark.parametrize("buffer", [1, 64, 1 << 12])
+def test_certificates_made_through_a_small_hint_buffer_check(tmp_path, monkeypatch, buffer):
+    """With a hint buffer that fills at once (records moved to the file after nearly every
+    lemma, lemmas checked again for room), the certificate still names each checked lemma once
+    and passes the LRAT checker (and cake_lpr where on PATH)."""
+    monkeypatch.setattr(drat, "HINT_BUFFER", buffer)
+    for holes in (5, 6):
+        clauses = php(holes)
+        formula = flat(clauses)
+        ok, reason, cert = verify_drat(formula, read_proof(cadical_proof(clauses),
+                                                           room=formula.size))
+        assert ok and cert is not None
+        assert cert.lemmas == int(reason.split("; ")[1].split()[0]) + 1
+        assert check_lrat(formula, cert)[0] is True
+        if CAKE:
+            assert cake_says(tmp_path, clauses, cert, binary=True)
+
+
+def test_a_hint_file_gives_back_what_it_was_given():
+    """A HintFile returns its hints by slices, whole (copy, np.asarray), and empty slices;
+    a slice with a step is refused."""
+    hints = HintFile()
+    parts = [np.arange(5, dtype=np.int32), np.zeros(0, np.int32), np.array([-7, 2**31 - 1])]
+    for part in parts:
+        hints.append(part)
+    whole = np.concatenate(parts).astype(np.int32)
+    assert hints.shape == (7,) and np.array_equal(hints.copy(), whole)
+    assert np.array_equal(np.asarray(hints), whole)
+    for a, b in [(0, 7), (2, 6), (6, 7), (3, 3), (5, 2), (-2, 99)]:
+        assert np.array_equal(hints[a:b], whole[a:b]), (a, b)
+    with pytest.raises(ValueError):
+        hints[::2]
 
 
 @needs_cake

@@ -53,8 +53,9 @@ checks every lemma in the forward pass instead: the same verdicts as the plain-P
 
 Memory: the clause database is built in the array the proof was read into (with room left for
 the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal, and the
-watch lists take one more; :func:`load_kernels` loads the kernels before any data exists and
-gives LLVM's pages back.
+watch lists take one more; the LRAT hints the backward pass records go to a temporary file a
+buffer at a time, and so do the certificate's (:class:`puzzlesat.validate.proof.lrat.HintFile`);
+:func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages back.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ import numpy as np
 from numba import njit, objmode
 
 from puzzlesat.validate.proof.llvm_pages import page_out_llvm
-from puzzlesat.validate.proof.lrat import Certificate
+from puzzlesat.validate.proof.lrat import Certificate, HintFile
 from puzzlesat.validate.proof.reader import Proof, read_proof
 
 # kernel outcomes
@@ -88,6 +89,10 @@ _STEPS_PER_CALL = 2048
 #: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
 #: hostile proof's steps may each cost a pass over every clause)
 _WORK_PER_CALL = 1 << 24
+#: hint records held in memory at most (more for a formula with more variables: a conflict
+#: analysis records up to one reason per variable); a backward call returns once they fill half
+#: of it, and they go to a temporary file (:class:`_Records`)
+HINT_BUFFER = 1 << 20
 
 
 class _State(NamedTuple):
@@ -655,11 +660,12 @@ def _forward(st, begin, end, check, deadline):
 @njit(cache=True)
 def _backward(st, begin, end, deadline):
     """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step); stops
-    early (going, at the step it stopped before) once the call's work budget is spent, (late,
-    at the step) when a check passed ``deadline``."""
+    early (going, at the step it stopped before) once the call's work budget is spent or the
+    hint records fill half their buffer, (late, at the step) when a check passed
+    ``deadline``."""
     st.scalars[_WORK] = 0
     for step in range(begin - 1, end - 1, -1):
-        if st.scalars[_WORK] > _WORK_PER_CALL:
+        if st.scalars[_WORK] > _WORK_PER_CALL or 2 * st.scalars[_HINTS] > st.hints.shape[0]:
             return _GOING, step + 1
         c = st.step_clause[step]
         if st.step_delete[step]:
@@ -723,7 +729,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
                 np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
                 np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
-                np.zeros(max(1 << 16, 2 * num_vars + 8), np.int32),
+                np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8))
     return st, n_formula, numbering
 
@@ -794,9 +800,11 @@ def load_kernels() -> None:
                 raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
             path = f"{tmp}/warm-up.lrat"
             write_lrat(cert, path, 4, bool(binary))
-            ok, reason = check_lrat(_WARM_UP_FORMULA, read_lrat(path))
-            if not ok:
-                raise RuntimeError(f"LRAT checker: the warm-up certificate failed ({reason})")
+            # as made (int32 hints) and as read (int64): the checker's kernels for both
+            for again in (cert, read_lrat(path)):
+                ok, reason = check_lrat(_WARM_UP_FORMULA, again)
+                if not ok:
+                    raise RuntimeError(f"LRAT checker: the warm-up certificate failed ({reason})")
     page_out_llvm()
 
 
@@ -842,21 +850,24 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
         return True, _verified(st, step, n_steps, checked), None
     _analyze(st, conflict, -1)  # the buffer holds a whole trail's reasons (room made in _state)
     _hint(st, _END - st.alive.shape[0])
+    records = _Records()
     conflict_step = step
     if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
         _detach(st, st.step_clause[step])
         if _rebuild_root(st, 0) >= 0:
             raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
         if st.core[st.step_clause[step]]:
-            st, verdict = _check_recorded(st, st.step_clause[step], late)
+            st, verdict = _check_recorded(st, st.step_clause[step], late, records)
             if verdict == 0:
                 return False, _failure(st, numbering, step), None
     while step > 0:
         _tick(deadline)
         outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
         if outcome == _FULL:  # its lemma verified, its hints not recorded: room, then again
-            st, verdict = _check_recorded(st, st.step_clause[step_done], late)
+            st, verdict = _check_recorded(st, st.step_clause[step_done], late, records)
             outcome = _GOING if verdict == 1 else _REJECTED
+        if 2 * st.scalars[_HINTS] > st.hints.shape[0]:
+            records.spill(st)
         if outcome == _LATE:
             raise TimeoutError
         if outcome == _BROKEN:
@@ -865,8 +876,9 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
             return False, _failure(st, numbering, step_done), None
         step = step_done
     checked = int(st.core[n_formula:].sum())
+    records.spill(st)
     return (True, _verified(st, conflict_step, n_steps, checked),
-            _certificate(st, n_formula, numbering, conflict_step))
+            _certificate(st, n_formula, numbering, conflict_step, records))
 
 
 def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
@@ -883,16 +895,48 @@ def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
             f"empty clause written: it is implied); {lemmas}")
 
 
-def _check_recorded(st: _State, c: int, late: float) -> tuple[_State, int]:
-    """Check lemma c with its hints recorded, the hint buffer grown until they fit: (the
-    state, 1 verified or 0 rejected); past the deadline a TimeoutError."""
+def _check_recorded(st: _State, c: int, late: float, records: _Records) -> tuple[_State, int]:
+    """Check lemma c with its hints recorded, room made in the hint buffer until they fit (the
+    records there go to the file; an empty buffer too small is grown): (the state, 1 verified
+    or 0 rejected); past the deadline a TimeoutError."""
     while True:
         verdict = _check_lemma(st, c, late)
         if verdict < 0:
             raise TimeoutError
         if verdict != _FULL:
             return st, verdict
-        st = st._replace(hints=np.concatenate((st.hints, np.zeros_like(st.hints))))
+        if st.scalars[_HINTS]:
+            records.spill(st)
+        else:
+            st = st._replace(hints=np.concatenate((st.hints, np.zeros_like(st.hints))))
+
+
+class _Records:
+    """The hint records of the backward pass (see _END), moved from the state's buffer to a
+    temporary file (a :class:`HintFile`) whenever it is half full: a refutation's hints may
+    outnumber its proof's literals, and held in memory they would set the checker's peak."""
+
+    def __init__(self) -> None:
+        self.file = HintFile()
+        self.sizes: list[int] = []  # the records' hints moved each time
+        self.lemmas: list[np.ndarray] = []  # the clause of each record moved, as written
+
+    def spill(self, st: _State) -> None:
+        """Move the records in the buffer (whole records: called between kernel calls) to the
+        file."""
+        n = int(st.scalars[_HINTS])
+        if n:
+            records = st.hints[:n]
+            self.file.append(records)
+            self.sizes.append(n)
+            self.lemmas.append(_END - records[records <= _END].astype(np.int64))
+            st.scalars[_HINTS] = 0
+
+    def in_proof_order(self):
+        """The records of each move, the last move first (records are written backward)."""
+        ends = np.cumsum([0, *self.sizes])
+        for k in range(len(self.sizes) - 1, -1, -1):
+            yield self.file[int(ends[k]):int(ends[k + 1])]
 
 
 @njit(cache=True)
@@ -920,25 +964,21 @@ def _hints_in_proof_order(records, ends, new_id, present, out, counts):
     return w
 
 
-def _certificate(st: _State, n_formula: int, numbering: _Numbering,
-                 conflict_step: int) -> Certificate:
-    """The LRAT certificate of the hint records (see :func:`verify_drat`), built with one
-    array the size of the records (they may hold hundreds of millions of hints)."""
+def _certificate(st: _State, n_formula: int, numbering: _Numbering, conflict_step: int,
+                 records: _Records) -> Certificate:
+    """The LRAT certificate of the hint records (see :func:`verify_drat`), its hints written
+    to a :class:`HintFile` a move of records at a time (they may hold hundreds of millions of
+    hints)."""
     n_clauses = st.alive.shape[0]
-    records = st.hints[:st.scalars[_HINTS]]
-    ends = np.flatnonzero(records <= _END)
     # lemmas in the certificate: those with a record (the checked ones); the records are
     # backward, so reversed they are in proof order, the empty clause's last
-    lemmas = (_END - records[ends].astype(np.int64))[::-1][:-1]
+    lemmas = np.concatenate(records.lemmas)[::-1][:-1]
     present = np.zeros(n_clauses + 1, np.bool_)
     present[:n_formula] = present[lemmas] = present[n_clauses] = True
     new_id = np.zeros(n_clauses + 1, np.int32)
     new_id[:n_formula] = np.arange(1, n_formula + 1)
     new_id[lemmas] = n_formula + 1 + np.arange(lemmas.shape[0])
     new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
-    hints = np.empty(records.shape[0], np.int32)
-    hint_counts = np.zeros(ends.shape[0], np.int64)
-    used = _hints_in_proof_order(records, ends, new_id, present, hints, hint_counts)
     # the steps: additions of the checked lemmas, the deletions of certificate clauses the
     # forward pass made before the conflict, then the empty clause
     steps = np.arange(conflict_step + 1)
@@ -947,20 +987,34 @@ def _certificate(st: _State, n_formula: int, numbering: _Numbering,
     chosen = np.where(deleting, (c >= 0) & (st.ignored[steps] == 0), present[np.maximum(c, 0)])
     chosen &= present[np.maximum(c, 0)]
     steps, c, deleting = steps[chosen], c[chosen], deleting[chosen]
-    n = steps.shape[0] + 1
     kind = np.append(deleting.astype(np.uint8), 0)
     ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
-    # each addition's hints, each deletion's one id, in step order
-    per_step = np.ones(n, np.int64)
-    per_step[kind == 0] = hint_counts
-    hint_end = np.cumsum(per_step)
-    step_hints = np.empty(int(hint_end[-1]), np.int32)
-    fill = np.repeat(kind == 0, per_step)
-    step_hints[fill] = hints[:used]
-    del hints
-    step_hints[~fill] = new_id[c[deleting]]
+    # each addition's hints (its record's, renamed), each deletion's one id, in step order: a
+    # move of records gives the hints of its additions and of the deletions before them
+    deleted = np.append(c, -1)
+    per_step = np.ones(kind.shape[0], np.int64)
+    additions = np.flatnonzero(kind == 0)
+    hints = HintFile()
+    done = 0
+    for chunk in records.in_proof_order():
+        ends = np.flatnonzero(chunk <= _END)
+        renamed = np.empty(chunk.shape[0], np.int32)
+        counts = np.zeros(ends.shape[0], np.int64)
+        used = _hints_in_proof_order(chunk, ends, new_id, present, renamed, counts)
+        first = int(additions[done - 1]) + 1 if done else 0
+        last = int(additions[done + ends.shape[0] - 1]) + 1
+        per_step[additions[done:done + ends.shape[0]]] = counts
+        adding = kind[first:last] == 0
+        fill = np.repeat(adding, per_step[first:last])
+        step_hints = np.empty(fill.shape[0], np.int32)
+        step_hints[fill] = renamed[:used]
+        step_hints[~fill] = new_id[deleted[first:last][~adding]]
+        hints.append(step_hints)
+        done += ends.shape[0]
+    if done != additions.shape[0]:
+        raise RuntimeError("DRAT checker: the hint records do not match the lemmas checked")
     lits, lit_end = _lemma_literals(st, numbering, np.append(np.where(deleting, -1, c), -1))
-    return Certificate(kind, ids.astype(np.int64), lits, lit_end, step_hints, hint_end)
+    return Certificate(kind, ids.astype(np.int64), lits, lit_end, hints, np.cumsum(per_step))
 
 
 def _lemma_literals(st: _State, numbering: _Numbering,

@@ -11,12 +11,15 @@ a byte ``d`` then ids, 0; each number x as the unsigned 2*|x| + (x < 0) in 7-bit
 group first, the high bit set on all but the last (the encoding of binary DRAT).
 
 A :class:`Certificate` holds the steps as flat arrays; :mod:`puzzlesat.validate.proof.lrat_check`
-checks one; :func:`puzzlesat.validate.proof.drat.verify_drat` makes one from a DRAT proof.
+checks one; :func:`puzzlesat.validate.proof.drat.verify_drat` makes one from a DRAT proof, its
+hints in a :class:`HintFile` (they may outnumber the proof's literals: in memory they would
+set the checker's peak), which both the LRAT checker and the writer read a window at a time.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +38,45 @@ class LratFormatError(Exception):
     """The bytes are no LRAT proof: the reason names the first thing wrong."""
 
 
+class HintFile:
+    """int32 hints kept in an anonymous temporary file (gone when closed or collected) rather
+    than in memory, appended in order and read back a slice at a time (``hints[a:b]``)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="puzzlesat-hints-")
+        self.size = 0
+
+    def append(self, hints: np.ndarray) -> None:
+        """Add ``hints`` (int32) at the end."""
+        self._file.seek(0, os.SEEK_END)
+        self._file.write(np.ascontiguousarray(hints, np.int32).view(np.uint8))
+        self.size += hints.shape[0]
+
+    @property
+    def shape(self) -> tuple[int]:
+        """(hints held,), as an array's."""
+        return (self.size,)
+
+    def __getitem__(self, where: slice) -> np.ndarray:
+        """The hints ``where`` names (a slice with step 1), read into a fresh array."""
+        a, b, step = where.indices(self.size)
+        if step != 1:
+            raise ValueError("a HintFile is read by slices of step 1")
+        out = np.empty(max(b - a, 0), np.int32)
+        self._file.seek(4 * a)
+        if self._file.readinto(out.view(np.uint8)) != out.nbytes:
+            raise RuntimeError("LRAT hints: the temporary file came back short")
+        return out
+
+    def copy(self) -> np.ndarray:
+        """Every hint, in memory."""
+        return self[:]
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """Every hint, in memory (``np.asarray(hint_file)``)."""
+        return self[:] if dtype is None else self[:].astype(dtype)
+
+
 @dataclass
 class Certificate:
     """The steps of an LRAT proof: step i is ``kind[i]`` (ADD or DELETE); an addition adds
@@ -46,7 +88,7 @@ class Certificate:
     ids: np.ndarray  # int64
     lits: np.ndarray  # int32
     lit_end: np.ndarray  # int64
-    hints: np.ndarray  # int32 (our certificates) or int64 (read)
+    hints: np.ndarray | HintFile  # int32 in a file (our certificates) or int64 (read)
     hint_end: np.ndarray  # int64
 
     @property
@@ -82,8 +124,10 @@ def _number(out, n, x, binary):
 
 
 @njit(cache=True)
-def _format(kind, ids, lits, lit_end, hints, hint_end, begin, end, last_id, binary, out):
-    """Steps begin..end-1 into ``out``; (bytes written, the last id added)."""
+def _format(kind, ids, lits, lit_end, hints, hint_base, hint_end, begin, end, last_id, binary,
+            out):
+    """Steps begin..end-1 into ``out`` (``hints`` holds the steps' hints from number
+    ``hint_base`` on); (bytes written, the last id added)."""
     n = 0
     for i in range(begin, end):
         lit_from = lit_end[i - 1] if i > 0 else 0
@@ -106,7 +150,7 @@ def _format(kind, ids, lits, lit_end, hints, hint_end, begin, end, last_id, bina
             for k in range(lit_from, lit_end[i]):
                 n = _number(out, n, lits[k], binary)
             n = _zero(out, n, binary, False)
-        for k in range(hint_from, hint_end[i]):
+        for k in range(hint_from - hint_base, hint_end[i] - hint_base):
             n = _number(out, n, hints[k], binary)
         n = _zero(out, n, binary, True)
     return n, last_id
@@ -133,7 +177,9 @@ def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
         while begin < cert.kind.shape[0]:
             end = max(int(np.searchsorted(bound, done + (8 << 20), "right")), begin + 1)
             buffer = np.empty(int(bound[end - 1] - done), np.uint8)
-            n, last_id = _format(cert.kind, cert.ids, cert.lits, cert.lit_end, cert.hints,
+            first = int(cert.hint_end[begin - 1]) if begin else 0
+            hints = cert.hints[first:int(cert.hint_end[end - 1])]
+            n, last_id = _format(cert.kind, cert.ids, cert.lits, cert.lit_end, hints, first,
                                  cert.hint_end, begin, end, last_id, binary, buffer)
             out.write(buffer[:n].tobytes())
             begin, done = end, int(bound[end - 1])

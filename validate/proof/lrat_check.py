@@ -167,27 +167,28 @@ def _implied(codes, start, c, hints, h0, h1, alive, value, trail, covered, work)
 
 
 @njit(cache=True)
-def _run(codes, start, kind, clause, hints, hint_end, begin, end, alive, value, trail,
-         covered, work):
-    """Steps begin..end-1: (status, step): status 0 going on, 1 the empty clause is
-    accepted, else why the step is rejected (+ 100)."""
+def _run(codes, start, kind, clause, hints, hint_base, hint_end, begin, end, alive, value,
+         trail, covered, work):
+    """Steps begin..end-1 (``hints`` holds their hints from number ``hint_base`` on):
+    (status, step): status 0 going on, 1 the empty clause is accepted, else why the step is
+    rejected (+ 100)."""
     work[0] = 0
     for s in range(begin, end):
         if work[0] > _WORK_PER_CALL:
             return 0, s
-        h0 = hint_end[s - 1] if s > 0 else 0
-        work[0] += hint_end[s] - h0
+        h0 = (hint_end[s - 1] if s > 0 else 0) - hint_base
+        h1 = hint_end[s] - hint_base
+        work[0] += h1 - h0
         if kind[s] == ADD:
             c = clause[s]
-            why = _implied(codes, start, c, hints, h0, hint_end[s], alive, value, trail,
-                           covered, work)
+            why = _implied(codes, start, c, hints, h0, h1, alive, value, trail, covered, work)
             if why != _OK:
                 return 100 + why, s
             alive[c] = 1
             if start[c + 1] == start[c]:
                 return 1, s
         else:
-            for k in range(h0, hint_end[s]):
+            for k in range(h0, h1):
                 if hints[k] <= 0 or not alive[hints[k] - 1]:
                     return 100 + _NOT_PRESENT, s
                 alive[hints[k] - 1] = 0
@@ -211,7 +212,7 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
                deadline: float | None = None) -> tuple[bool, str]:
     """Check the LRAT certificate ``cert`` against the formula ``flat`` (clauses each ending
     in 0): (verified, reason); past ``deadline`` (``time.monotonic()``) a TimeoutError."""
-    flat = np.asarray(flat, np.int64)
+    flat = np.asarray(flat)
     ends = np.flatnonzero(flat == 0)
     m = ends.shape[0]
     added = cert.kind == ADD
@@ -219,21 +220,21 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     if ids.size and (ids[0] <= m or np.any(np.diff(ids) <= 0)):
         return False, "clause ids do not increase from the formula's last one"
     known = np.concatenate((np.arange(1, m + 1, dtype=np.int64), ids))
-    hints = np.empty(cert.hints.shape[0], np.int32)  # +-(index of the clause named + 1)
-    if not _index(cert.hints, known, hints):
-        return False, "a hint or deletion names no clause of the proof"
-    # every clause's literal codes 2v + (l < 0), formula first, then the additions
-    literals = np.concatenate((flat[flat != 0], cert.lits.astype(np.int64)))
-    variables = np.abs(literals)
-    if variables.size and variables.max() > 4 * variables.size + 16:  # huge numbers: dense
-        variables = np.unique(variables, return_inverse=True)[1].reshape(-1) + 1
-    codes = (2 * variables + (literals < 0)).astype(np.int32)
+    # every clause's literal codes 2v + (l < 0), formula first, then the additions (int32 and
+    # in place: a few bytes a literal, the formula's and the lemmas' together)
+    literals = np.concatenate((flat[flat != 0], cert.lits)).astype(np.int32, copy=False)
+    codes = np.abs(literals)
+    if codes.size and codes.max() > 4 * codes.size + 16:  # huge numbers: dense
+        codes = (np.unique(codes, return_inverse=True)[1].reshape(-1) + 1).astype(np.int32)
+    n_codes = 2 * int(codes.max(initial=0)) + 2
+    codes <<= 1
+    codes |= literals < 0
+    del literals
     lengths = np.concatenate((np.diff(ends, prepend=-1) - 1,
                               np.diff(cert.lit_end, prepend=0)[added]))
     start = np.concatenate(([0], np.cumsum(lengths)))
     clause = np.full(cert.kind.shape[0], -1, np.int64)
     clause[added] = m + np.arange(ids.shape[0])
-    n_codes = 2 * int(variables.max(initial=0)) + 2
     alive = np.zeros(start.shape[0] - 1, np.uint8)
     alive[:m] = 1
     value, trail = np.zeros(n_codes, np.int8), np.zeros(n_codes, np.int32)
@@ -242,9 +243,16 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     while step < n_steps:
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError
-        status, step = _run(codes, start, cert.kind, clause, hints, cert.hint_end, step,
-                            min(step + _STEPS_PER_CALL, n_steps), alive, value, trail, covered,
-                            work)
+        # the hints of the next steps only (ours are in a file: all of them may outweigh the
+        # clauses), each as +-(index of the clause it names + 1)
+        end = min(step + _STEPS_PER_CALL, n_steps)
+        first = int(cert.hint_end[step - 1]) if step else 0
+        named = cert.hints[first:int(cert.hint_end[end - 1])]
+        hints = np.empty(named.shape[0], np.int32)
+        if not _index(named, known, hints):
+            return False, "a hint or deletion names no clause of the proof"
+        status, step = _run(codes, start, cert.kind, clause, hints, first, cert.hint_end, step,
+                            end, alive, value, trail, covered, work)
         if status == 1:
             return True, f"the empty clause is accepted at LRAT step {step + 1} of {n_steps}"
         if status:
