@@ -224,8 +224,7 @@ def test_a_board_past_the_bound_has_an_unknown_count_never_a_guess(monkeypatch, 
 
 
 def test_the_mc_suites_boards_stay_within_the_search_bound():
-    """Every edge-matching board of suites/mc-puzzles.toml is counted within MAX_NODES (the
-    hardest, em-5-3-3, needs between 3 and 5 million candidates placed)."""
+    """Every edge-matching board of suites/mc-puzzles.toml is counted within MAX_NODES."""
     from puzzlesat.generator.core.seeds import Rng
     from puzzlesat.generator.families import get_family
     from puzzlesat.generator.suite.spec import load_spec

@@ -473,7 +473,9 @@ def test_publish_drops_and_names_shipped_rows_of_other_instances(tmp_path, puzzl
     spec = tmp_path / "tiny.toml"
     shutil.copy(tmp_path / "one" / "tiny.toml", spec)
     table = (suite / "calibration.csv").read_text().splitlines()
-    foreign = table[1].replace("sliding-korf50-k8-b8-rotated", "other-instance")
+    digest = table[1].split(",")[0]
+    foreign = table[1].replace("sliding-korf50-k8-b8-rotated", "other-instance").replace(
+        digest, "f" * 32)
     (tmp_path / "tiny.calibration.csv").write_text("\n".join(table + [foreign]) + "\n")
     result = puzzlesat("publish", spec, "-o", tmp_path / "two")
     assert result.code == 0, result.err

@@ -49,7 +49,7 @@ class HintFile:
     def append(self, hints: np.ndarray) -> None:
         """Add ``hints`` (int32) at the end."""
         self._file.seek(0, os.SEEK_END)
-        self._file.write(np.ascontiguousarray(hints, np.int32).view(np.uint8))
+        self._file.write(np.ascontiguousarray(hints, np.int32).data)
         self.size += hints.shape[0]
 
     @property
@@ -64,7 +64,7 @@ class HintFile:
             raise ValueError("a HintFile is read by slices of step 1")
         out = np.empty(max(b - a, 0), np.int32)
         self._file.seek(4 * a)
-        if self._file.readinto(out.view(np.uint8)) != out.nbytes:
+        if self._file.readinto(out.data) != out.nbytes:
             raise RuntimeError("LRAT hints: the temporary file came back short")
         return out
 
