@@ -267,6 +267,23 @@ def _step_head(out, n):
 
 
 @njit(cache=True)
+def _zero_ended(tok, i, n, out, k, hint):
+    """Copy the tokens from ``i`` up to the next 0 into ``out[k:]``: (the index past that 0,
+    the new ``k``, True), or (the bad token's index, ``k``, False) at a token a literal
+    (``hint`` False: a marker or past 32 bits) or a hint (True: a marker) cannot be, or at
+    the stream's end without a 0."""
+    while i < n and tok[i] != 0:
+        if tok[i] == _D or (tok[i] == _D + 1 if hint else abs(tok[i]) > 2147483647):
+            return i, k, False
+        out[k] = tok[i]
+        k += 1
+        i += 1
+    if i >= n:
+        return i, k, False
+    return i + 1, k, True
+
+
+@njit(cache=True)
 def _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end):
     """The steps of the token stream: (steps, literals, hints, bad token or -1)."""
     s = nl = nh = 0
@@ -288,24 +305,12 @@ def _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end):
             deleting = i < n and tok[i] == _D
             i += 1 if deleting else 0
         if not deleting:
-            while i < n and tok[i] != 0:
-                if tok[i] == _D or abs(tok[i]) > 2147483647:
-                    return s, nl, nh, i
-                lits[nl] = tok[i]
-                nl += 1
-                i += 1
-            if i >= n:
+            i, nl, ok = _zero_ended(tok, i, n, lits, nl, False)
+            if not ok:
                 return s, nl, nh, i
-            i += 1
-        while i < n and tok[i] != 0:
-            if tok[i] == _D or tok[i] == _D + 1:
-                return s, nl, nh, i
-            hints[nh] = tok[i]
-            nh += 1
-            i += 1
-        if i >= n:
+        i, nh, ok = _zero_ended(tok, i, n, hints, nh, True)
+        if not ok:
             return s, nl, nh, i
-        i += 1
         kind[s] = 1 if deleting else 0
         lit_end[s], hint_end[s] = nl, nh
         s += 1
