@@ -69,13 +69,6 @@ def instance_rows(src: Path, manifest: list[dict]) -> list[ManifestRow]:
     return rows
 
 
-def manifest_rows(src: Path, manifest: list[dict]) -> list[dict]:
-    """The manifest's instance rows as read (dicts, for callers that rewrite or read them as
-    such), each checked as :func:`instance_rows` checks it."""
-    instance_rows(src, manifest)
-    return manifest
-
-
 def instance_path(src: Path, row: ManifestRow, index: int) -> Path:
     """The file of manifest row ``index``: a regular file directly in the suite's own
     ``instances/`` folder (no symlink on the way) whose bytes have the manifest's sha256."""

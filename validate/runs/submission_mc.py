@@ -33,7 +33,7 @@ from puzzlesat.validate.runs.calibrate import read_trusted_calibration
 from puzzlesat.validate.runs.counters import COUNTERS
 from puzzlesat.validate.runs.submission import (
     bundle_name,
-    manifest_rows,
+    instance_rows,
     suite_copies,
     tar_bytes,
     write_bundle,
@@ -74,26 +74,26 @@ def check_mc_submission(directory: str | os.PathLike,
     calibration = read_trusted_calibration(src) if os.path.lexists(src / CALIBRATION_FILE) else []
     counted = [run for run in calibration if run.solver in COUNTERS]
     seen: dict[str, str] = {}
-    for row in manifest_rows(src, manifest):
-        text = decompress((src / row["file"]).read_bytes(), row["file"])
-        dimacs = parse_dimacs(text, row["file"])
+    for row in instance_rows(src, manifest):
+        text = decompress((src / row.file).read_bytes(), row.file)
+        dimacs = parse_dimacs(text, row.file)
         try:
-            projection, count, source = certified_count(dimacs, row["file"], solving)
+            projection, count, source = certified_count(dimacs, row.file, solving)
         except UserError as exc:
-            check.failures.append(f"{row['name']}: {exc}")
+            check.failures.append(f"{row.name}: {exc}")
             continue
-        runs = [run for run in counted if run.hash == row["hash"]]
-        check.instances.append(CountedInstance(row["name"], text, projection.track, count,
+        runs = [run for run in counted if run.hash == row.hash]
+        check.instances.append(CountedInstance(row.name, text, projection.track, count,
                                                source, [f"{run.solver} {run.cell()} {run.verdict}"
                                                         for run in runs]))
-        check.failures += [f"{row['name']}: {run.solver} {run.verdict} in the calibration "
+        check.failures += [f"{row.name}: {run.solver} {run.verdict} in the calibration "
                            f"({run.reason})" for run in runs if run.verdict in FAILED]
         if count is None:
-            check.failures.append(f"{row['name']}: no certified count ({source})")
+            check.failures.append(f"{row.name}: no certified count ({source})")
         if dimacs.gbd_hash in seen:
-            check.failures.append(f"{row['name']}: the same clauses as {seen[dimacs.gbd_hash]} "
+            check.failures.append(f"{row.name}: the same clauses as {seen[dimacs.gbd_hash]} "
                                   f"(GBD hash {dimacs.gbd_hash})")
-        seen.setdefault(dimacs.gbd_hash, row["name"])
+        seen.setdefault(dimacs.gbd_hash, row.name)
     if not check.instances and not check.failures:
         check.failures.append("the suite has no instances")
     return check
