@@ -190,6 +190,10 @@ def test_cli_calibrate_prints_a_summary(calibrated, puzzlesat, tmp_path):
     (["--solvers", "nosuch"], ["unknown solver 'nosuch'"]),
     (["--solvers", ","], ["--solvers is empty"]),
     (["--time-limit", "0"], ["--time-limit"]),
+    # a solver that takes none of the suite's instances (a CNF suite without counting ones)
+    (["--solvers", "ganak:5"], ["--solvers ganak", "takes none of the 3 instances"]),
+    (["--solvers", "cadical195,approxmc:5"], ["--solvers approxmc", "takes none"]),
+    (["--solvers", "rc2:5"], ["--solvers rc2", "takes none"]),
 ])
 def test_cli_calibrate_bad_options(calibrated, puzzlesat, args, fragments):
     suite, _ = calibrated

@@ -217,6 +217,11 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
     limits = solver_limits(solvers, time_limit)  # runnable here, before any work
+    idle = [lim.solver for lim in limits if not any(_takes(lim.solver, r) for r in chosen)]
+    if idle:
+        raise UserError(f"--solvers {idle[0]}: takes none of the {len(chosen)} instances "
+                        f"chosen in {out} (a model counter counts counting instances, "
+                        f"{REFERENCE} solves WCNF, a SAT solver CNF)")
     # the published bytes only: a changed instance is not measured (nor is a manifest trusted
     # for the expected result: the judge takes it from the instance's own header)
     changed = [r["file"] for r in chosen if file_sha256(out / r["file"]) != r["sha256"]]
@@ -239,6 +244,14 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
     rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
             if (key := (instance["hash"], solver)) in fresh or key in earlier]
     return _record(out, spec, instances, rows, plot)
+
+
+def _takes(solver: str, instance: dict) -> bool:
+    """Whether ``solver`` runs on the manifest's ``instance``: a model counter on a counting
+    one, the MaxSAT reference on a WCNF one, a SAT solver on a CNF one."""
+    if solver in COUNTERS:
+        return instance.get("count") is not None
+    return (solver == REFERENCE) == (instance.get("format", "cnf") == "wcnf")
 
 
 def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:
