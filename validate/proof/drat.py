@@ -717,8 +717,9 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
     db = buffer
     lengths = np.diff(start)
-    occurrences = np.bincount(db, minlength=2 * num_vars + 2) if db.size else \
-        np.zeros(2 * num_vars + 2, np.int64)
+    occurrences = np.zeros(2 * num_vars + 2, np.int64)
+    for a in range(0, db.shape[0], slice_literals):  # bincount copies its input to int64
+        occurrences += np.bincount(db[a:a + slice_literals], minlength=2 * num_vars + 2)
     watch_start = np.zeros(2 * num_vars + 2, np.int64)
     np.cumsum(occurrences[:-1], out=watch_start[1:])
     n_clauses = start.shape[0] - 1
@@ -877,6 +878,9 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
         step = step_done
     checked = int(st.core[n_formula:].sum())
     records.spill(st)
+    # the watch lists and the hint buffer are done with: the certificate gets their memory
+    done = np.zeros(0, np.int32)
+    st = st._replace(watches=done, search=done, hints=done)
     return (True, _verified(st, conflict_step, n_steps, checked),
             _certificate(st, n_formula, numbering, conflict_step, records))
 
@@ -1022,20 +1026,35 @@ def _lemma_literals(st: _State, numbering: _Numbering,
     """The literals of each clause (none for -1), pivot first, variables as in the proof."""
     lengths = np.where(clauses >= 0, st.start[clauses + 1] - st.start[np.maximum(clauses, 0)], 0)
     lit_end = np.cumsum(lengths)
-    first = lit_end - lengths
-    where = np.repeat(st.start[np.maximum(clauses, 0)] - first, lengths) + \
-        np.arange(int(lit_end[-1]) if lit_end.size else 0)
-    codes = st.db[where].astype(np.int64)
-    pivots = np.repeat(st.pivot[np.maximum(clauses, 0)], lengths)
-    # swap each clause's pivot with its first literal
-    at_pivot = np.flatnonzero(codes == pivots)
-    owner_first = np.repeat(first, lengths)[at_pivot]
-    codes[at_pivot], codes[owner_first] = codes[owner_first], pivots[at_pivot]
-    variables = codes >> 1
-    beyond = variables > numbering.kept
-    variables[beyond] = numbering.fresh[variables[beyond] - numbering.kept - 1]
-    lits = np.where(codes & 1, -variables, variables).astype(np.int32)
+    lits = np.empty(int(lit_end[-1]) if lit_end.size else 0, np.int32)
+    _copy_literals(st.db, st.start, st.pivot, clauses, lit_end, numbering.kept,
+                   numbering.fresh.astype(np.int64), lits)
     return lits, lit_end
+
+
+@njit(cache=True)
+def _copy_literals(db, start, pivot, clauses, lit_end, kept, fresh, lits):
+    """Each clause's literals into ``lits`` (ending at ``lit_end``), its pivot first, the
+    variables renumbered beyond ``kept`` given back their numbers ``fresh``: one pass, no
+    temporaries the size of the certificate (it may hold most of the proof's literals)."""
+    w = 0
+    for k in range(clauses.shape[0]):
+        c = clauses[k]
+        if c < 0:
+            continue
+        first = w
+        for i in range(start[c], start[c + 1]):
+            code = db[i]
+            if code == pivot[c] and w > first:  # the pivot goes first: swap
+                lits[w] = lits[first]
+                w_at = first
+            else:
+                w_at = w
+            variable = np.int64(code >> 1)
+            if variable > kept:
+                variable = fresh[variable - kept - 1]
+            lits[w_at] = -variable if code & 1 else variable
+            w += 1
 
 
 def _tick(deadline: float | None) -> None:
