@@ -34,14 +34,15 @@ DRATIFY_LIMIT = 300.0
 #: the steps of check.py's check, timed one by one (CPU seconds)
 _OURS = """
 import json, sys, tempfile, time
+from puzzlesat.validate.proof.check import load_checker
+load_checker()  # as a check loads them
 from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.validate.proof.drat import load_kernels, verify_drat
+from puzzlesat.validate.proof.drat import verify_drat
 from puzzlesat.validate.proof.lrat import write_lrat
 from puzzlesat.validate.proof.lrat_check import check_lrat
 from puzzlesat.validate.proof.reader import read_proof
 clock = time.process_time
 formula = read_dimacs(sys.argv[1])
-load_kernels()
 start = clock()
 ok, reason, cert = verify_drat(formula.literals, read_proof(sys.argv[2],
                                                             room=len(formula.literals)))

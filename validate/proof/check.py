@@ -28,6 +28,8 @@ checked (no time left, or the referee said nothing: the answer stays UNSAT-UNCHE
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import shutil
 import subprocess
@@ -105,7 +107,8 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
         return _check_with_drat_trim(flat, num_vars, data, time_limit)
     if checker not in (None, CHECKER):
         raise UserError(f"unknown proof checker {checker!r} (choices: {CHECKER}, drat-trim)")
-    from puzzlesat.validate.proof.lrat import write_lrat  # numba: loaded when a proof is
+    load_checker()
+    from puzzlesat.validate.proof.lrat import write_lrat
 
     lrat = lrat or LratRequest()
     cake_lpr = _cake_lpr(lrat.cake_lpr)
@@ -126,14 +129,32 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
     return check
 
 
+@functools.cache
+def load_checker() -> None:
+    """Import the checkers (numba) and load their kernels
+    (:func:`puzzlesat.validate.proof.drat.load_kernels`), once per process, with the cyclic
+    garbage collector paused, then freeze what exists: numba makes hundreds of thousands of
+    objects that live until exit, and the collections that would walk them (during the
+    import, and the last one at exit) cost half as much CPU as the rest of the start."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from puzzlesat.validate.proof.drat import load_kernels
+
+        load_kernels()
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def _check_drat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]:
     """The DRAT kernel, then the LRAT checker on its certificate."""
-    from puzzlesat.validate.proof.drat import load_kernels, verify_drat
+    from puzzlesat.validate.proof.drat import verify_drat
     from puzzlesat.validate.proof.lrat_check import check_lrat
     from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
 
     try:
-        load_kernels()
         proof = read_proof(source, deadline, room=len(flat))
         ok, reason, cert = verify_drat(flat, proof, deadline=deadline)
     except ProofFormatError as exc:
