@@ -398,9 +398,10 @@ def test_one_costly_rat_check_does_not_outlast_the_deadline():
     clauses += [[-p, y(j)] for j in range(1, n + 1)] + [[x(1), r], [x(1), -r], [-p]]
     proof = f"{p} {-x(1)} 0\n0\n".encode()
     assert ours(SAT_2, BOGUS)[0] is False  # the kernels are compiled before the clock starts
+    formula, steps = flat(clauses), read_proof(proof)  # and the input is made
     start = time.monotonic()
     with pytest.raises(TimeoutError):
-        check_drat(flat(clauses), read_proof(proof), deadline=start + 0.3)
+        check_drat(formula, steps, deadline=start + 0.3)
     assert time.monotonic() - start < 3.0
 
 
