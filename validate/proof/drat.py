@@ -53,7 +53,8 @@ checks every lemma in the forward pass instead: the same verdicts as the plain-P
 
 Memory: the clause database is built in the array the proof was read into (with room left for
 the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal, and the
-watch lists take one more; the LRAT hints the backward pass records go to a temporary file a
+watch lists take two more (an int64 watch: the clause and a blocker literal, which saves
+reading most satisfied clauses); the LRAT hints the backward pass records go to a temporary file a
 buffer at a time, and so do the certificate's (:class:`puzzlesat.validate.proof.lrat.HintFile`);
 :func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages back.
 """
@@ -112,7 +113,8 @@ class _State(NamedTuple):
     seen: np.ndarray  # uint8 per variable, for conflict analysis
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
-    watches: np.ndarray  # int32 clause id << 1 | core; room for every clause holding the code
+    watches: np.ndarray  # int64 blocker << 32 | clause id << 1 | core; room for every clause
+    # holding the code
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
@@ -260,10 +262,16 @@ def _unassign_to(st, length):
 
 # A watch is the clause id shifted left once, its low bit set when the clause is in the core
 # (as drat-trim does), so core-first propagation tells the groups apart without looking at
-# the clause.
+# the clause; above them, from bit 32, a blocker: a literal of the clause (MiniSat's), which,
+# when true, shows the clause satisfied without reading it (reading it is the propagation's
+# main cost: a cache miss on its start, another on its literals).
+_ID = (1 << 32) - 1
+
+
 @njit(cache=True)
-def _watch(st, code, c):
-    st.watches[st.watch_start[code] + st.watch_count[code]] = (c << 1) | st.core[c]
+def _watch(st, code, c, blocker):
+    st.watches[st.watch_start[code] + st.watch_count[code]] = \
+        (np.int64(blocker) << 32) | (c << 1) | st.core[c]
     st.watch_count[code] += 1
 
 
@@ -277,9 +285,9 @@ def _find_watch(st, code, c):
     high = low + st.watch_count[code] - 1
     while low <= high:
         st.scalars[_WORK] += 2
-        if st.watches[high] >> 1 == c:
+        if (st.watches[high] & _ID) >> 1 == c:
             return high
-        if st.watches[low] >> 1 == c:
+        if (st.watches[low] & _ID) >> 1 == c:
             return low
         low += 1
         high -= 1
@@ -339,18 +347,18 @@ def _propagate(st, core_first=False):
         while i < end:
             w = watches[i]
             i += 1
-            if group >= 0 and (w & 1) != group:
+            if (group >= 0 and (w & 1) != group) or value[w >> 32] == 1:
                 watches[j] = w
                 j += 1
                 continue
-            c = w >> 1
+            c = (w & _ID) >> 1
             s = st.start[c]
             if db[s] == false:
                 db[s] = db[s + 1]
                 db[s + 1] = false
             other = db[s]
             if value[other] == 1:
-                watches[j] = w
+                watches[j] = (np.int64(other) << 32) | (w & _ID)
                 j += 1
                 continue
             # a literal not false to watch instead: looked for from where the last search in
@@ -364,7 +372,7 @@ def _propagate(st, core_first=False):
                     if value[db[s + k]] != -1:
                         db[s + 1] = db[s + k]
                         db[s + k] = false
-                        _watch(st, db[s + 1], c)
+                        _watch(st, db[s + 1], c, other)
                         st.search[c] = k
                         moved = True
                         break
@@ -410,8 +418,8 @@ def _attach(st, c):
             if score > best_score:
                 best, best_score = k, score
         st.db[s + slot], st.db[best] = st.db[best], st.db[s + slot]
-    _watch(st, st.db[s], c)
-    _watch(st, st.db[s + 1], c)
+    _watch(st, st.db[s], c, st.db[s + 1])
+    _watch(st, st.db[s + 1], c, st.db[s])
     first, second = st.value[st.db[s]], st.value[st.db[s + 1]]
     if first == -1:
         return c
@@ -728,7 +736,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
-                np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int32),
+                np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int64),
                 np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8))
