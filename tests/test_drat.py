@@ -605,3 +605,38 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
         # no deletion, one empty clause, at the end: drup checks the same thing (drup takes
         # a proof that ends anywhere the clauses propagate to a conflict)
         assert drup_valid(clauses, proof) == forward[0], (clauses, proof, forward)
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6)), min_size=2, max_size=20),
+       st.randoms(use_true_random=False))
+@settings(max_examples=200, deadline=None)
+def test_packing_keeps_every_watch_list(lists, rng):
+    """Watch lists of any lengths, rooms and places in the array, in any order, packed: each
+    list holds the same watches in the same order, with room past them, and no two overlap
+    (a list moved rightward by less than its length is copied from its end)."""
+    made, _, _ = drat._state(flat([[v] for v in range(1, len(lists) + 1)]), read_proof(b""),
+                             drat._NEVER, drat.SLICE)
+    state = made._replace(watches=np.zeros(60 * len(lists), np.int64))
+    codes = state.watch_start.shape[0]  # two per variable, and two for variable 0
+    lengths = [lists[code % len(lists)] for code in range(codes)]
+    where = list(range(codes))
+    rng.shuffle(where)
+    top, expected = 0, {}
+    for code in where:
+        count, slack = lengths[code]
+        state.watch_start[code], state.watch_count[code] = top, count
+        state.watch_room[code] = max(count + slack, 2)
+        expected[code] = np.arange(count, dtype=np.int64) + 1000 * code
+        state.watches[top:top + count] = expected[code]
+        top += state.watch_room[code]
+    state.scalars[drat._WATCH_TOP] = top
+    drat._pack_watches(state.watches, state.watch_start, state.watch_count, state.watch_room,
+                       state.scalars)
+    places = sorted((int(state.watch_start[c]), int(state.watch_room[c])) for c in range(codes))
+    assert all(a + room <= b for (a, room), (b, _) in zip(places, places[1:]))
+    assert places[-1][0] + places[-1][1] == state.scalars[drat._WATCH_TOP]
+    for code in range(codes):
+        first = state.watch_start[code]
+        assert state.watch_room[code] > state.watch_count[code] == len(expected[code])
+        assert state.watches[first:first + len(expected[code])].tolist() == \
+            expected[code].tolist()

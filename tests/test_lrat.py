@@ -147,6 +147,30 @@ def test_certificates_made_through_a_small_hint_buffer_check(tmp_path, monkeypat
             assert cake_says(tmp_path, clauses, cert, binary=True)
 
 
+def test_packing_the_watch_lists_changes_no_byte_of_a_certificate(tmp_path, monkeypatch):
+    """With the watch lists' array an eighth of its size (one watch per clause: room enough for
+    these proofs), the lists are packed several times (a packing keeps each list's order): the
+    certificates of CaDiCaL's proofs are byte for byte those made without packing."""
+    states = []
+
+    def state(*args, **kwargs):
+        states.append(made := made_state(*args, **kwargs))
+        return made
+
+    def certificate_bytes(clauses, proof) -> bytes:
+        write_lrat(certificate(clauses, proof), tmp_path / "c.lrat", len(clauses), True)
+        return (tmp_path / "c.lrat").read_bytes()
+
+    made_state = drat._state
+    proofs = [(php(holes), cadical_proof(php(holes))) for holes in (5, 6)]
+    roomy = [certificate_bytes(*pair) for pair in proofs]
+    monkeypatch.setattr(drat, "_state", state)
+    monkeypatch.setattr(drat, "_watch_space",
+                        lambda clauses, codes: clauses + 6 * codes + 16)
+    assert [certificate_bytes(*pair) for pair in proofs] == roomy
+    assert all(made[0].scalars[drat._PACKINGS] > 0 for made in states)
+
+
 def test_a_hint_file_gives_back_what_it_was_given():
     """A HintFile returns its hints by slices, whole (copy, np.asarray), and empty slices;
     a slice with a step is refused."""

@@ -52,9 +52,9 @@ checks every lemma in the forward pass instead: the same verdicts as the plain-P
 (:mod:`drat_reference`), which the property tests compare it with.
 
 Memory: the clause database is built in the array the proof was read into (with room left for
-the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal, and the
-watch lists take two more (an int64 watch: the clause and a blocker literal, which saves
-reading most satisfied clauses); the LRAT hints the backward pass records go to a temporary file a
+the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal; the watch
+lists share one array sized to the clauses, not to their literals (an int64 watch: the clause
+and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the backward pass records go to a temporary file a
 buffer at a time, and so do the certificate's (:class:`puzzlesat.validate.proof.lrat.HintFile`);
 :func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages back.
 """
@@ -80,8 +80,8 @@ MAX_CLAUSES = 2**30 - 1
 #: no deadline (a ``time.monotonic()`` value the kernels compare with)
 _NEVER = np.inf
 # slots of the scalar array: trail length, propagation head, work done in this kernel call,
-# hints recorded, hint buffer overflowed
-_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW = 0, 1, 2, 3, 4
+# hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of it
+_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS = 0, 1, 2, 3, 4, 5, 6
 #: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
 _END = -(2**30) - 1
@@ -113,9 +113,9 @@ class _State(NamedTuple):
     seen: np.ndarray  # uint8 per variable, for conflict analysis
     watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
     watch_count: np.ndarray  # int64 per code
-    watches: np.ndarray  # int64 blocker << 32 | clause id << 1 | core; room for every clause
-    # holding the code
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW]
+    watch_room: np.ndarray  # int64 per code: the watches its place holds
+    watches: np.ndarray  # int64 blocker << 32 | clause id << 1 | core (see _watch_space)
+    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
     assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
@@ -270,9 +270,71 @@ _ID = (1 << 32) - 1
 
 @njit(cache=True)
 def _watch(st, code, c, blocker):
+    if st.watch_count[code] == st.watch_room[code]:
+        # (the arrays, not the state: a call passing the state costs more than a watch)
+        _move_watches(st.watches, st.watch_start, st.watch_count, st.watch_room, st.scalars,
+                      code)
     st.watches[st.watch_start[code] + st.watch_count[code]] = \
         (np.int64(blocker) << 32) | (c << 1) | st.core[c]
     st.watch_count[code] += 1
+
+
+# The watch lists share one array, sized to the clauses (as drat-trim's lists grow one by
+# one), not to every literal: each code's list has a place with room for some watches; a full
+# list moves to the free end of the array with twice the room; when the end has no room, every
+# list is packed to the front with room in proportion to its length (_watch_space: packed,
+# the lists leave a share of the array free, so packing stays rare).
+@njit(cache=True)
+def _packed_room(count):
+    return count + (count >> 1) + 2
+
+
+@njit(cache=True)
+def _move_watches(watches, watch_start, watch_count, watch_room, scalars, code):
+    """Give ``code``'s full list twice its room at the free end, or pack the lists (after
+    which every list has room)."""
+    room = 2 * watch_room[code] + 2
+    if scalars[_WATCH_TOP] + room > watches.shape[0]:
+        _pack_watches(watches, watch_start, watch_count, watch_room, scalars)
+        return
+    top = scalars[_WATCH_TOP]
+    first = watch_start[code]
+    for k in range(watch_count[code]):
+        watches[top + k] = watches[first + k]
+    watch_start[code] = top
+    watch_room[code] = room
+    scalars[_WATCH_TOP] = top + room
+
+
+@njit(cache=True)
+def _pack_watches(watches, watch_start, watch_count, watch_room, scalars):
+    """Pack every watch list to the front of the array in place, in the order they lie: first
+    each list right after the one before (never rightward of where it was), then each, from
+    the last, rightward to make its room (never onto a list not yet moved)."""
+    order = np.argsort(watch_start)
+    total = 0
+    for code in order:
+        total += _packed_room(watch_count[code])
+    if total > watches.shape[0]:  # more watches than _watch_space allows for: a bug
+        raise RuntimeError("DRAT checker: more watches than the clauses allow")
+    top = 0
+    for code in order:
+        first, n = watch_start[code], watch_count[code]
+        for k in range(n):
+            watches[top + k] = watches[first + k]
+        watch_start[code] = top
+        top += n
+    top = scalars[_WATCH_TOP] = total
+    for r in range(order.shape[0] - 1, -1, -1):
+        code = order[r]
+        room = _packed_room(watch_count[code])
+        top -= room
+        first, n = watch_start[code], watch_count[code]
+        for k in range(n - 1, -1, -1):
+            watches[top + k] = watches[first + k]
+        watch_start[code] = top
+        watch_room[code] = room
+    scalars[_PACKINGS] += 1
 
 
 @njit(cache=True)
@@ -325,6 +387,7 @@ def _propagate(st, core_first=False):
     one is. (One loop, no helper called per watch: a numba call passing the state costs more
     than a visit.)"""
     db, value, watches = st.db, st.value, st.watches
+    watch_start, watch_count, watch_room = st.watch_start, st.watch_count, st.watch_room
     core_head = other_head = st.scalars[_HEAD]
     while True:
         group = -1  # the watches visited: -1 all, 1 the core ones, 0 the others
@@ -339,16 +402,18 @@ def _propagate(st, core_first=False):
         else:
             st.scalars[_HEAD] = other_head
             return -1
-        base = st.watch_start[false]
+        # i and j count from the list's start, which a packing (when a watch moves to a full
+        # list) may move; the list's count stays n until the pass ends, so a packing keeps
+        # every watch not yet visited
         n = st.watch_count[false]
         st.scalars[_WORK] += n
-        i = j = base
-        end = base + n
-        while i < end:
-            w = watches[i]
+        base = st.watch_start[false]
+        i = j = 0
+        while i < n:
+            w = watches[base + i]
             i += 1
             if (group >= 0 and (w & 1) != group) or value[w >> 32] == 1:
-                watches[j] = w
+                watches[base + j] = w
                 j += 1
                 continue
             c = (w & _ID) >> 1
@@ -358,7 +423,7 @@ def _propagate(st, core_first=False):
                 db[s + 1] = false
             other = db[s]
             if value[other] == 1:
-                watches[j] = (np.int64(other) << 32) | (w & _ID)
+                watches[base + j] = (np.int64(other) << 32) | (w & _ID)
                 j += 1
                 continue
             # a literal not false to watch instead: looked for from where the last search in
@@ -372,7 +437,14 @@ def _propagate(st, core_first=False):
                     if value[db[s + k]] != -1:
                         db[s + 1] = db[s + k]
                         db[s + k] = false
-                        _watch(st, db[s + 1], c, other)
+                        new = db[s + 1]  # watched from now on (as _watch, without a call)
+                        if watch_count[new] == watch_room[new]:
+                            _move_watches(watches, watch_start, watch_count, watch_room,
+                                          st.scalars, new)
+                            base = watch_start[false]
+                        watches[watch_start[new] + watch_count[new]] = \
+                            (np.int64(other) << 32) | (c << 1) | st.core[c]
+                        watch_count[new] += 1
                         st.search[c] = k
                         moved = True
                         break
@@ -381,18 +453,18 @@ def _propagate(st, core_first=False):
                         break
             if moved:
                 continue
-            watches[j] = w
+            watches[base + j] = w
             j += 1
             if value[other] == -1:
-                while i < end:
-                    watches[j] = watches[i]
+                while i < n:
+                    watches[base + j] = watches[base + i]
                     j += 1
                     i += 1
-                st.watch_count[false] = j - base
+                st.watch_count[false] = j
                 st.scalars[_HEAD] = other_head
                 return c
             _assign(st, other, c)
-        st.watch_count[false] = j - base
+        st.watch_count[false] = j
 
 
 @njit(cache=True)
@@ -725,22 +797,34 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
     db = buffer
     lengths = np.diff(start)
-    occurrences = np.zeros(2 * num_vars + 2, np.int64)
-    for a in range(0, db.shape[0], slice_literals):  # bincount copies its input to int64
-        occurrences += np.bincount(db[a:a + slice_literals], minlength=2 * num_vars + 2)
-    watch_start = np.zeros(2 * num_vars + 2, np.int64)
-    np.cumsum(occurrences[:-1], out=watch_start[1:])
     n_clauses = start.shape[0] - 1
+    n_codes = 2 * num_vars + 2
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
-                np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8), watch_start,
-                np.zeros(2 * num_vars + 2, np.int64), np.zeros(max(db.shape[0], 1), np.int64),
-                np.zeros(5, np.int64), np.full(n_clauses, 2, np.int32),
+                np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
+                np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
+                np.full(n_codes, _FIRST_ROOM, np.int64),
+                np.zeros(_watch_space(n_clauses, n_codes), np.int64),
+                np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0], np.int64),
+                np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8))
     return st, n_formula, numbering
+
+
+#: the watches each code's list has room for at first
+_FIRST_ROOM = 4
+
+
+def _watch_space(n_clauses: int, n_codes: int) -> int:
+    """The watches the array of watch lists holds: the lists hold 2 watches per clause, and up
+    to one more per clause during a propagation pass (the list visited keeps its count until
+    the pass ends, while its watches move to other lists); packed (:func:`_packed_room`),
+    1.5 times that plus 2 per code, which leaves at least 3.5 per clause free; and the first
+    places."""
+    return 8 * n_clauses + (_FIRST_ROOM + 2) * n_codes + 16
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
