@@ -187,7 +187,8 @@ def test_cli_calibrate_prints_a_summary(calibrated, puzzlesat, tmp_path):
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["--solvers", "nosuch"], ["unknown solver 'nosuch'"]),
+    (["--solvers", "nosuch"], ["unknown solver 'nosuch'", "minisat-bin",
+                               "model counters: ganak, approxmc"]),
     (["--solvers", ","], ["--solvers is empty"]),
     (["--time-limit", "0"], ["--time-limit"]),
     # a solver that takes none of the suite's instances (a CNF suite without counting ones)

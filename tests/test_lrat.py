@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
+import lzma
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
 from pysat.examples.genhard import PHP
+from conftest import publish_tiny
 from pysat.solvers import Glucose4
 from test_drat import BOGUS, cadical_proof, flat, num_vars
 
@@ -362,6 +365,44 @@ def test_validate_writes_lrat_and_reads_lrat_proofs(tmp_path, puzzlesat):
     (tmp_path / "bad.lrat").write_text("\n".join(lines) + "\n")
     result = puzzlesat(*args, "--proof", tmp_path / "bad.lrat")
     assert result.code == 3 and result.out.startswith("WRONG-PROOF")
+
+
+def test_validate_suite_keeps_certificates_and_no_file_it_did_not_write(tmp_path, puzzlesat):
+    """validate-suite --lrat writes RESULTS/<file>.lrat beside each verified proof (cake_lpr
+    accepts it where on PATH) and rewrites it when it holds the same bytes; a file there that
+    holds other bytes (a solver's own LRAT, say) is left as it is, and a folder there too: the
+    verdict stays VERIFIED-UNSAT, with a note that the certificate was not kept."""
+    suite, results = publish_tiny(tmp_path), tmp_path / "results"
+    assert puzzlesat("solve-suite", suite, results, "--proof").code == 0
+    unsat = next((suite / "instances").glob("sliding-*-b6*"))
+    kept = results / f"{unsat.name}.lrat"
+
+    def verdict() -> dict:
+        table = tmp_path / "verdicts.json"
+        run = puzzlesat("validate-suite", suite, results, "--lrat", "-o", table)
+        assert run.code == 0, run.out + run.err
+        rows = json.loads(table.read_text())
+        return next(row for row in rows if row["instance"] == unsat.name)
+
+    assert verdict()["verdict"] == "VERIFIED-UNSAT" and kept.is_file()
+    if CAKE:
+        plain = tmp_path / "unsat.cnf"
+        plain.write_bytes(lzma.decompress(unsat.read_bytes()) if unsat.suffix == ".xz"
+                          else unsat.read_bytes())
+        run = subprocess.run([CAKE, plain, kept], capture_output=True, text=True)
+        assert run.stdout.strip() == "s VERIFIED UNSAT"
+    ours = kept.read_bytes()
+    again = verdict()
+    assert again["notes"] == [] and kept.read_bytes() == ours
+    kept.write_bytes(b"c a solver's own proof\n")
+    again = verdict()
+    assert again["verdict"] == "VERIFIED-UNSAT" and "holds other bytes" in again["notes"][-1]
+    assert kept.read_bytes() == b"c a solver's own proof\n"
+    kept.unlink()
+    kept.mkdir()
+    again = verdict()
+    assert again["verdict"] == "VERIFIED-UNSAT" and "not kept" in again["notes"][-1]
+    assert kept.is_dir() and not any(kept.iterdir())
 
 
 @pytest.mark.skipif(shutil.which("drat-trim") is None, reason="drat-trim is not on PATH")

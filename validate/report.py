@@ -253,7 +253,7 @@ def _judge_unsat(dimacs: Dimacs, proof, witness_json: dict | None,
                            f"{check.reason}), yet {witness}: the proof checker is unsound")
         if check.ok:
             verdict = Verdict("VERIFIED-UNSAT", _signed(check.signed_by or [check.checker]),
-                              **base)
+                              notes=check.notes, **base)
             if base["expected"] == "SAT":  # and no witness checks
                 verdict.notes.append(f"the header expects SAT ({base['expected_from']}) "
                                      "without a witness that checks: this proof shows the "

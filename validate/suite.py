@@ -86,7 +86,7 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
                 verdict = validate_wcnf_files(instance, out, witness)
             else:
                 request = LratRequest(output_path(results_dir, instance, ".lrat") if lrat
-                                      else None, cake_lpr=cake_lpr)
+                                      else None, cake_lpr=cake_lpr, beside_output=True)
                 verdict = validate_files(instance, out, drat if drat.exists() else None,
                                          witness=witness, proof_time_limit=proof_time_limit,
                                          lrat=request)

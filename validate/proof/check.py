@@ -28,6 +28,7 @@ checked (no time left, or the referee said nothing: the answer stays UNSAT-UNCHE
 
 from __future__ import annotations
 
+import filecmp
 import functools
 import gc
 import os
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.reader import read_bytes
 from puzzlesat.generator.core.writer import plain_dimacs
 
@@ -65,17 +67,22 @@ class ProofCheck:
     reason: str
     failure: str = ""  # the checks disagree: a checker failure (ok is then None)
     signed_by: list[str] = field(default_factory=list)  # who accepted it, the checker first
+    notes: list[str] = field(default_factory=list)  # beside the verdict (a certificate not kept)
 
 
 @dataclass
 class LratRequest:
     """What to do with a verified proof's LRAT certificate: write it to ``path`` (text, or
     binary LRAT when ``binary``), and have ``cake_lpr`` (a path; None: the one on PATH, if
-    any) check it."""
+    any) check it. ``beside_output``: the path was made from the output's name
+    (validate-suite --lrat), not named by the user, so a file already there that holds other
+    bytes is not ours to replace (a solver's own LRAT proof, say): it is left as it is, and a
+    certificate not kept is a note beside the verdict, never its end."""
 
     path: str | os.PathLike | None = None
     binary: bool = False
     cake_lpr: str | os.PathLike | None = None
+    beside_output: bool = False
 
 
 def check_proof(flat: np.ndarray, num_vars: int, proof: bytes, checker: str | None = None,
@@ -108,8 +115,6 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
     if checker not in (None, CHECKER):
         raise UserError(f"unknown proof checker {checker!r} (choices: {CHECKER}, drat-trim)")
     load_checker()
-    from puzzlesat.validate.proof.lrat import write_lrat
-
     lrat = lrat or LratRequest()
     cake_lpr = _cake_lpr(lrat.cake_lpr)
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -117,7 +122,8 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
         check, cert = (_check_lrat if is_lrat else _check_drat)(flat, source, deadline)
         if check.ok and cert is not None:
             if lrat.path is not None:
-                write_lrat(cert, lrat.path, int(np.count_nonzero(flat == 0)), lrat.binary)
+                check.notes.extend(_keep_certificate(cert, lrat,
+                                                     int(np.count_nonzero(flat == 0))))
             if cake_lpr:
                 check = _sign_with_cake_lpr(check, cake_lpr, flat, cert, deadline)
     except TimeoutError:
@@ -182,6 +188,31 @@ def _check_lrat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]
         return ProofCheck(False, LRAT_CHECKER, f"LRAT proof does not parse: {exc}"), None
     ok, why = check_lrat(flat, cert, deadline)
     return ProofCheck(ok, LRAT_CHECKER, why, signed_by=[LRAT_CHECKER] if ok else []), cert
+
+
+def _keep_certificate(cert: Certificate, lrat: LratRequest, n_clauses: int) -> list[str]:
+    """Write the certificate to ``lrat.path``; beside an output (see :class:`LratRequest`),
+    the notes on why it was not kept, else a write that fails is a UserError."""
+    from puzzlesat.validate.proof.lrat import write_lrat
+
+    assert lrat.path is not None  # (called only when there is one)
+    path = Path(lrat.path)
+    if not lrat.beside_output:
+        write_lrat(cert, path, n_clauses, lrat.binary)
+        return []
+    try:
+        check_replaceable(path, "the LRAT certificate")
+        if not path.exists():
+            write_lrat(cert, path, n_clauses, lrat.binary)
+            return []
+        with tempfile.TemporaryDirectory(prefix="puzzlesat-lrat-") as tmp:
+            write_lrat(cert, Path(tmp, path.name), n_clauses, lrat.binary)
+            if filecmp.cmp(Path(tmp, path.name), path, shallow=False):
+                return []  # this proof's certificate, kept by an earlier run
+    except (UserError, OSError) as exc:
+        return [f"LRAT certificate not kept: {exc}"]
+    return [f"LRAT certificate not kept: {path} holds other bytes (not this proof's "
+            f"certificate; left as it is)"]
 
 
 def _cake_lpr(named: str | os.PathLike | None) -> str | None:

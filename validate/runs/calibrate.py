@@ -71,7 +71,7 @@ from puzzlesat.validate.count import certified_count, judge_count_output
 from puzzlesat.validate.output import MalformedOutput, parse_output
 from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.clients import Limit, parse_limit, run_client
+from puzzlesat.validate.runs.clients import Limit, canonical_name, parse_limit, run_client
 from puzzlesat.validate.runs.counters import COUNTERS, check_counter, run_counter
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
 from puzzlesat.validate.runs.maxsat import REFERENCE
@@ -166,6 +166,10 @@ def _limit(text: str, default: TimeLimit) -> Limit:
     name, _, seconds = text.rpartition(":")
     if name in COUNTERS:
         return Limit(check_counter(name), TimeLimit.parse(seconds, f"--solvers {text}:").cpu)
+    try:
+        canonical_name(name)
+    except UserError as exc:  # the message names every solver there is: the counters too
+        raise UserError(f"--solvers: {exc}; model counters: {', '.join(COUNTERS)}") from None
     return parse_limit(text, "--solvers")
 
 
