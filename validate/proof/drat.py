@@ -8,7 +8,8 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
   the negation of C reaches a conflict), or else RAT in S on its first literal p as written (for
   every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S;
   a D that holds p too is always true and constrains nothing: skipped, as drup does).
-  Then C joins S.
+  Then C joins S. (drat-trim, checking backward, looks only at the candidates D its core
+  holds, and tries other pivots when p fails: a lemma it accepts that way is rejected here.)
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
   proof is then VERIFIED. An empty clause added while S does not propagate to a conflict is
   rejected.
@@ -799,6 +800,9 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
     lengths = np.diff(start)
     n_clauses = start.shape[0] - 1
     n_codes = 2 * num_vars + 2
+    space = _watch_space(n_clauses, n_codes)
+    if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
+        raise RuntimeError("DRAT checker: more watches than the clauses allow")
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
@@ -806,7 +810,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
                 np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
                 np.full(n_codes, _FIRST_ROOM, np.int64),
-                np.zeros(_watch_space(n_clauses, n_codes), np.int64),
+                np.zeros(space, np.int64),
                 np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0], np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
