@@ -607,6 +607,16 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
         assert drup_valid(clauses, proof) == forward[0], (clauses, proof, forward)
 
 
+def test_a_watch_space_below_the_lists_first_places_is_refused(monkeypatch):
+    """The watch lists' array must hold every list's first place before any watch is written
+    (the kernels check no bounds): smaller, the check ends in a RuntimeError (a checker
+    failure), never a write past its end (found by a red team: 16 watches for 6 codes, 24
+    first places, had returned a verdict)."""
+    monkeypatch.setattr(drat, "_watch_space", lambda clauses, codes: 16)
+    with pytest.raises(RuntimeError, match="more watches than the clauses allow"):
+        ours([[1, 2], [-1, 2], [1, -2], [-1, -2]], b"1 0\n0\n")
+
+
 @given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6)), min_size=2, max_size=20),
        st.randoms(use_true_random=False))
 @settings(max_examples=200, deadline=None)

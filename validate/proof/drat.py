@@ -8,7 +8,8 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
   the negation of C reaches a conflict), or else RAT in S on its first literal p as written (for
   every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S;
   a D that holds p too is always true and constrains nothing: skipped, as drup does).
-  Then C joins S.
+  Then C joins S. (drat-trim, checking backward, looks only at the candidates D its core
+  holds, and tries other pivots when p fails: a lemma it accepts that way is rejected here.)
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
   proof is then VERIFIED. An empty clause added while S does not propagate to a conflict is
   rejected.
@@ -799,6 +800,9 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
     lengths = np.diff(start)
     n_clauses = start.shape[0] - 1
     n_codes = 2 * num_vars + 2
+    space = _watch_space(n_clauses, n_codes)
+    if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
+        raise RuntimeError("DRAT checker: more watches than the clauses allow")
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
@@ -806,7 +810,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
                 np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
                 np.full(n_codes, _FIRST_ROOM, np.int64),
-                np.zeros(_watch_space(n_clauses, n_codes), np.int64),
+                np.zeros(space, np.int64),
                 np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0], np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
@@ -970,11 +974,13 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
         step = step_done
     checked = int(st.core[n_formula:].sum())
     records.spill(st)
-    # the watch lists and the hint buffer are done with: the certificate gets their memory
-    done = np.zeros(0, np.int32)
+    reason = _verified(st, conflict_step, n_steps, checked)
+    done = np.zeros(0, np.int32)  # the watch lists and the hint buffer are done with ...
     st = st._replace(watches=done, search=done, hints=done)
-    return (True, _verified(st, conflict_step, n_steps, checked),
-            _certificate(st, n_formula, numbering, conflict_step, records))
+    steps = _certificate_steps(st, n_formula, conflict_step, records)
+    lits, lit_end = _lemma_literals(st, numbering, np.where(steps.kind == 0, steps.clause, -1))
+    del st  # ... and now the clause database: the hints get their memory
+    return True, reason, _certificate(steps, lits, lit_end, records)
 
 
 def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
@@ -1060,14 +1066,24 @@ def _hints_in_proof_order(records, ends, new_id, present, out, counts):
     return w
 
 
-def _certificate(st: _State, n_formula: int, numbering: _Numbering, conflict_step: int,
-                 records: _Records) -> Certificate:
-    """The LRAT certificate of the hint records (see :func:`verify_drat`), its hints written
-    to a :class:`HintFile` a move of records at a time (they may hold hundreds of millions of
-    hints)."""
+class _Steps(NamedTuple):
+    """The steps of a certificate (see :func:`_certificate_steps`)."""
+
+    kind: np.ndarray  # uint8 per step: 0 adds, 1 deletes; the empty clause last
+    ids: np.ndarray  # int64: the id each addition gives its clause (0 for a deletion)
+    clause: np.ndarray  # int64: the checker's clause each step adds or deletes (-1: the last)
+    new_id: np.ndarray  # int32 per clause of the checker: its id in the certificate
+    present: np.ndarray  # bool per clause of the checker: in the certificate
+
+
+def _certificate_steps(st: _State, n_formula: int, conflict_step: int,
+                       records: _Records) -> _Steps:
+    """The steps of the LRAT certificate of the hint records: the lemmas in it are those with
+    a record (the checked ones), numbered on from the formula's clauses in proof order, the
+    empty clause last; the deletions are those of certificate clauses the forward pass made
+    before the conflict."""
     n_clauses = st.alive.shape[0]
-    # lemmas in the certificate: those with a record (the checked ones); the records are
-    # backward, so reversed they are in proof order, the empty clause's last
+    # the records are backward: reversed they are in proof order, the empty clause's last
     lemmas = np.concatenate(records.lemmas)[::-1][:-1]
     present = np.zeros(n_clauses + 1, np.bool_)
     present[:n_formula] = present[lemmas] = present[n_clauses] = True
@@ -1075,19 +1091,24 @@ def _certificate(st: _State, n_formula: int, numbering: _Numbering, conflict_ste
     new_id[:n_formula] = np.arange(1, n_formula + 1)
     new_id[lemmas] = n_formula + 1 + np.arange(lemmas.shape[0])
     new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
-    # the steps: additions of the checked lemmas, the deletions of certificate clauses the
-    # forward pass made before the conflict, then the empty clause
-    steps = np.arange(conflict_step + 1)
-    c = st.step_clause[steps]
-    deleting = st.step_delete[steps] == 1
-    chosen = np.where(deleting, (c >= 0) & (st.ignored[steps] == 0), present[np.maximum(c, 0)])
-    chosen &= present[np.maximum(c, 0)]
-    steps, c, deleting = steps[chosen], c[chosen], deleting[chosen]
+    c = st.step_clause[:conflict_step + 1]
+    deleting = st.step_delete[:conflict_step + 1] == 1
+    held = present[np.maximum(c, 0)]
+    chosen = held & np.where(deleting, (c >= 0) & (st.ignored[:conflict_step + 1] == 0), True)
+    c, deleting = c[chosen], deleting[chosen]
     kind = np.append(deleting.astype(np.uint8), 0)
     ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
-    # each addition's hints (its record's, renamed), each deletion's one id, in step order: a
-    # move of records gives the hints of its additions and of the deletions before them
-    deleted = np.append(c, -1)
+    return _Steps(kind, ids.astype(np.int64, copy=False), np.append(c, -1), new_id, present)
+
+
+def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
+                 records: _Records) -> Certificate:
+    """The LRAT certificate of ``steps`` and the hint records (see :func:`verify_drat`), its
+    hints written to a :class:`HintFile` a move of records at a time (they may hold hundreds
+    of millions of hints): each addition's hints (its record's, renamed), each deletion's one
+    id, in step order (a move of records gives the hints of its additions and of the
+    deletions before them)."""
+    kind, new_id = steps.kind, steps.new_id
     per_step = np.ones(kind.shape[0], np.int64)
     additions = np.flatnonzero(kind == 0)
     hints = HintFile()
@@ -1096,7 +1117,7 @@ def _certificate(st: _State, n_formula: int, numbering: _Numbering, conflict_ste
         ends = np.flatnonzero(chunk <= _END)
         renamed = np.empty(chunk.shape[0], np.int32)
         counts = np.zeros(ends.shape[0], np.int64)
-        used = _hints_in_proof_order(chunk, ends, new_id, present, renamed, counts)
+        used = _hints_in_proof_order(chunk, ends, new_id, steps.present, renamed, counts)
         first = int(additions[done - 1]) + 1 if done else 0
         last = int(additions[done + ends.shape[0] - 1]) + 1
         per_step[additions[done:done + ends.shape[0]]] = counts
@@ -1104,13 +1125,12 @@ def _certificate(st: _State, n_formula: int, numbering: _Numbering, conflict_ste
         fill = np.repeat(adding, per_step[first:last])
         step_hints = np.empty(fill.shape[0], np.int32)
         step_hints[fill] = renamed[:used]
-        step_hints[~fill] = new_id[deleted[first:last][~adding]]
+        step_hints[~fill] = new_id[steps.clause[first:last][~adding]]
         hints.append(step_hints)
         done += ends.shape[0]
     if done != additions.shape[0]:
         raise RuntimeError("DRAT checker: the hint records do not match the lemmas checked")
-    lits, lit_end = _lemma_literals(st, numbering, np.append(np.where(deleting, -1, c), -1))
-    return Certificate(kind, ids.astype(np.int64), lits, lit_end, hints, np.cumsum(per_step))
+    return Certificate(kind, steps.ids, lits, lit_end, hints, np.cumsum(per_step))
 
 
 def _lemma_literals(st: _State, numbering: _Numbering,
