@@ -14,8 +14,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from pysat.examples.genhard import PHP
 from conftest import publish_tiny
+from pysat.examples.genhard import PHP
 from pysat.solvers import Glucose4
 from test_drat import BOGUS, cadical_proof, flat, num_vars
 
