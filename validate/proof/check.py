@@ -174,7 +174,8 @@ def _check_drat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]
             f"{CHECKER} verified the proof ({reason}), but {LRAT_CHECKER} rejects the LRAT "
             f"certificate it wrote: {why}")), None
     return ProofCheck(True, CHECKER, f"{reason}; its LRAT certificate ({cert.lemmas} "
-                                     f"clauses) re-checked", signed_by=[CHECKER, LRAT_CHECKER]), cert
+                                     f"clauses) re-checked",
+                      signed_by=[CHECKER, LRAT_CHECKER]), cert
 
 
 def _check_lrat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]:

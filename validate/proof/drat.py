@@ -53,11 +53,13 @@ checks every lemma in the forward pass instead: the same verdicts as the plain-P
 (:mod:`drat_reference`), which the property tests compare it with.
 
 Memory: the clause database is built in the array the proof was read into (with room left for
-the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal; the watch
-lists share one array sized to the clauses, not to their literals (an int64 watch: the clause
-and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the backward pass records go to a temporary file a
-buffer at a time, and so do the certificate's (:class:`puzzlesat.validate.proof.lrat.HintFile`);
-:func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages back.
+the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal; the
+watch lists share one array sized to the clauses, not to their literals (an int64 watch: the
+clause and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the
+backward pass records go to a temporary file a buffer at a time, and so do the certificate's
+(:class:`puzzlesat.validate.proof.lrat.HintFile`), which is built once the clause database is
+given up; :func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages
+back.
 """
 
 from __future__ import annotations
@@ -805,7 +807,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
         raise RuntimeError("DRAT checker: more watches than the clauses allow")
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
-                np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(2 * num_vars + 2, np.int8),
+                np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(n_codes, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
                 np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
