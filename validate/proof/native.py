@@ -1,0 +1,60 @@
+"""The proof checker's C kernels (``validate/proof/*.c``), loaded with ctypes from the shared
+library the install built (:mod:`puzzlesat.validate.proof.build`): each kernel declared once
+with the types of its arguments, which ctypes checks at every call (a numpy array of another
+dtype, or not C-contiguous, is a TypeError, never a wrong read)."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from importlib.machinery import EXTENSION_SUFFIXES
+
+import numpy as np
+
+from puzzlesat.validate.proof import build
+
+#: argument types: a C int64, a C double
+I64, F64 = ctypes.c_int64, ctypes.c_double
+
+
+def _load() -> ctypes.CDLL:
+    """The library, checked to be built from the sources beside it (when they are here)."""
+    paths = [build.HERE / (build.LIBRARY + suffix) for suffix in EXTENSION_SUFFIXES]
+    found = [path for path in paths if path.exists()]
+    if not found:
+        raise RuntimeError("puzzlesat: the proof checker's kernels are not built: install the "
+                           "package again (`make setup`, or `pip install -e .`)")
+    library = ctypes.CDLL(str(found[0]))
+    library.puzzlesat_source_hash.restype = ctypes.c_char_p
+    built = library.puzzlesat_source_hash()
+    if build.sources() and built.decode() != build.source_hash():
+        raise RuntimeError(f"puzzlesat: the proof checker's kernels ({found[0].name}) are older "
+                           "than their sources: build them again (`make setup`, or `python -m "
+                           "puzzlesat.validate.proof.build`)")
+    return library
+
+
+_LIBRARY = _load()
+
+
+def array(dtype) -> type:
+    """The argument type of a C-contiguous numpy array of ``dtype`` (a pointer in C)."""
+    return np.ctypeslib.ndpointer(dtype, flags="C_CONTIGUOUS")
+
+
+def kernel(name: str, result, *arguments):
+    """The kernel ``name`` of the library, returning ``result`` (a ctypes type or None), its
+    ``arguments``' types declared."""
+    function = getattr(_LIBRARY, name)
+    function.restype = result
+    function.argtypes = arguments
+    return function
+
+
+_now = kernel("puzzlesat_now", F64)
+
+
+def deadline(monotonic: float) -> float:
+    """The kernels' clock reading at the ``time.monotonic()`` reading ``monotonic`` (the two
+    clocks may count from different origins)."""
+    return monotonic - time.monotonic() + _now()
