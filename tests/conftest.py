@@ -50,24 +50,6 @@ def fixture_path(*parts: str) -> Path:
     return path
 
 
-#: the test modules that check proofs
-PROOF_TESTS = {"test_dask.py", "test_defence.py", "test_drat.py", "test_flow.py",
-               "test_folder_safety.py", "test_hostile.py", "test_hostile_inputs.py",
-               "test_lrat.py", "test_malformed.py", "test_proof.py", "test_runner.py",
-               "test_solver_command.py", "test_solver_runs.py", "test_suite_spec.py"}
-
-
-@pytest.fixture(scope="session", autouse=True)
-def kernels(request):
-    """The proof checker's kernels, loaded (compiled, the first time after install) once per
-    session before the first test, when the session checks proofs: no test waits for them in
-    the middle of its work (a time limit, a worker process)."""
-    if any(Path(str(item.fspath)).name in PROOF_TESTS for item in request.session.items):
-        from puzzlesat.validate.proof.drat import load_kernels
-
-        load_kernels()
-
-
 @dataclass
 class CliResult:
     code: int

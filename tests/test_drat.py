@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import bz2
-import ctypes
 import gzip
 import itertools
 import lzma
-import mmap
 import os
 import re
 import shutil
@@ -25,10 +23,10 @@ from pysat.examples.genhard import PHP
 from pysat.solvers import Cadical195
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.proof import drat, llvm_pages
+from puzzlesat.validate.proof import drat
 from puzzlesat.validate.proof import reader as drat_input
 from puzzlesat.validate.proof.check import check_proof
-from puzzlesat.validate.proof.drat import check_drat, load_kernels, verify_drat
+from puzzlesat.validate.proof.drat import check_drat, verify_drat
 from puzzlesat.validate.proof.lrat import write_lrat
 from puzzlesat.validate.proof.lrat_check import check_lrat
 from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
@@ -365,22 +363,6 @@ def test_cadical_proofs_verify(tmp_path, holes):
         assert drup_valid(clauses, proof)
 
 
-def test_llvm_pages_are_advised_out_and_the_kernels_still_run():
-    """Once the kernels are loaded, LLVM's library (about 180 MB mapped) is advised out, and
-    the kernels run on (its pages come back when touched). How much that lowers the resident
-    memory is the benchmark's figure (bench/bench_proof.py): here pytest maps the same pages,
-    and pages another process maps stay."""
-    probe = mmap.mmap(-1, mmap.PAGESIZE)
-    madvise = ctypes.CDLL(None).madvise
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    if madvise(ctypes.addressof(ctypes.c_char.from_buffer(probe)), mmap.PAGESIZE,
-               llvm_pages.MADV_PAGEOUT) != 0:
-        pytest.skip("madvise(MADV_PAGEOUT) is not available here (Linux 5.4 and later)")
-    load_kernels()
-    assert llvm_pages.page_out_llvm() > 100 << 20
-    assert ours(php(5), cadical_proof(php(5)))[0] is True
-
-
 def test_a_deadline_stops_the_check():
     proof = read_proof(cadical_proof(php(6)))
     with pytest.raises(TimeoutError):
@@ -443,7 +425,6 @@ def test_deletions_that_each_walk_a_long_watch_list_do_not_outlast_the_deadline(
     n = 1_000_000
     clauses = [[1, 2], [1, -2], [-1, 2], [-1, -2]] + [[3, 4, 5 + i] for i in range(n)]
     formula = flat(clauses)
-    load_kernels()  # every kernel is compiled before the clock starts
     start = time.monotonic()
     assert check_drat(formula, read_proof(f"d 3 4 {5 + n // 2} 0\n1 0\n0\n".encode()))[0]
     setup = time.monotonic() - start
@@ -473,7 +454,6 @@ def test_a_rat_check_on_a_long_lemma_does_not_outlast_the_deadline():
         return "\n".join([*lines, " ".join(map(str, [pivot, *map(x, range(n))])) + " 0",
                           "0\n"]).encode()
 
-    load_kernels()  # every kernel is compiled before the clock starts
     start = time.monotonic()
     assert ours(SAT_2, proof(x(n)))[0] is False  # rejected before the backward pass
     setup = time.monotonic() - start
@@ -493,7 +473,6 @@ def test_one_propagation_through_a_long_lemma_does_not_outlast_the_deadline():
     n = 100_000
     lines = [" ".join(map(str, range(4, n + 4))) + " 0"]  # x(i) is i + 4
     lines += [f"{i} {-(i + 1)} 0" for i in range(4, n + 3)] + ["3 0"]
-    load_kernels()  # every kernel is compiled before the clock starts
     start = time.monotonic()
     assert ours(SAT_2, "\n".join([*lines, "0\n"]).encode())[0] is False
     setup = time.monotonic() - start
@@ -640,8 +619,7 @@ def test_packing_keeps_every_watch_list(lists, rng):
         state.watches[top:top + count] = expected[code]
         top += state.watch_room[code]
     state.scalars[drat._WATCH_TOP] = top
-    drat._pack_watches(state.watches, state.watch_start, state.watch_count, state.watch_room,
-                       state.scalars)
+    drat._pack_watches(state)
     places = sorted((int(state.watch_start[c]), int(state.watch_room[c])) for c in range(codes))
     assert all(a + room <= b for (a, room), (b, _) in zip(places, places[1:]))
     assert places[-1][0] + places[-1][1] == state.scalars[drat._WATCH_TOP]

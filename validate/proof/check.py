@@ -29,8 +29,6 @@ checked (no time left, or the referee said nothing: the answer stays UNSAT-UNCHE
 from __future__ import annotations
 
 import filecmp
-import functools
-import gc
 import os
 import shutil
 import subprocess
@@ -114,7 +112,6 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
         return _check_with_drat_trim(flat, num_vars, data, time_limit)
     if checker not in (None, CHECKER):
         raise UserError(f"unknown proof checker {checker!r} (choices: {CHECKER}, drat-trim)")
-    load_checker()
     lrat = lrat or LratRequest()
     cake_lpr = _cake_lpr(lrat.cake_lpr)
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -133,25 +130,6 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
         return ProofCheck(None, CHECKER, f"the checker failed ({exc}): a puzzlesat bug, "
                                          f"please report it with the proof")
     return check
-
-
-@functools.cache
-def load_checker() -> None:
-    """Import the checkers (numba) and load their kernels
-    (:func:`puzzlesat.validate.proof.drat.load_kernels`), once per process, with the cyclic
-    garbage collector paused, then freeze what exists: numba makes hundreds of thousands of
-    objects that live until exit, and the collections that would walk them (during the
-    import, and the last one at exit) cost half as much CPU as the rest of the start."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        from puzzlesat.validate.proof.drat import load_kernels
-
-        load_kernels()
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def _check_drat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]:

@@ -58,33 +58,36 @@ watch lists share one array sized to the clauses, not to their literals (an int6
 clause and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the
 backward pass records go to a temporary file a buffer at a time, and so do the certificate's
 (:class:`puzzlesat.validate.proof.lrat.HintFile`), which is built once the clause database is
-given up; :func:`load_kernels` loads the kernels before any data exists and gives LLVM's pages
-back.
+given up.
+
+The kernels are C (``drat.c``, whose entry points this module calls through ctypes, the state
+passed as a :class:`_CState` of pointers to the arrays of :class:`_State`).
 """
 
 from __future__ import annotations
 
-import functools
+import ctypes
 import secrets
 import time
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, objmode
 
-from puzzlesat.validate.proof.llvm_pages import page_out_llvm
+from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.lrat import Certificate, HintFile
-from puzzlesat.validate.proof.reader import Proof, read_proof
+from puzzlesat.validate.proof.native import F64, I64, array
+from puzzlesat.validate.proof.reader import Proof
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
 #: clause ids fit a watch (an int32 with the core bit)
 MAX_CLAUSES = 2**30 - 1
-#: no deadline (a ``time.monotonic()`` value the kernels compare with)
+#: no deadline (a reading of the kernels' clock, :func:`native.deadline`)
 _NEVER = np.inf
 # slots of the scalar array: trail length, propagation head, work done in this kernel call,
-# hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of it
-_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS = 0, 1, 2, 3, 4, 5, 6
+# hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of it,
+# a bug of ours found by a kernel (more watches than the space made for them)
+_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS, _FAULT = range(8)
 #: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
 _END = -(2**30) - 1
@@ -122,6 +125,59 @@ class _State(NamedTuple):
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
     assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
+    order: np.ndarray  # int64, two per code: room to sort the watch lists by place (packing)
+
+
+class _CState(ctypes.Structure):
+    """The state as drat.c's kernels take it: a pointer to each array of :class:`_State`, in
+    its order, then the lengths the kernels need."""
+
+    _fields_ = [*((name, ctypes.c_void_p) for name in _State._fields),
+                *((name, ctypes.c_int64) for name in ("n_units", "n_clauses", "n_literals",
+                                                      "n_codes", "n_watches", "n_hints")),
+                ("fault", ctypes.c_void_p)]
+
+
+def _c_state(st: _State) -> _CState:
+    """The kernels' view of ``st`` (valid while ``st`` holds its arrays)."""
+    return _CState(*(a.ctypes.data for a in st), st.units.shape[0], st.alive.shape[0],
+                   st.db.shape[0], st.value.shape[0], st.watches.shape[0], st.hints.shape[0],
+                   None)
+
+
+def _run(kernel, st: _State, *arguments):
+    """``kernel`` on the state: its result; a bug of ours it found (it stops there, before any
+    write past an array) is a RuntimeError."""
+    result = kernel(ctypes.byref(_c_state(st)), *arguments)
+    if st.scalars[_FAULT]:
+        raise RuntimeError("DRAT checker: more watches than the clauses allow")
+    return result
+
+
+_STATE = ctypes.POINTER(_CState)
+_mix = native.kernel("drat_mix", I64, I64, I64)
+_build = native.kernel("drat_build", I64, array(np.int32), I64, I64, array(np.uint8), I64, I64,
+                       F64, array(np.int64), array(np.int32), array(np.int64), array(np.int64),
+                       array(np.int32), I64, array(np.int32), array(np.int32))
+_start = native.kernel("drat_start", I64, _STATE, I64)
+_forward = native.kernel("drat_forward", I64, _STATE, I64, I64, I64, F64, array(np.int64))
+_backward = native.kernel("drat_backward", I64, _STATE, I64, I64, F64, array(np.int64))
+_analyze = native.kernel("drat_analyze", None, _STATE, I64, I64)
+_hint = native.kernel("drat_hint", None, _STATE, I64)
+_detach_and_rebuild = native.kernel("drat_detach_and_rebuild", I64, _STATE, I64)
+_check_lemma = native.kernel("drat_check_lemma", I64, _STATE, I64, F64)
+_pack = native.kernel("drat_pack_watches", None, _STATE)
+_hints_in_proof_order = native.kernel(
+    "drat_hints_in_proof_order", I64, array(np.int32), array(np.int64), I64, array(np.int32),
+    array(np.bool_), array(np.int32), array(np.int64))
+_copy_literals = native.kernel(
+    "drat_copy_literals", None, array(np.int32), array(np.int64), array(np.int32),
+    array(np.int64), I64, I64, array(np.int64), array(np.int32))
+
+
+def _pack_watches(st: _State) -> None:
+    """Pack the watch lists to the front of their array (drat.c's pack_watches)."""
+    _run(_pack, st)
 
 
 def _hash_key() -> int:
@@ -129,648 +185,6 @@ def _hash_key() -> int:
     (which would make matching its deletions quadratic) without knowing it, and the verdict
     does not depend on it (clauses in a bucket are compared literal by literal)."""
     return secrets.randbits(62)
-
-
-@njit(cache=True)
-def _mix(code, key):
-    """A per-literal hash under ``key``; summed, it hashes a clause whatever the order of its
-    literals."""
-    h = (np.int64(code) ^ key) * np.int64(0x9E3779B1)
-    h ^= h >> 15
-    return h * np.int64(0x85EBCA77)
-
-
-@njit(cache=True)
-def _build(db, n_formula_literals, proof_deletions, num_vars, key, deadline):
-    """The clause database, built in place in ``db``: it holds the formula's literals (the
-    first ``n_formula_literals``), then the proof's, each clause or step ending in 0, and
-    leaves the literal codes of the formula's clauses then of the proof's additions, without
-    duplicate literals and without the 0s (a clause is never written past where it was read,
-    so the array is read and written in one pass); each step's clause, deletions matched to
-    the clause they remove by a hash table over clauses alive at that point of the proof.
-    Returns (codes written, clause starts, pivots, step clauses, formula clauses); codes
-    written is -1 when the clock passed ``deadline``."""
-    n_formula = 0
-    for i in range(n_formula_literals):
-        if db[i] == 0:
-            n_formula += 1
-    n_steps = proof_deletions.shape[0]
-    n_adds = 0
-    for d in proof_deletions:
-        if d == 0:
-            n_adds += 1
-    n_clauses = n_formula + n_adds
-    start = np.zeros(n_clauses + 1, np.int64)
-    pivot = np.full(n_clauses, -1, np.int32)
-    step_clause = np.full(n_steps, -1, np.int64)
-    stamp = np.zeros(2 * num_vars + 2, np.int64)
-    size = 1
-    while size < 2 * n_clauses + 2:
-        size *= 2
-    head = np.full(size, -1, np.int32)
-    nxt = np.full(n_clauses, -1, np.int32)
-    scratch = np.empty(2 * num_vars + 2, np.int32)
-    top = 0  # literal codes written to db
-    clause = 0
-    step = -1  # -1 while reading the formula
-    clock = 0
-    work, look = 0, _WORK_PER_CALL
-    i = 0
-    while i < db.shape[0]:
-        if step < 0 and i >= n_formula_literals:
-            step = 0
-        # one clause (or deletion) from db[i:], deduplicated into db[top:] or scratch
-        deleting = step >= 0 and proof_deletions[step] == 1
-        clock += 1
-        n = 0
-        first = -1
-        while db[i] != 0:
-            x = db[i]
-            code = 2 * abs(x) + (1 if x < 0 else 0)
-            if first < 0:
-                first = code
-            if stamp[code] != clock:
-                stamp[code] = clock
-                if deleting:
-                    scratch[n] = code
-                else:
-                    db[top + n] = code
-                n += 1
-            i += 1
-        i += 1
-        h = np.int64(n) * np.int64(0x27D4EB2F)
-        for k in range(n):
-            h += _mix(scratch[k] if deleting else db[top + k], key)
-        bucket = h & (size - 1)
-        if deleting:
-            previous = -1
-            c = head[bucket]
-            while c >= 0:
-                if start[c + 1] - start[c] == n:
-                    same = True
-                    for k in range(start[c], start[c + 1]):
-                        if stamp[db[k]] != clock:
-                            same = False
-                            break
-                    if same:
-                        break
-                previous, c = c, nxt[c]
-                work += 1
-            if work > look:  # (a bucket crowded all the same, by chance or by a known key)
-                if _past(deadline):
-                    return -1, start, pivot, step_clause, n_formula
-                look = work + _WORK_PER_CALL
-            if c >= 0:  # unlink: the clause can be deleted once
-                if previous < 0:
-                    head[bucket] = nxt[c]
-                else:
-                    nxt[previous] = nxt[c]
-                step_clause[step] = c
-        else:
-            pivot[clause] = first
-            top += n
-            start[clause + 1] = top
-            nxt[clause] = head[bucket]
-            head[bucket] = clause
-            if step >= 0:
-                step_clause[step] = clause
-            clause += 1
-        if step >= 0:
-            step += 1
-    return top, start, pivot, step_clause, n_formula
-
-
-@njit(cache=True)
-def _assign(st, code, why):
-    n = st.scalars[_TRAIL]
-    st.value[code] = 1
-    st.value[code ^ 1] = -1
-    st.reason[code >> 1] = why
-    st.position[code >> 1] = n
-    st.trail[n] = code
-    st.scalars[_TRAIL] = n + 1
-
-
-@njit(cache=True)
-def _unassign_to(st, length):
-    for i in range(length, st.scalars[_TRAIL]):
-        code = st.trail[i]
-        st.value[code] = 0
-        st.value[code ^ 1] = 0
-        st.reason[code >> 1] = -1
-    st.scalars[_TRAIL] = length
-    if st.scalars[_HEAD] > length:
-        st.scalars[_HEAD] = length
-
-
-# A watch is the clause id shifted left once, its low bit set when the clause is in the core
-# (as drat-trim does), so core-first propagation tells the groups apart without looking at
-# the clause; above them, from bit 32, a blocker: a literal of the clause (MiniSat's), which,
-# when true, shows the clause satisfied without reading it (reading it is the propagation's
-# main cost: a cache miss on its start, another on its literals).
-_ID = (1 << 32) - 1
-
-
-@njit(cache=True)
-def _watch(st, code, c, blocker):
-    if st.watch_count[code] == st.watch_room[code]:
-        # (the arrays, not the state: a call passing the state costs more than a watch)
-        _move_watches(st.watches, st.watch_start, st.watch_count, st.watch_room, st.scalars,
-                      code)
-    st.watches[st.watch_start[code] + st.watch_count[code]] = \
-        (np.int64(blocker) << 32) | (c << 1) | st.core[c]
-    st.watch_count[code] += 1
-
-
-# The watch lists share one array, sized to the clauses (as drat-trim's lists grow one by
-# one), not to every literal: each code's list has a place with room for some watches; a full
-# list moves to the free end of the array with twice the room; when the end has no room, every
-# list is packed to the front with room in proportion to its length (_watch_space: packed,
-# the lists leave a share of the array free, so packing stays rare).
-@njit(cache=True)
-def _packed_room(count):
-    return count + (count >> 1) + 2
-
-
-@njit(cache=True)
-def _move_watches(watches, watch_start, watch_count, watch_room, scalars, code):
-    """Give ``code``'s full list twice its room at the free end, or pack the lists (after
-    which every list has room)."""
-    room = 2 * watch_room[code] + 2
-    if scalars[_WATCH_TOP] + room > watches.shape[0]:
-        _pack_watches(watches, watch_start, watch_count, watch_room, scalars)
-        return
-    top = scalars[_WATCH_TOP]
-    first = watch_start[code]
-    for k in range(watch_count[code]):
-        watches[top + k] = watches[first + k]
-    watch_start[code] = top
-    watch_room[code] = room
-    scalars[_WATCH_TOP] = top + room
-
-
-@njit(cache=True)
-def _pack_watches(watches, watch_start, watch_count, watch_room, scalars):
-    """Pack every watch list to the front of the array in place, in the order they lie: first
-    each list right after the one before (never rightward of where it was), then each, from
-    the last, rightward to make its room (never onto a list not yet moved)."""
-    order = np.argsort(watch_start)
-    total = 0
-    for code in order:
-        total += _packed_room(watch_count[code])
-    if total > watches.shape[0]:  # more watches than _watch_space allows for: a bug
-        raise RuntimeError("DRAT checker: more watches than the clauses allow")
-    top = 0
-    for code in order:
-        first, n = watch_start[code], watch_count[code]
-        for k in range(n):
-            watches[top + k] = watches[first + k]
-        watch_start[code] = top
-        top += n
-    top = scalars[_WATCH_TOP] = total
-    for r in range(order.shape[0] - 1, -1, -1):
-        code = order[r]
-        room = _packed_room(watch_count[code])
-        top -= room
-        first, n = watch_start[code], watch_count[code]
-        for k in range(n - 1, -1, -1):
-            watches[top + k] = watches[first + k]
-        watch_start[code] = top
-        watch_room[code] = room
-    scalars[_PACKINGS] += 1
-
-
-@njit(cache=True)
-def _find_watch(st, code, c):
-    """Where in ``code``'s watch list clause c is, or -1. Looked for from both ends at once:
-    a clause added last (a lemma undone by the backward pass) or first is found at once. The
-    watches walked count as work (a list may hold every clause, and a proof may delete them
-    one by one, each from the middle)."""
-    low = st.watch_start[code]
-    high = low + st.watch_count[code] - 1
-    while low <= high:
-        st.scalars[_WORK] += 2
-        if (st.watches[high] & _ID) >> 1 == c:
-            return high
-        if (st.watches[low] & _ID) >> 1 == c:
-            return low
-        low += 1
-        high -= 1
-    return -1
-
-
-@njit(cache=True)
-def _unwatch(st, code, c):
-    k = _find_watch(st, code, c)
-    if k >= 0:
-        st.watches[k] = st.watches[st.watch_start[code] + st.watch_count[code] - 1]
-        st.watch_count[code] -= 1
-
-
-@njit(cache=True)
-def _mark(st, c):
-    """Clause c joins the core (and its watches say so)."""
-    if st.core[c]:
-        return
-    st.core[c] = 1
-    if st.alive[c] and st.start[c + 1] - st.start[c] >= 2:
-        for code in (st.db[st.start[c]], st.db[st.start[c] + 1]):
-            k = _find_watch(st, code, c)
-            if k >= 0:
-                st.watches[k] |= 1
-
-
-@njit(cache=True)
-def _propagate(st, core_first=False):
-    """Unit propagation from the head of the trail; the conflicting clause or -1. With
-    ``core_first`` (drat-trim's core-first propagation, for checks that mark what they use)
-    the core clauses propagate as far as they can before any other clause is visited, so a
-    conflict is found with the clauses already in the core when it can be, and fewer lemmas
-    join the core (and need checking); the order changes which conflict is found, not whether
-    one is. (One loop, no helper called per watch: a numba call passing the state costs more
-    than a visit.)"""
-    db, value, watches = st.db, st.value, st.watches
-    watch_start, watch_count, watch_room = st.watch_start, st.watch_count, st.watch_room
-    core_head = other_head = st.scalars[_HEAD]
-    while True:
-        group = -1  # the watches visited: -1 all, 1 the core ones, 0 the others
-        if core_first and core_head < st.scalars[_TRAIL]:
-            false = st.trail[core_head] ^ 1
-            core_head += 1
-            group = 1
-        elif other_head < st.scalars[_TRAIL]:
-            false = st.trail[other_head] ^ 1
-            other_head += 1
-            group = 0 if core_first else -1
-        else:
-            st.scalars[_HEAD] = other_head
-            return -1
-        # i and j count from the list's start, which a packing (when a watch moves to a full
-        # list) may move; the list's count stays n until the pass ends, so a packing keeps
-        # every watch not yet visited
-        n = st.watch_count[false]
-        st.scalars[_WORK] += n
-        base = st.watch_start[false]
-        i = j = 0
-        while i < n:
-            w = watches[base + i]
-            i += 1
-            if (group >= 0 and (w & 1) != group) or value[w >> 32] == 1:
-                watches[base + j] = w
-                j += 1
-                continue
-            c = (w & _ID) >> 1
-            s = st.start[c]
-            if db[s] == false:
-                db[s] = db[s + 1]
-                db[s + 1] = false
-            other = db[s]
-            if value[other] == 1:
-                watches[base + j] = (np.int64(other) << 32) | (w & _ID)
-                j += 1
-                continue
-            # a literal not false to watch instead: looked for from where the last search in
-            # this clause stopped, round to it (a long clause whose literals are falsified one
-            # by one is walked once, not once per literal)
-            moved = False
-            length = st.start[c + 1] - s
-            if length > 2:
-                k = first = st.search[c]
-                while True:
-                    if value[db[s + k]] != -1:
-                        db[s + 1] = db[s + k]
-                        db[s + k] = false
-                        new = db[s + 1]  # watched from now on (as _watch, without a call)
-                        if watch_count[new] == watch_room[new]:
-                            _move_watches(watches, watch_start, watch_count, watch_room,
-                                          st.scalars, new)
-                            base = watch_start[false]
-                        watches[watch_start[new] + watch_count[new]] = \
-                            (np.int64(other) << 32) | (c << 1) | st.core[c]
-                        watch_count[new] += 1
-                        st.search[c] = k
-                        moved = True
-                        break
-                    k = k + 1 if k + 1 < length else 2
-                    if k == first:
-                        break
-            if moved:
-                continue
-            watches[base + j] = w
-            j += 1
-            if value[other] == -1:
-                while i < n:
-                    watches[base + j] = watches[base + i]
-                    j += 1
-                    i += 1
-                st.watch_count[false] = j
-                st.scalars[_HEAD] = other_head
-                return c
-            _assign(st, other, c)
-        st.watch_count[false] = j
-
-
-@njit(cache=True)
-def _attach(st, c):
-    """Put clause c into S under the current root assignment: watch two literals (true or
-    unassigned ones first, else the latest false), assign it if unit; the conflicting clause
-    or -1."""
-    s, e = st.start[c], st.start[c + 1]
-    st.alive[c] = 1
-    if e - s == 0:
-        return c
-    if e - s == 1:
-        if st.value[st.db[s]] == -1:
-            return c
-        if st.value[st.db[s]] == 0:
-            _assign(st, st.db[s], c)
-        return -1
-    for slot in range(2):  # best literal into slot 0, second best into slot 1
-        best, best_score = s + slot, -2
-        for k in range(s + slot, e):
-            code = st.db[k]
-            score = st.scalars[_TRAIL] + 1 if st.value[code] != -1 else st.position[code >> 1]
-            if score > best_score:
-                best, best_score = k, score
-        st.db[s + slot], st.db[best] = st.db[best], st.db[s + slot]
-    _watch(st, st.db[s], c, st.db[s + 1])
-    _watch(st, st.db[s + 1], c, st.db[s])
-    first, second = st.value[st.db[s]], st.value[st.db[s + 1]]
-    if first == -1:
-        return c
-    if first == 0 and second == -1:
-        _assign(st, st.db[s], c)
-    return -1
-
-
-@njit(cache=True)
-def _detach(st, c):
-    s = st.start[c]
-    st.alive[c] = 0
-    if st.start[c + 1] - s >= 2:
-        _unwatch(st, st.db[s], c)
-        _unwatch(st, st.db[s + 1], c)
-
-
-@njit(cache=True)
-def _rebuild_root(st, length):
-    """Cut the trail back to ``length`` literals and propagate S again from the first root
-    literal (and every unit clause), so the root assignment is S's closure; conflict or -1."""
-    _unassign_to(st, length)
-    st.scalars[_HEAD] = 0
-    for u in st.units:
-        if st.alive[u]:
-            code = st.db[st.start[u]]
-            if st.value[code] == -1:
-                return u
-            if st.value[code] == 0:
-                _assign(st, code, u)
-    return _propagate(st)
-
-
-@njit(cache=True)
-def _hint(st, value):
-    """Append ``value`` to the hint records (or note that the buffer is full)."""
-    n = st.scalars[_HINTS]
-    if n < st.hints.shape[0]:
-        st.hints[n] = value
-        st.scalars[_HINTS] = n + 1
-    else:
-        st.scalars[_OVERFLOW] = 1
-
-
-@njit(cache=True)
-def _analyze(st, conflict, var):
-    """Mark as core the conflict clause (or the variable set both ways) and the reasons of
-    every literal it depends on, down the trail; record them as LRAT hints, in trail order
-    (each reason's other literals are assigned before it: it becomes unit in that order), the
-    conflict clause last."""
-    first = st.scalars[_HINTS]
-    pending = 0
-    if conflict >= 0:
-        _mark(st, conflict)
-        _hint(st, conflict)
-        for k in range(st.start[conflict], st.start[conflict + 1]):
-            v = st.db[k] >> 1
-            if not st.seen[v]:
-                st.seen[v] = 1
-                pending += 1
-    if var >= 0 and not st.seen[var]:
-        st.seen[var] = 1
-        pending += 1
-    i = st.scalars[_TRAIL] - 1
-    while pending > 0 and i >= 0:
-        v = st.trail[i] >> 1
-        i -= 1
-        if not st.seen[v]:
-            continue
-        st.seen[v] = 0
-        pending -= 1
-        r = st.reason[v]
-        if r >= 0 and not st.assumed[v]:  # an assumed literal needs no reason (see _refutes)
-            _mark(st, r)
-            _hint(st, r)
-            for k in range(st.start[r], st.start[r + 1]):
-                u = st.db[k] >> 1
-                if u != v and not st.seen[u]:  # v itself is done: marking it again would
-                    st.seen[u] = 1             # leave it marked for the next analysis
-                    pending += 1
-    st.hints[first:st.scalars[_HINTS]] = st.hints[first:st.scalars[_HINTS]][::-1].copy()
-
-
-@njit(cache=True)
-def _refutes(st, c, d, skip, mark):
-    """Does unit propagation on S with every literal of clause c false (and of clause d but
-    ``skip``, when d >= 0) reach a conflict? Marks what it used when ``mark``; leaves the root
-    assignment as it found it."""
-    root = st.scalars[_TRAIL]
-    found = False
-    # the literals the check assumes false that are false at the root already: their reasons
-    # are not used (an LRAT checker assumes them false too; a reason would be a true hint)
-    _assume(st, c, d, skip, 1)
-    for clause in (c, d):
-        if clause < 0 or found:
-            continue
-        # the literals falsified are work too: a long lemma is falsified again for every RAT
-        # candidate, while its propagation may visit only a few watches
-        st.scalars[_WORK] += st.start[clause + 1] - st.start[clause]
-        for k in range(st.start[clause], st.start[clause + 1]):
-            code = st.db[k]
-            if clause == d and code == skip:
-                continue
-            if st.value[code] == 1:  # the clause holds a true literal: falsifying it conflicts
-                if mark:
-                    _analyze(st, -1, code >> 1)
-                found = True
-                break
-            if st.value[code] == 0:
-                _assign(st, code ^ 1, -1)
-    if not found:
-        conflict = _propagate(st, mark)
-        if conflict >= 0:
-            found = True
-            if mark:
-                _analyze(st, conflict, -1)
-    _unassign_to(st, root)
-    st.scalars[_HEAD] = root
-    _assume(st, c, d, skip, 0)
-    return found
-
-
-@njit(cache=True)
-def _assume(st, c, d, skip, flag):
-    """Flag (or unflag) the variables of the literals of c and d (but ``skip``) false at the
-    root."""
-    for clause in (c, d):
-        if clause >= 0:
-            for k in range(st.start[clause], st.start[clause + 1]):
-                code = st.db[k]
-                if code != skip and (flag == 0 or st.value[code] == -1):
-                    st.assumed[code >> 1] = flag
-
-
-@njit(cache=True)
-def _past(deadline):
-    """Is ``time.monotonic()`` past ``deadline``?"""
-    with objmode(now="float64"):
-        now = time.monotonic()
-    return now > deadline
-
-
-@njit(cache=True)
-def _redundant(st, c, mark, deadline):
-    """Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
-    passed ``deadline`` before the answer was known."""
-    if _refutes(st, c, -1, -1, mark):
-        return 1
-    p = st.pivot[c]
-    if p < 0:
-        return 0
-    st.scalars[_WORK] += st.alive.shape[0] + st.db.shape[0]  # every clause's literals looked at
-    look = st.scalars[_WORK] + _WORK_PER_CALL
-    for d in range(st.alive.shape[0]):
-        if st.scalars[_WORK] > look:  # one RAT check may cost candidates x propagations: a
-            if _past(deadline):      # hostile lemma alone could outlast the time limit
-                return -1
-            look = st.scalars[_WORK] + _WORK_PER_CALL
-        if not st.alive[d]:
-            continue
-        negated = tautology = False
-        for k in range(st.start[d], st.start[d + 1]):
-            negated |= st.db[k] == p ^ 1
-            tautology |= st.db[k] == p
-        if negated and not tautology:
-            if mark:
-                _hint(st, -1 - d)
-            if not _refutes(st, c, d, p ^ 1, mark):
-                return 0
-    return 1
-
-
-@njit(cache=True)
-def _check_lemma(st, c, deadline):
-    """:func:`_redundant` for a lemma of the backward pass, its hints recorded: 1 yes, 0 no,
-    -1 late, or _FULL when the hint buffer was too small (nothing recorded: grow it, ask
-    again)."""
-    first = st.scalars[_HINTS]
-    verdict = _redundant(st, c, True, deadline)
-    if verdict == 1:
-        _hint(st, _END - c)
-    if st.scalars[_OVERFLOW]:
-        st.scalars[_HINTS] = first
-        st.scalars[_OVERFLOW] = 0
-        if verdict == 1:
-            return _FULL
-    return verdict
-
-
-@njit(cache=True)
-def _unit_under_root(st, c):
-    """One literal of clause c true, all others false."""
-    true = 0
-    for k in range(st.start[c], st.start[c + 1]):
-        v = st.value[st.db[k]]
-        if v == 0:
-            return False
-        if v == 1:
-            true += 1
-    return true == 1
-
-
-@njit(cache=True)
-def _start(st, n_formula):
-    """S = the formula; its root assignment; the conflicting clause or -1."""
-    conflict = -1
-    for c in range(n_formula):
-        found = _attach(st, c)
-        if found >= 0 and conflict < 0:
-            conflict = found
-    if conflict >= 0:
-        return conflict
-    return _propagate(st)
-
-
-@njit(cache=True)
-def _forward(st, begin, end, check, deadline):
-    """Steps begin..end-1 forward, checking each lemma when ``check``: (outcome, step, clause);
-    stops early (going, at the next step) once the call's work budget is spent, (late, at the
-    step) when a check passed ``deadline``."""
-    st.scalars[_WORK] = 0
-    for step in range(begin, end):
-        if st.scalars[_WORK] > _WORK_PER_CALL:
-            return _GOING, step, -1
-        c = st.step_clause[step]
-        if st.step_delete[step]:
-            if c < 0 or _unit_under_root(st, c):
-                st.ignored[step] = 1
-            else:
-                _detach(st, c)
-            continue
-        if st.start[c + 1] == st.start[c]:  # the empty clause, with no conflict at the root
-            return _REJECTED, step, c
-        if check:
-            verdict = _redundant(st, c, False, deadline)
-            if verdict <= 0:
-                return (_REJECTED if verdict == 0 else _LATE), step, c
-        conflict = _attach(st, c)
-        if conflict < 0:
-            conflict = _propagate(st)
-        if conflict >= 0:
-            return _CONFLICT, step, conflict
-    return _GOING, end, -1
-
-
-@njit(cache=True)
-def _backward(st, begin, end, deadline):
-    """Steps begin-1 down to end backward, checking the marked lemmas: (outcome, step); stops
-    early (going, at the step it stopped before) once the call's work budget is spent or the
-    hint records fill half their buffer, (late, at the step) when a check passed
-    ``deadline``."""
-    st.scalars[_WORK] = 0
-    for step in range(begin - 1, end - 1, -1):
-        if st.scalars[_WORK] > _WORK_PER_CALL or 2 * st.scalars[_HINTS] > st.hints.shape[0]:
-            return _GOING, step + 1
-        c = st.step_clause[step]
-        if st.step_delete[step]:
-            if not st.ignored[step]:
-                conflict = _attach(st, c)
-                if conflict < 0:
-                    conflict = _propagate(st)
-                if conflict >= 0:
-                    return _BROKEN, step
-            continue
-        _detach(st, c)
-        s = st.start[c]
-        if st.start[c + 1] > s and st.reason[st.db[s] >> 1] == c:
-            if _rebuild_root(st, st.position[st.db[s] >> 1]) >= 0:
-                return _BROKEN, step
-        if st.core[c]:
-            verdict = _check_lemma(st, c, deadline)
-            if verdict == _FULL:
-                return _FULL, step
-            if verdict <= 0:
-                return (_REJECTED if verdict == 0 else _LATE), step
-    return _GOING, end
 
 
 def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int):
@@ -793,14 +207,21 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
     buffer[:n] = flat
     numbering = _renumber(buffer, slice_literals)
     num_vars = numbering.variables
-    top, start, pivot, step_clause, n_formula = _build(buffer, n, proof.deletions, num_vars,
-                                                       _hash_key(), deadline)
+    n_formula = int(np.count_nonzero(buffer[:n] == 0))
+    n_clauses = n_formula + int(np.count_nonzero(proof.deletions == 0))
+    start = np.zeros(n_clauses + 1, np.int64)
+    pivot = np.full(n_clauses, -1, np.int32)
+    step_clause = np.full(proof.deletions.shape[0], -1, np.int64)
+    buckets = 1 << (2 * n_clauses + 1).bit_length()  # a power of two, at least 2 per clause
+    top = _build(buffer, buffer.shape[0], n, proof.deletions, proof.deletions.shape[0],
+                 _hash_key(), deadline, start, pivot, step_clause,
+                 np.zeros(2 * num_vars + 2, np.int64), np.full(buckets, -1, np.int32), buckets,
+                 np.full(n_clauses, -1, np.int32), np.empty(2 * num_vars + 2, np.int32))
     if top < 0:
         raise TimeoutError
     buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
     db = buffer
     lengths = np.diff(start)
-    n_clauses = start.shape[0] - 1
     n_codes = 2 * num_vars + 2
     space = _watch_space(n_clauses, n_codes)
     if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
@@ -813,10 +234,10 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int)
                 np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
                 np.full(n_codes, _FIRST_ROOM, np.int64),
                 np.zeros(space, np.int64),
-                np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0], np.int64),
+                np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0, 0], np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
-                np.zeros(num_vars + 1, np.uint8))
+                np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_codes, np.int64))
     return st, n_formula, numbering
 
 
@@ -874,39 +295,6 @@ def _renumber(buffer: np.ndarray, slice_literals: int = SLICE) -> _Numbering:
     return _Numbering(kept + fresh.shape[0], kept, fresh)
 
 
-#: a formula and its proof in each syntax that take every kernel through (the lemma "1 2" is
-#: checked backward, "1" makes the conflict)
-_WARM_UP_FORMULA = np.array([1, 2, 0, 1, -2, 0, -1, 2, 0, -1, -2, 0], np.int32)
-_WARM_UP_PROOFS = (b"1 2 0\n1 0\n0\n", b"a\x02\x04\x00a\x02\x00a\x00")
-
-
-@functools.cache
-def load_kernels() -> None:
-    """Load every kernel of the reader, the checker and LRAT (its writer, reader and checker;
-    from numba's cache; the first time after install, compile them) by checking a tiny proof
-    in each syntax and its certificate, then give LLVM's memory back
-    (:mod:`puzzlesat.validate.llvm_pages`) before any proof's data exists."""
-    import tempfile
-
-    from puzzlesat.validate.proof.lrat import read_lrat, write_lrat
-    from puzzlesat.validate.proof.lrat_check import check_lrat
-
-    page_out_llvm()
-    with tempfile.TemporaryDirectory(prefix="puzzlesat-warm-up-") as tmp:
-        for binary, proof in enumerate(_WARM_UP_PROOFS):
-            ok, reason, cert = verify_drat(_WARM_UP_FORMULA, read_proof(proof))
-            if not ok or cert is None:
-                raise RuntimeError(f"DRAT checker: the warm-up proof failed ({reason})")
-            path = f"{tmp}/warm-up.lrat"
-            write_lrat(cert, path, 4, bool(binary))
-            # as made (int32 hints) and as read (int64): the checker's kernels for both
-            for again in (cert, read_lrat(path)):
-                ok, reason = check_lrat(_WARM_UP_FORMULA, again)
-                if not ok:
-                    raise RuntimeError(f"LRAT checker: the warm-up certificate failed ({reason})")
-    page_out_llvm()
-
-
 def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
                deadline: float | None = None, slice_literals: int = SLICE) -> tuple[bool, str]:
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
@@ -926,18 +314,20 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     lemmas checked (formula clauses are ids 1..m, the lemmas numbered on from m + 1 in proof
     order, then the empty clause), each with the hints its check recorded, and the deletions
     of those clauses that the check made, in proof order."""
-    late = _NEVER if deadline is None else deadline
+    late = _NEVER if deadline is None else native.deadline(deadline)
     st, n_formula, numbering = _state(flat, proof, late, slice_literals)
     n_steps = st.step_clause.shape[0]
-    conflict = _start(st, n_formula)
+    conflict = _run(_start, st, n_formula)
     step = -1
+    out = np.zeros(2, np.int64)  # where a kernel call stopped: the step, and its conflict
     if conflict < 0:
         step = 0
         outcome = _GOING
         while outcome == _GOING and step < n_steps:
             _tick(deadline)
-            outcome, step, conflict = _forward(st, step, min(step + _STEPS_PER_CALL, n_steps),
-                                               not backward, late)
+            outcome = _run(_forward, st, step, min(step + _STEPS_PER_CALL, n_steps),
+                           not backward, late, out)
+            step, conflict = int(out[0]), int(out[1])
         if outcome == _LATE:
             raise TimeoutError
         if outcome == _REJECTED:
@@ -947,13 +337,12 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     if not backward:
         checked = int(np.count_nonzero(st.step_delete[:step + 1] == 0))
         return True, _verified(st, step, n_steps, checked), None
-    _analyze(st, conflict, -1)  # the buffer holds a whole trail's reasons (room made in _state)
-    _hint(st, _END - st.alive.shape[0])
+    _run(_analyze, st, conflict, -1)  # the buffer holds a whole trail's reasons (see _state)
+    _run(_hint, st, _END - st.alive.shape[0])
     records = _Records()
     conflict_step = step
     if step >= 0:  # the lemma that made the conflict leaves S: propagate S again
-        _detach(st, st.step_clause[step])
-        if _rebuild_root(st, 0) >= 0:
+        if _run(_detach_and_rebuild, st, st.step_clause[step]) >= 0:
             raise RuntimeError("DRAT checker: no conflict before the lemma that made one")
         if st.core[st.step_clause[step]]:
             st, verdict = _check_recorded(st, st.step_clause[step], late, records)
@@ -961,7 +350,8 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
                 return False, _failure(st, numbering, step), None
     while step > 0:
         _tick(deadline)
-        outcome, step_done = _backward(st, step, max(step - _STEPS_PER_CALL, 0), late)
+        outcome = _run(_backward, st, step, max(step - _STEPS_PER_CALL, 0), late, out)
+        step_done = int(out[0])
         if outcome == _FULL:  # its lemma verified, its hints not recorded: room, then again
             st, verdict = _check_recorded(st, st.step_clause[step_done], late, records)
             outcome = _GOING if verdict == 1 else _REJECTED
@@ -1004,7 +394,7 @@ def _check_recorded(st: _State, c: int, late: float, records: _Records) -> tuple
     records there go to the file; an empty buffer too small is grown): (the state, 1 verified
     or 0 rejected); past the deadline a TimeoutError."""
     while True:
-        verdict = _check_lemma(st, c, late)
+        verdict = _run(_check_lemma, st, c, late)
         if verdict < 0:
             raise TimeoutError
         if verdict != _FULL:
@@ -1041,31 +431,6 @@ class _Records:
         ends = np.cumsum([0, *self.sizes])
         for k in range(len(self.sizes) - 1, -1, -1):
             yield self.file[int(ends[k]):int(ends[k + 1])]
-
-
-@njit(cache=True)
-def _hints_in_proof_order(records, ends, new_id, present, out, counts):
-    """The hint records (written backward, each ending at ``ends[r]``; see _END) into ``out``
-    in proof order, clause ids renamed by ``new_id``, the groups of RAT candidates left out of
-    the certificate (``present`` false) dropped; ``counts`` the hints of each record, in proof
-    order. Returns the hints written."""
-    w = 0
-    n_records = ends.shape[0]
-    for r in range(n_records - 1, -1, -1):
-        before = w
-        keep = True
-        for i in range(ends[r - 1] + 1 if r > 0 else 0, ends[r]):
-            h = records[i]
-            if h < 0:  # a RAT candidate's group begins
-                keep = present[-1 - h]
-                if keep:
-                    out[w] = -new_id[-1 - h]
-                    w += 1
-            elif keep:
-                out[w] = new_id[h]
-                w += 1
-        counts[n_records - 1 - r] = w - before
-    return w
 
 
 class _Steps(NamedTuple):
@@ -1119,7 +484,8 @@ def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
         ends = np.flatnonzero(chunk <= _END)
         renamed = np.empty(chunk.shape[0], np.int32)
         counts = np.zeros(ends.shape[0], np.int64)
-        used = _hints_in_proof_order(chunk, ends, new_id, steps.present, renamed, counts)
+        used = _hints_in_proof_order(chunk, ends, ends.shape[0], new_id, steps.present,
+                                     renamed, counts)
         first = int(additions[done - 1]) + 1 if done else 0
         last = int(additions[done + ends.shape[0] - 1]) + 1
         per_step[additions[done:done + ends.shape[0]]] = counts
@@ -1141,34 +507,9 @@ def _lemma_literals(st: _State, numbering: _Numbering,
     lengths = np.where(clauses >= 0, st.start[clauses + 1] - st.start[np.maximum(clauses, 0)], 0)
     lit_end = np.cumsum(lengths)
     lits = np.empty(int(lit_end[-1]) if lit_end.size else 0, np.int32)
-    _copy_literals(st.db, st.start, st.pivot, clauses, lit_end, numbering.kept,
+    _copy_literals(st.db, st.start, st.pivot, clauses, clauses.shape[0], numbering.kept,
                    numbering.fresh.astype(np.int64), lits)
     return lits, lit_end
-
-
-@njit(cache=True)
-def _copy_literals(db, start, pivot, clauses, lit_end, kept, fresh, lits):
-    """Each clause's literals into ``lits`` (ending at ``lit_end``), its pivot first, the
-    variables renumbered beyond ``kept`` given back their numbers ``fresh``: one pass, no
-    temporaries the size of the certificate (it may hold most of the proof's literals)."""
-    w = 0
-    for k in range(clauses.shape[0]):
-        c = clauses[k]
-        if c < 0:
-            continue
-        first = w
-        for i in range(start[c], start[c + 1]):
-            code = db[i]
-            if code == pivot[c] and w > first:  # the pivot goes first: swap
-                lits[w] = lits[first]
-                w_at = first
-            else:
-                w_at = w
-            variable = np.int64(code >> 1)
-            if variable > kept:
-                variable = fresh[variable - kept - 1]
-            lits[w_at] = -variable if code & 1 else variable
-            w += 1
 
 
 def _tick(deadline: float | None) -> None:
@@ -1202,13 +543,3 @@ def _failure(st: _State, numbering: _Numbering, step: int) -> str:
 
 #: a failure shows at most this many literals of its lemma (a lemma may hold a million)
 _SHOWN_LITERALS = 16
-
-
-if __name__ == "__main__":  # make setup: compile and cache the kernels once, after install
-    print("puzzlesat: loading the proof checker's kernels (the first time, they are compiled "
-          "into numba's cache: about a minute of CPU)...", flush=True)
-    started = time.process_time()
-    from puzzlesat.validate.proof import drat  # the kernels as the checker imports them
-
-    drat.load_kernels()
-    print(f"puzzlesat: proof checker ready ({time.process_time() - started:.0f} s of CPU)")

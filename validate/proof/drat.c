@@ -1,0 +1,734 @@
+/* The DRAT checker's kernels: drat-trim's algorithm, as drat.py's docstring describes it (the
+ * semantics checked, why it is sound, the backward pass). drat.py sizes every array of the
+ * state and calls the entry points (the functions named drat_...); these check no bounds. */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+/* kernel outcomes (drat.py's _GOING ...) */
+enum { GOING, CONFLICT, REJECTED, BROKEN, LATE, FULL };
+/* slots of the scalars array (drat.py's _TRAIL ...) */
+enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
+/* a record of hints ends in END - c for lemma c; a RAT candidate d is written -1 - d */
+#define END (-(INT64_C(1) << 30) - 1)
+/* a call returns once it has visited this many watches or RAT candidates */
+#define WORK_PER_CALL (INT64_C(1) << 24)
+/* a watch: blocker << 32 | clause << 1 | core */
+#define ID_BITS ((INT64_C(1) << 32) - 1)
+
+/* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
+ * in this order). */
+typedef struct {
+    int32_t *db;           /* literal codes 2 * v + (l < 0) of every clause, one after another */
+    int64_t *start;        /* clause c is db[start[c]:start[c + 1]] */
+    int32_t *pivot;        /* the first literal as written (RAT's pivot), -1 if empty */
+    uint8_t *alive;        /* in S now */
+    uint8_t *core;         /* marked by a conflict analysis */
+    int64_t *units;        /* the one-literal clauses */
+    int64_t *step_clause;  /* the clause each step adds or deletes (-1: nothing to delete) */
+    uint8_t *step_delete;
+    uint8_t *ignored;      /* a deletion the forward pass ignored */
+    int8_t *value;         /* per code: 1 true, -1 false, 0 unassigned */
+    int32_t *trail;        /* codes in assignment order */
+    int64_t *reason;       /* per variable: the clause that implied it, -1 none */
+    int64_t *position;     /* per variable: its place on the trail */
+    uint8_t *seen;         /* per variable, for conflict analysis */
+    int64_t *watch_start;  /* per code: its watch list in watches */
+    int64_t *watch_count;
+    int64_t *watch_room;
+    int64_t *watches;
+    int64_t *scalars;
+    int32_t *search;       /* per clause: where the last search for a watch stopped */
+    int32_t *hints;        /* the records of the checked lemmas' hints, backward */
+    uint8_t *assumed;      /* per variable: false at the root as a check assumes it false */
+    int64_t *order;        /* room to sort the watch lists by place: two per code */
+    int64_t n_units, n_clauses, n_literals, n_codes, n_watches, n_hints;
+    jmp_buf *fault;        /* where a kernel that finds a bug of ours goes (see GUARDED) */
+} State;
+
+/* A bug of ours found (more watches than the space drat.py made): the entry point returns
+ * at once with scalars[FAULT] set, and drat.py raises; nothing is written past an array. */
+static void fault(State *st) {
+    st->scalars[FAULT] = 1;
+    longjmp(*st->fault, 1);
+}
+
+#define GUARDED(st, on_fault)      \
+    jmp_buf here;                  \
+    (st)->fault = &here;           \
+    if (setjmp(here)) return on_fault
+
+static inline int past(double deadline) { return puzzlesat_now() > deadline; }
+
+/* A per-literal hash under key; summed, it hashes a clause whatever the order of its
+ * literals. */
+int64_t drat_mix(int64_t code, int64_t key) {
+    int64_t h = (code ^ key) * INT64_C(0x9E3779B1);
+    h ^= h >> 15;
+    return h * INT64_C(0x85EBCA77);
+}
+
+/* The clause database, built in place in db (see drat.py's _build): returns the codes
+ * written, or -1 when the clock passed the deadline. */
+int64_t drat_build(int32_t *db, int64_t n_db, int64_t n_formula_literals,
+                   const uint8_t *deletions, int64_t n_steps, int64_t key, double deadline,
+                   int64_t *start, int32_t *pivot, int64_t *step_clause, int64_t *stamp,
+                   int32_t *head, int64_t size, int32_t *next, int32_t *scratch) {
+    int64_t top = 0, clause = 0, step = -1, clock = 0;
+    int64_t work = 0, look = WORK_PER_CALL;
+    int64_t i = 0;
+    while (i < n_db) {
+        if (step < 0 && i >= n_formula_literals) step = 0;
+        /* one clause (or deletion) from db[i:], deduplicated into db[top:] or scratch */
+        int deleting = step >= 0 && deletions[step] == 1;
+        clock += 1;
+        int64_t n = 0, first = -1;
+        while (db[i] != 0) {
+            int64_t x = db[i];
+            int64_t code = 2 * (x < 0 ? -x : x) + (x < 0);
+            if (first < 0) first = code;
+            if (stamp[code] != clock) {
+                stamp[code] = clock;
+                if (deleting) scratch[n] = (int32_t)code;
+                else db[top + n] = (int32_t)code;
+                n += 1;
+            }
+            i += 1;
+        }
+        i += 1;
+        int64_t h = n * INT64_C(0x27D4EB2F);
+        for (int64_t k = 0; k < n; k++) h += drat_mix(deleting ? scratch[k] : db[top + k], key);
+        int64_t bucket = h & (size - 1);
+        if (deleting) {
+            int64_t previous = -1, c = head[bucket];
+            while (c >= 0) {
+                if (start[c + 1] - start[c] == n) {
+                    int same = 1;
+                    for (int64_t k = start[c]; k < start[c + 1]; k++) {
+                        if (stamp[db[k]] != clock) { same = 0; break; }
+                    }
+                    if (same) break;
+                }
+                previous = c;
+                c = next[c];
+                work += 1;
+            }
+            if (work > look) {  /* a bucket crowded all the same, by chance or by a known key */
+                if (past(deadline)) return -1;
+                look = work + WORK_PER_CALL;
+            }
+            if (c >= 0) {  /* unlink: the clause can be deleted once */
+                if (previous < 0) head[bucket] = next[c];
+                else next[previous] = next[c];
+                step_clause[step] = c;
+            }
+        } else {
+            pivot[clause] = (int32_t)first;
+            top += n;
+            start[clause + 1] = top;
+            next[clause] = head[bucket];
+            head[bucket] = (int32_t)clause;
+            if (step >= 0) step_clause[step] = clause;
+            clause += 1;
+        }
+        if (step >= 0) step += 1;
+    }
+    return top;
+}
+
+static inline void assign(State *st, int64_t code, int64_t why) {
+    int64_t n = st->scalars[TRAIL];
+    st->value[code] = 1;
+    st->value[code ^ 1] = -1;
+    st->reason[code >> 1] = why;
+    st->position[code >> 1] = n;
+    st->trail[n] = (int32_t)code;
+    st->scalars[TRAIL] = n + 1;
+}
+
+static void unassign_to(State *st, int64_t length) {
+    for (int64_t i = length; i < st->scalars[TRAIL]; i++) {
+        int64_t code = st->trail[i];
+        st->value[code] = 0;
+        st->value[code ^ 1] = 0;
+        st->reason[code >> 1] = -1;
+    }
+    st->scalars[TRAIL] = length;
+    if (st->scalars[HEAD] > length) st->scalars[HEAD] = length;
+}
+
+/* The watch lists share one array, sized to the clauses (drat.py's _watch_space): each code's
+ * list has a place with room for some watches; a full list moves to the free end of the array
+ * with twice the room; when the end has no room, every list is packed to the front with room
+ * in proportion to its length. */
+static inline int64_t packed_room(int64_t count) { return count + (count >> 1) + 2; }
+
+static int by_place(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pack every watch list to the front of the array in place, in the order they lie: first
+ * each list right after the one before (never rightward of where it was), then each, from
+ * the last, rightward to make its room (never onto a list not yet moved). */
+static void pack_watches(State *st) {
+    int64_t codes = st->n_codes, *order = st->order, total = 0;
+    for (int64_t code = 0; code < codes; code++) {
+        order[2 * code] = st->watch_start[code];
+        order[2 * code + 1] = code;
+        total += packed_room(st->watch_count[code]);
+    }
+    if (total > st->n_watches) fault(st);  /* more watches than _watch_space allows for */
+    qsort(order, (size_t)codes, 2 * sizeof(int64_t), by_place);  /* places are distinct */
+    int64_t top = 0;
+    for (int64_t r = 0; r < codes; r++) {
+        int64_t code = order[2 * r + 1];
+        int64_t first = st->watch_start[code], n = st->watch_count[code];
+        memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
+        st->watch_start[code] = top;
+        top += n;
+    }
+    top = st->scalars[WATCH_TOP] = total;
+    for (int64_t r = codes - 1; r >= 0; r--) {
+        int64_t code = order[2 * r + 1];
+        int64_t room = packed_room(st->watch_count[code]);
+        top -= room;
+        int64_t first = st->watch_start[code], n = st->watch_count[code];
+        memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
+        st->watch_start[code] = top;
+        st->watch_room[code] = room;
+    }
+    st->scalars[PACKINGS] += 1;
+}
+
+/* Give code's full list twice its room at the free end, or pack the lists (after which every
+ * list has room). */
+static void move_watches(State *st, int64_t code) {
+    int64_t room = 2 * st->watch_room[code] + 2;
+    int64_t top = st->scalars[WATCH_TOP];
+    if (top + room > st->n_watches) {
+        pack_watches(st);
+        return;
+    }
+    memcpy(st->watches + top, st->watches + st->watch_start[code],
+           (size_t)st->watch_count[code] * sizeof(int64_t));
+    st->watch_start[code] = top;
+    st->watch_room[code] = room;
+    st->scalars[WATCH_TOP] = top + room;
+}
+
+static inline void watch(State *st, int64_t code, int64_t c, int64_t blocker) {
+    if (st->watch_count[code] == st->watch_room[code]) move_watches(st, code);
+    st->watches[st->watch_start[code] + st->watch_count[code]] =
+        (blocker << 32) | (c << 1) | st->core[c];
+    st->watch_count[code] += 1;
+}
+
+/* Where in code's watch list clause c is, or -1; looked for from both ends at once (a clause
+ * added last or first is found at once); the watches walked count as work. */
+static int64_t find_watch(State *st, int64_t code, int64_t c) {
+    int64_t low = st->watch_start[code], high = low + st->watch_count[code] - 1;
+    while (low <= high) {
+        st->scalars[WORK] += 2;
+        if ((st->watches[high] & ID_BITS) >> 1 == c) return high;
+        if ((st->watches[low] & ID_BITS) >> 1 == c) return low;
+        low += 1;
+        high -= 1;
+    }
+    return -1;
+}
+
+static void unwatch(State *st, int64_t code, int64_t c) {
+    int64_t k = find_watch(st, code, c);
+    if (k >= 0) {
+        st->watches[k] = st->watches[st->watch_start[code] + st->watch_count[code] - 1];
+        st->watch_count[code] -= 1;
+    }
+}
+
+/* Clause c joins the core (and its watches say so). */
+static void mark(State *st, int64_t c) {
+    if (st->core[c]) return;
+    st->core[c] = 1;
+    int64_t s = st->start[c];
+    if (st->alive[c] && st->start[c + 1] - s >= 2) {
+        int64_t codes[2] = {st->db[s], st->db[s + 1]};
+        for (int t = 0; t < 2; t++) {
+            int64_t k = find_watch(st, codes[t], c);
+            if (k >= 0) st->watches[k] |= 1;
+        }
+    }
+}
+
+/* Unit propagation from the head of the trail; the conflicting clause or -1. With core_first
+ * (drat-trim's core-first propagation) the core clauses propagate as far as they can before
+ * any other clause is visited. */
+static int64_t propagate(State *st, int core_first) {
+    int32_t *db = st->db;
+    int8_t *value = st->value;
+    int64_t core_head = st->scalars[HEAD], other_head = core_head;
+    for (;;) {
+        int64_t group, false_code;  /* group visited: -1 all, 1 the core ones, 0 the others */
+        if (core_first && core_head < st->scalars[TRAIL]) {
+            false_code = st->trail[core_head++] ^ 1;
+            group = 1;
+        } else if (other_head < st->scalars[TRAIL]) {
+            false_code = st->trail[other_head++] ^ 1;
+            group = core_first ? 0 : -1;
+        } else {
+            st->scalars[HEAD] = other_head;
+            return -1;
+        }
+        /* i and j count from the list's start, which a packing (when a watch moves to a full
+         * list) may move; the list's count stays n until the pass ends, so a packing keeps
+         * every watch not yet visited */
+        int64_t n = st->watch_count[false_code];
+        st->scalars[WORK] += n;
+        int64_t *watches = st->watches + st->watch_start[false_code];
+        int64_t i = 0, j = 0;
+        while (i < n) {
+            int64_t w = watches[i++];
+            if ((group >= 0 && (w & 1) != group) || value[w >> 32] == 1) {
+                watches[j++] = w;
+                continue;
+            }
+            int64_t c = (w & ID_BITS) >> 1;
+            int64_t s = st->start[c];
+            if (db[s] == false_code) {
+                db[s] = db[s + 1];
+                db[s + 1] = (int32_t)false_code;
+            }
+            int64_t other = db[s];
+            if (value[other] == 1) {
+                watches[j++] = (other << 32) | (w & ID_BITS);
+                continue;
+            }
+            /* a literal not false to watch instead: looked for from where the last search in
+             * this clause stopped, round to it (a long clause whose literals are falsified one
+             * by one is walked once, not once per literal) */
+            int moved = 0;
+            int64_t length = st->start[c + 1] - s;
+            if (length > 2) {
+                int64_t k = st->search[c], first = k;
+                for (;;) {
+                    if (value[db[s + k]] != -1) {
+                        db[s + 1] = db[s + k];
+                        db[s + k] = (int32_t)false_code;
+                        int64_t fresh = db[s + 1];
+                        if (st->watch_count[fresh] == st->watch_room[fresh]) {
+                            move_watches(st, fresh);
+                            watches = st->watches + st->watch_start[false_code];
+                        }
+                        st->watches[st->watch_start[fresh] + st->watch_count[fresh]] =
+                            (other << 32) | (c << 1) | st->core[c];
+                        st->watch_count[fresh] += 1;
+                        st->search[c] = (int32_t)k;
+                        moved = 1;
+                        break;
+                    }
+                    k = k + 1 < length ? k + 1 : 2;
+                    if (k == first) break;
+                }
+            }
+            if (moved) continue;
+            watches[j++] = w;
+            if (value[other] == -1) {
+                while (i < n) watches[j++] = watches[i++];
+                st->watch_count[false_code] = j;
+                st->scalars[HEAD] = other_head;
+                return c;
+            }
+            assign(st, other, c);
+        }
+        st->watch_count[false_code] = j;
+    }
+}
+
+/* Put clause c into S under the current root assignment: watch two literals (true or
+ * unassigned ones first, else the latest false), assign it if unit; the conflicting clause
+ * or -1. */
+static int64_t attach(State *st, int64_t c) {
+    int64_t s = st->start[c], e = st->start[c + 1];
+    int32_t *db = st->db;
+    st->alive[c] = 1;
+    if (e - s == 0) return c;
+    if (e - s == 1) {
+        if (st->value[db[s]] == -1) return c;
+        if (st->value[db[s]] == 0) assign(st, db[s], c);
+        return -1;
+    }
+    for (int64_t slot = 0; slot < 2; slot++) {  /* best literal into slot 0, second into 1 */
+        int64_t best = s + slot, best_score = -2;
+        for (int64_t k = s + slot; k < e; k++) {
+            int64_t code = db[k];
+            int64_t score = st->value[code] != -1 ? st->scalars[TRAIL] + 1
+                                                  : st->position[code >> 1];
+            if (score > best_score) {
+                best = k;
+                best_score = score;
+            }
+        }
+        int32_t swap = db[s + slot];
+        db[s + slot] = db[best];
+        db[best] = swap;
+    }
+    watch(st, db[s], c, db[s + 1]);
+    watch(st, db[s + 1], c, db[s]);
+    int8_t first = st->value[db[s]], second = st->value[db[s + 1]];
+    if (first == -1) return c;
+    if (first == 0 && second == -1) assign(st, db[s], c);
+    return -1;
+}
+
+static void detach(State *st, int64_t c) {
+    int64_t s = st->start[c];
+    st->alive[c] = 0;
+    if (st->start[c + 1] - s >= 2) {
+        unwatch(st, st->db[s], c);
+        unwatch(st, st->db[s + 1], c);
+    }
+}
+
+/* Cut the trail back to length literals and propagate S again from the first root literal
+ * (and every unit clause), so the root assignment is S's closure; conflict or -1. */
+static int64_t rebuild_root(State *st, int64_t length) {
+    unassign_to(st, length);
+    st->scalars[HEAD] = 0;
+    for (int64_t k = 0; k < st->n_units; k++) {
+        int64_t u = st->units[k];
+        if (st->alive[u]) {
+            int64_t code = st->db[st->start[u]];
+            if (st->value[code] == -1) return u;
+            if (st->value[code] == 0) assign(st, code, u);
+        }
+    }
+    return propagate(st, 0);
+}
+
+/* Append value to the hint records (or note that the buffer is full). */
+static void hint(State *st, int64_t value) {
+    int64_t n = st->scalars[HINTS];
+    if (n < st->n_hints) {
+        st->hints[n] = (int32_t)value;
+        st->scalars[HINTS] = n + 1;
+    } else {
+        st->scalars[OVERFLOW] = 1;
+    }
+}
+
+/* Mark as core the conflict clause (or the variable set both ways) and the reasons of every
+ * literal it depends on, down the trail; record them as LRAT hints, in trail order (each
+ * reason's other literals are assigned before it: it becomes unit in that order), the
+ * conflict clause last. */
+static void analyze(State *st, int64_t conflict, int64_t var) {
+    int64_t first = st->scalars[HINTS], pending = 0;
+    if (conflict >= 0) {
+        mark(st, conflict);
+        hint(st, conflict);
+        for (int64_t k = st->start[conflict]; k < st->start[conflict + 1]; k++) {
+            int64_t v = st->db[k] >> 1;
+            if (!st->seen[v]) {
+                st->seen[v] = 1;
+                pending += 1;
+            }
+        }
+    }
+    if (var >= 0 && !st->seen[var]) {
+        st->seen[var] = 1;
+        pending += 1;
+    }
+    for (int64_t i = st->scalars[TRAIL] - 1; pending > 0 && i >= 0; i--) {
+        int64_t v = st->trail[i] >> 1;
+        if (!st->seen[v]) continue;
+        st->seen[v] = 0;
+        pending -= 1;
+        int64_t r = st->reason[v];
+        if (r >= 0 && !st->assumed[v]) {  /* an assumed literal needs no reason (refutes) */
+            mark(st, r);
+            hint(st, r);
+            for (int64_t k = st->start[r]; k < st->start[r + 1]; k++) {
+                int64_t u = st->db[k] >> 1;
+                if (u != v && !st->seen[u]) {  /* v itself is done: marking it again would */
+                    st->seen[u] = 1;           /* leave it marked for the next analysis */
+                    pending += 1;
+                }
+            }
+        }
+    }
+    for (int64_t a = first, b = st->scalars[HINTS] - 1; a < b; a++, b--) {
+        int32_t swap = st->hints[a];
+        st->hints[a] = st->hints[b];
+        st->hints[b] = swap;
+    }
+}
+
+/* Flag (or unflag) the variables of the literals of c and d (but skip) false at the root. */
+static void assume(State *st, int64_t c, int64_t d, int64_t skip, uint8_t flag) {
+    int64_t clauses[2] = {c, d};
+    for (int t = 0; t < 2; t++) {
+        int64_t clause = clauses[t];
+        if (clause < 0) continue;
+        for (int64_t k = st->start[clause]; k < st->start[clause + 1]; k++) {
+            int64_t code = st->db[k];
+            if (code != skip && (flag == 0 || st->value[code] == -1))
+                st->assumed[code >> 1] = flag;
+        }
+    }
+}
+
+/* Does unit propagation on S with every literal of clause c false (and of clause d but skip,
+ * when d >= 0) reach a conflict? Marks what it used when mark_used; leaves the root assignment
+ * as it found it. */
+static int refutes(State *st, int64_t c, int64_t d, int64_t skip, int mark_used) {
+    int64_t root = st->scalars[TRAIL];
+    int found = 0;
+    /* the literals the check assumes false that are false at the root already: their reasons
+     * are not used (an LRAT checker assumes them false too; a reason would be a true hint) */
+    assume(st, c, d, skip, 1);
+    int64_t clauses[2] = {c, d};
+    for (int t = 0; t < 2 && !found; t++) {
+        int64_t clause = clauses[t];
+        if (clause < 0) continue;
+        /* the literals falsified are work too: a long lemma is falsified again for every RAT
+         * candidate, while its propagation may visit only a few watches */
+        st->scalars[WORK] += st->start[clause + 1] - st->start[clause];
+        for (int64_t k = st->start[clause]; k < st->start[clause + 1]; k++) {
+            int64_t code = st->db[k];
+            if (clause == d && code == skip) continue;
+            if (st->value[code] == 1) {  /* a true literal: falsifying it conflicts */
+                if (mark_used) analyze(st, -1, code >> 1);
+                found = 1;
+                break;
+            }
+            if (st->value[code] == 0) assign(st, code ^ 1, -1);
+        }
+    }
+    if (!found) {
+        int64_t conflict = propagate(st, mark_used);
+        if (conflict >= 0) {
+            found = 1;
+            if (mark_used) analyze(st, conflict, -1);
+        }
+    }
+    unassign_to(st, root);
+    st->scalars[HEAD] = root;
+    assume(st, c, d, skip, 0);
+    return found;
+}
+
+/* Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
+ * passed the deadline before the answer was known. */
+static int redundant(State *st, int64_t c, int mark_used, double deadline) {
+    if (refutes(st, c, -1, -1, mark_used)) return 1;
+    int64_t p = st->pivot[c];
+    if (p < 0) return 0;
+    st->scalars[WORK] += st->n_clauses + st->n_literals;  /* every clause's literals looked at */
+    int64_t look = st->scalars[WORK] + WORK_PER_CALL;
+    for (int64_t d = 0; d < st->n_clauses; d++) {
+        if (st->scalars[WORK] > look) {  /* one RAT check may cost candidates x propagations: */
+            if (past(deadline)) return -1;  /* a hostile lemma could outlast the time limit */
+            look = st->scalars[WORK] + WORK_PER_CALL;
+        }
+        if (!st->alive[d]) continue;
+        int negated = 0, tautology = 0;
+        for (int64_t k = st->start[d]; k < st->start[d + 1]; k++) {
+            negated |= st->db[k] == (p ^ 1);
+            tautology |= st->db[k] == p;
+        }
+        if (negated && !tautology) {
+            if (mark_used) hint(st, -1 - d);
+            if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* redundant() for a lemma of the backward pass, its hints recorded: 1 yes, 0 no, -1 late, or
+ * FULL when the hint buffer was too small (nothing recorded: grow it, ask again). */
+static int check_lemma(State *st, int64_t c, double deadline) {
+    int64_t first = st->scalars[HINTS];
+    int verdict = redundant(st, c, 1, deadline);
+    if (verdict == 1) hint(st, END - c);
+    if (st->scalars[OVERFLOW]) {
+        st->scalars[HINTS] = first;
+        st->scalars[OVERFLOW] = 0;
+        if (verdict == 1) return FULL;
+    }
+    return verdict;
+}
+
+/* One literal of clause c true, all others false. */
+static int unit_under_root(State *st, int64_t c) {
+    int64_t true_count = 0;
+    for (int64_t k = st->start[c]; k < st->start[c + 1]; k++) {
+        int8_t v = st->value[st->db[k]];
+        if (v == 0) return 0;
+        if (v == 1) true_count += 1;
+    }
+    return true_count == 1;
+}
+
+/* S = the formula; its root assignment; the conflicting clause or -1. */
+int64_t drat_start(State *st, int64_t n_formula) {
+    GUARDED(st, -1);
+    int64_t conflict = -1;
+    for (int64_t c = 0; c < n_formula; c++) {
+        int64_t found = attach(st, c);
+        if (found >= 0 && conflict < 0) conflict = found;
+    }
+    if (conflict >= 0) return conflict;
+    return propagate(st, 0);
+}
+
+/* Steps begin..end-1 forward, checking each lemma when check: the outcome, and in out the
+ * step and clause; stops early (going, at the next step) once the call's work budget is
+ * spent, (late, at the step) when a check passed the deadline. */
+int64_t drat_forward(State *st, int64_t begin, int64_t end, int64_t check, double deadline,
+                     int64_t *out) {
+    GUARDED(st, GOING);
+    st->scalars[WORK] = 0;
+    out[1] = -1;
+    for (int64_t step = begin; step < end; step++) {
+        out[0] = step;
+        if (st->scalars[WORK] > WORK_PER_CALL) return GOING;
+        int64_t c = st->step_clause[step];
+        out[1] = c;
+        if (st->step_delete[step]) {
+            if (c < 0 || unit_under_root(st, c)) st->ignored[step] = 1;
+            else detach(st, c);
+            out[1] = -1;
+            continue;
+        }
+        if (st->start[c + 1] == st->start[c]) return REJECTED;  /* no conflict at the root */
+        if (check) {
+            int verdict = redundant(st, c, 0, deadline);
+            if (verdict <= 0) return verdict == 0 ? REJECTED : LATE;
+        }
+        int64_t conflict = attach(st, c);
+        if (conflict < 0) conflict = propagate(st, 0);
+        if (conflict >= 0) {
+            out[1] = conflict;
+            return CONFLICT;
+        }
+        out[1] = -1;
+    }
+    out[0] = end;
+    out[1] = -1;
+    return GOING;
+}
+
+/* Steps begin-1 down to end backward, checking the marked lemmas: the outcome, and in out the
+ * step; stops early (going, at the step it stopped before) once the call's work budget is
+ * spent or the hint records fill half their buffer, (late, at the step) when a check passed
+ * the deadline. */
+int64_t drat_backward(State *st, int64_t begin, int64_t end, double deadline, int64_t *out) {
+    GUARDED(st, GOING);
+    st->scalars[WORK] = 0;
+    for (int64_t step = begin - 1; step > end - 1; step--) {
+        out[0] = step;
+        if (st->scalars[WORK] > WORK_PER_CALL || 2 * st->scalars[HINTS] > st->n_hints) {
+            out[0] = step + 1;
+            return GOING;
+        }
+        int64_t c = st->step_clause[step];
+        if (st->step_delete[step]) {
+            if (!st->ignored[step]) {
+                int64_t conflict = attach(st, c);
+                if (conflict < 0) conflict = propagate(st, 0);
+                if (conflict >= 0) return BROKEN;
+            }
+            continue;
+        }
+        detach(st, c);
+        int64_t s = st->start[c];
+        if (st->start[c + 1] > s && st->reason[st->db[s] >> 1] == c) {
+            if (rebuild_root(st, st->position[st->db[s] >> 1]) >= 0) return BROKEN;
+        }
+        if (st->core[c]) {
+            int verdict = check_lemma(st, c, deadline);
+            if (verdict == FULL) return FULL;
+            if (verdict <= 0) return verdict == 0 ? REJECTED : LATE;
+        }
+    }
+    out[0] = end;
+    return GOING;
+}
+
+/* analyze() and hint() for drat.py: the refutation's conflict, and the end of its record. */
+void drat_analyze(State *st, int64_t conflict, int64_t var) {
+    GUARDED(st, );
+    analyze(st, conflict, var);
+}
+
+void drat_hint(State *st, int64_t value) { hint(st, value); }
+
+/* Clause c leaves S, and the root assignment is S's closure again: conflict or -1. */
+int64_t drat_detach_and_rebuild(State *st, int64_t c) {
+    GUARDED(st, -1);
+    detach(st, c);
+    return rebuild_root(st, 0);
+}
+
+/* check_lemma() for drat.py (a lemma whose hints did not fit the buffer). */
+int64_t drat_check_lemma(State *st, int64_t c, double deadline) {
+    GUARDED(st, 0);
+    return check_lemma(st, c, deadline);
+}
+
+/* Pack the watch lists (drat.py's tests take packing through every arrangement). */
+void drat_pack_watches(State *st) {
+    GUARDED(st, );
+    pack_watches(st);
+}
+
+/* The hint records (written backward, each ending at ends[r]; see END) into out in proof
+ * order, clause ids renamed by new_id, the groups of RAT candidates left out of the
+ * certificate (present false) dropped; counts: the hints of each record, in proof order.
+ * Returns the hints written. */
+int64_t drat_hints_in_proof_order(const int32_t *records, const int64_t *ends,
+                                  int64_t n_records, const int32_t *new_id,
+                                  const uint8_t *present, int32_t *out, int64_t *counts) {
+    int64_t w = 0;
+    for (int64_t r = n_records - 1; r >= 0; r--) {
+        int64_t before = w;
+        int keep = 1;
+        for (int64_t i = r > 0 ? ends[r - 1] + 1 : 0; i < ends[r]; i++) {
+            int64_t h = records[i];
+            if (h < 0) {  /* a RAT candidate's group begins */
+                keep = present[-1 - h];
+                if (keep) out[w++] = -new_id[-1 - h];
+            } else if (keep) {
+                out[w++] = new_id[h];
+            }
+        }
+        counts[n_records - 1 - r] = w - before;
+    }
+    return w;
+}
+
+/* Each clause's literals into lits (ending at lit_end), its pivot first, the variables
+ * renumbered beyond kept given back their numbers fresh: one pass, no temporaries the size of
+ * the certificate. */
+void drat_copy_literals(const int32_t *db, const int64_t *start, const int32_t *pivot,
+                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh,
+                        int32_t *lits) {
+    int64_t w = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = clauses[k];
+        if (c < 0) continue;
+        int64_t first = w;
+        for (int64_t i = start[c]; i < start[c + 1]; i++) {
+            int64_t code = db[i], at = w;
+            if (code == pivot[c] && w > first) {  /* the pivot goes first: swap */
+                lits[w] = lits[first];
+                at = first;
+            }
+            int64_t variable = code >> 1;
+            if (variable > kept) variable = fresh[variable - kept - 1];
+            lits[at] = (int32_t)(code & 1 ? -variable : variable);
+            w += 1;
+        }
+    }
+}
