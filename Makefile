@@ -6,17 +6,15 @@ OUT    ?= out
 
 .PHONY: setup demo test bench clean
 
-$(VENV)/.installed: pyproject.toml
+# the install compiles the proof checker's kernels (setup.py, with ziglang from PyPI): an edited
+# kernel source installs again
+$(VENV)/.installed: pyproject.toml setup.py validate/proof/build.py \
+		$(wildcard validate/proof/*.c validate/proof/*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-# the proof checker's numba kernels compiled and cached once, so no check pays for it
-$(VENV)/.kernels: $(VENV)/.installed $(wildcard validate/proof/*.py)
-	$(BIN)/python -m puzzlesat.validate.proof.drat
-	touch $@
-
-setup: $(VENV)/.kernels
+setup: $(VENV)/.installed
 
 # The main job: publish the default suite, verify it byte for byte, solve it with the reference
 # solver (DRAT proofs for UNSAT answers) and validate every answer down to the puzzle.
@@ -34,4 +32,4 @@ bench: setup
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) $(OUT) *.egg-info
+	rm -rf $(VENV) $(OUT) *.egg-info validate/proof/_kernels*.so

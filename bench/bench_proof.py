@@ -7,7 +7,7 @@ runs in a child process: CPU time (user + system: the machine may be shared), wa
 peak memory (the child's ru_maxrss) and the lemmas it checked, where it says. Ours is the whole
 check a verdict needs: the DRAT kernel, the LRAT certificate it writes and the LRAT checker on
 it (their own CPU seconds in the last column); a first row checks a two-variable proof (the
-fixed cost: Python, numba, the kernels from the cache). With BENCH_PROOF_DIR=FOLDER the
+fixed cost: Python, numpy, the kernels' library). With BENCH_PROOF_DIR=FOLDER the
 formulas and proofs are kept there, and those already there are reused (a profile of one
 check can then run on the very files measured).
 
@@ -34,8 +34,6 @@ DRATIFY_LIMIT = 300.0
 #: the steps of check.py's check, timed one by one (CPU seconds)
 _OURS = """
 import json, sys, tempfile, time
-from puzzlesat.validate.proof.check import load_checker
-load_checker()  # as a check loads them
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.proof.drat import verify_drat
 from puzzlesat.validate.proof.lrat import write_lrat

@@ -1,5 +1,5 @@
 """Our DRAT checker: drat-trim's algorithm (Wetzler, Heule, Hunt: "DRAT-trim: Efficient Checking
-and Trimming Using Expressive Clausal Proofs", SAT 2014) in a numba kernel.
+and Trimming Using Expressive Clausal Proofs", SAT 2014), its kernels in C (``drat.c``).
 
 What a proof must show (the semantics checked, step by step in proof order). The clause set S
 starts as the formula, a multiset of clauses, each read as a set of literals (duplicates gone).
