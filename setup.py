@@ -18,9 +18,12 @@ class _BuildKernels(build_ext):
         _BUILD["compile_kernels"](Path(self.get_ext_fullpath(ext.name)))
 
 
+_ROOT = Path(__file__).parent.resolve()
+_FILES = [str(p.relative_to(_ROOT)) for p in _BUILD["sources"]()]
+
 setup(
     ext_modules=[Extension("puzzlesat.validate.proof." + _BUILD["LIBRARY"],
-                           [str(p.relative_to(Path(__file__).parent.resolve()))
-                            for p in _BUILD["sources"]()])],
+                           [f for f in _FILES if f.endswith(".c")],
+                           depends=[f for f in _FILES if f.endswith(".h")])],
     cmdclass={"build_ext": _BuildKernels},
 )
