@@ -37,8 +37,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
 
+from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.lrat import ADD, Certificate
 
 # what a step's check says
@@ -54,158 +54,23 @@ _STEPS_PER_CALL = 4096
 _WORK_PER_CALL = 1 << 24
 
 
-@njit(cache=True)
-def _assign(code, value, trail, n):
-    value[code] = 1
-    value[code ^ 1] = -1
-    trail[n] = code
-    return n + 1
-
-
-@njit(cache=True)
-def _undo(value, trail, n, to):
-    for k in range(to, n):
-        value[trail[k]] = 0
-        value[trail[k] ^ 1] = 0
-    return to
-
-
-@njit(cache=True)
-def _unit(codes, start, r, value):
-    """Clause r's one literal not false (-1: none, a conflict; -2: two, or one true)."""
-    found = -1
-    for k in range(start[r], start[r + 1]):
-        v = value[codes[k]]
-        if v == 1 or (v == 0 and found >= 0 and codes[k] != found):
-            return -2
-        if v == 0:
-            found = codes[k]
-    return found
-
-
-@njit(cache=True)
-def _holds(codes, start, d, code):
-    for k in range(start[d], start[d + 1]):
-        if codes[k] == code:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _follow(codes, start, hints, i, h1, alive, value, trail, n):
-    """The positive hints from i on: (conflict reached, index after them, trail, error)."""
-    while i < h1 and hints[i] > 0:
-        r = hints[i] - 1
-        i += 1
-        if not alive[r]:
-            return False, i, n, _NOT_PRESENT
-        unit = _unit(codes, start, r, value)
-        if unit == -1:
-            while i < h1 and hints[i] > 0:  # hints after the conflict are not read
-                i += 1
-            return True, i, n, _OK
-        if unit == -2:
-            return False, i, n, _NOT_UNIT
-        n = _assign(unit, value, trail, n)
-    return False, i, n, _OK
-
-
-@njit(cache=True)
-def _implied(codes, start, c, hints, h0, h1, alive, value, trail, covered, work):
-    """Is clause c (not yet in S) implied by S (RUP) or RAT on its pivot, by its hints?"""
-    n = 0
-    for k in range(start[c], start[c + 1]):
-        if value[codes[k]] == 1:  # c holds this literal's negation too: a tautology
-            _undo(value, trail, n, 0)
-            return _OK
-        if value[codes[k]] == 0:
-            n = _assign(codes[k] ^ 1, value, trail, n)
-    conflict, i, n, error = _follow(codes, start, hints, h0, h1, alive, value, trail, n)
-    if conflict or error != _OK:
-        _undo(value, trail, n, 0)
-        return error
-    if start[c + 1] == start[c]:  # no conflict, and no pivot for RAT
-        _undo(value, trail, n, 0)
-        return _NO_CONFLICT
-    pivot = codes[start[c]]
-    shared = n
-    while i < h1:  # RAT groups: -d h h h ...
-        d = -hints[i] - 1
-        i += 1
-        if not alive[d] or not _holds(codes, start, d, pivot ^ 1) or _holds(codes, start, d,
-                                                                            pivot):
-            _undo(value, trail, n, 0)
-            return _NOT_CANDIDATE
-        covered[d] = c + 1
-        conflict = False
-        for k in range(start[d], start[d + 1]):
-            if codes[k] != pivot ^ 1 and value[codes[k]] == 1:
-                conflict = True
-            elif codes[k] != pivot ^ 1 and value[codes[k]] == 0:
-                n = _assign(codes[k] ^ 1, value, trail, n)
-        if conflict:
-            while i < h1 and hints[i] > 0:
-                i += 1
-        else:
-            conflict, i, n, error = _follow(codes, start, hints, i, h1, alive, value, trail, n)
-        n = _undo(value, trail, n, shared)
-        if error != _OK or not conflict:
-            _undo(value, trail, n, 0)
-            return error if error != _OK else _NO_CONFLICT
-    work[0] += start[c]  # the scan below reads every clause before c
-    for d in range(c):
-        if alive[d] and covered[d] != c + 1 and _holds(codes, start, d, pivot ^ 1) and \
-                not _holds(codes, start, d, pivot):
-            satisfied = False
-            for k in range(start[d], start[d + 1]):
-                satisfied |= codes[k] != pivot ^ 1 and value[codes[k]] == 1
-            if not satisfied:
-                _undo(value, trail, n, 0)
-                return _UNCOVERED
-    _undo(value, trail, n, 0)
-    return _OK
-
-
-@njit(cache=True)
-def _run(codes, start, kind, clause, hints, hint_base, hint_end, begin, end, alive, value,
-         trail, covered, work):
-    """Steps begin..end-1 (``hints`` holds their hints from number ``hint_base`` on):
-    (status, step): status 0 going on, 1 the empty clause is accepted, else why the step is
-    rejected (+ 100)."""
-    work[0] = 0
-    for s in range(begin, end):
-        if work[0] > _WORK_PER_CALL:
-            return 0, s
-        h0 = (hint_end[s - 1] if s > 0 else 0) - hint_base
-        h1 = hint_end[s] - hint_base
-        work[0] += h1 - h0
-        if kind[s] == ADD:
-            c = clause[s]
-            why = _implied(codes, start, c, hints, h0, h1, alive, value, trail, covered, work)
-            if why != _OK:
-                return 100 + why, s
-            alive[c] = 1
-            if start[c + 1] == start[c]:
-                return 1, s
-        else:
-            for k in range(h0, h1):
-                if hints[k] <= 0 or not alive[hints[k] - 1]:
-                    return 100 + _NOT_PRESENT, s
-                alive[hints[k] - 1] = 0
-    return 0, end
-
-
-@njit(cache=True)
-def _index(hints, known, out):
-    """Each hint +-id as +-(its place in the sorted ``known`` ids + 1); False when one names
-    no id there."""
-    for i in range(hints.shape[0]):
-        h = abs(hints[i])
-        k = np.searchsorted(known, h)
-        if k >= known.shape[0] or known[k] != h:
-            return False
-        out[i] = k + 1 if hints[i] > 0 else -(k + 1)
-    return True
+_I8, _U8, _I32, _I64 = (native.array(t) for t in (np.int8, np.uint8, np.int32, np.int64))
+#: steps begin..end-1 (``hints`` holds their hints from number ``hint_base`` on), or fewer once
+#: past ``work_limit``: out = (status, step), status 0 going on (from step), 1 the empty clause
+#: is accepted at step, else why step is rejected (+ 100)
+_run = native.kernel("lrat_check_run", None,
+                     _I32, _I64, _U8, _I64,  # codes, start, kind, clause
+                     _I32, native.I64, _I64,  # hints, hint_base, hint_end
+                     native.I64, native.I64,  # begin, end
+                     _U8, _I8, _I32, _I64, _I64,  # alive, value, trail, covered, work
+                     native.I64, _I64)  # work_limit, out
+#: each hint +-id as +-(its place in the sorted ``known`` ids + 1) (hints, size, known, size,
+#: out); 0 when one names no id there. A kernel per type of hints (ours int32, read ones
+#: int64): hundreds of millions of them are never widened
+_index = {np.dtype(np.int32): native.kernel("lrat_check_index_i32", native.I64,
+                                            _I32, native.I64, _I64, native.I64, _I32),
+          np.dtype(np.int64): native.kernel("lrat_check_index_i64", native.I64,
+                                            _I64, native.I64, _I64, native.I64, _I32)}
 
 
 def check_lrat(flat: np.ndarray, cert: Certificate,
@@ -239,6 +104,10 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     alive[:m] = 1
     value, trail = np.zeros(n_codes, np.int8), np.zeros(n_codes, np.int32)
     covered, work = np.zeros(alive.shape[0], np.int64), np.zeros(1, np.int64)
+    # the types the kernels take (the certificate's own arrays: no copy)
+    kind = np.ascontiguousarray(cert.kind, np.uint8)
+    hint_end = np.ascontiguousarray(cert.hint_end, np.int64)
+    out = np.zeros(2, np.int64)
     step, n_steps = 0, cert.kind.shape[0]
     while step < n_steps:
         if deadline is not None and time.monotonic() > deadline:
@@ -247,12 +116,15 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
         # clauses), each as +-(index of the clause it names + 1)
         end = min(step + _STEPS_PER_CALL, n_steps)
         first = int(cert.hint_end[step - 1]) if step else 0
-        named = cert.hints[first:int(cert.hint_end[end - 1])]
+        named = np.ascontiguousarray(cert.hints[first:int(cert.hint_end[end - 1])])
+        if named.dtype not in _index:  # neither int32 nor int64: this window as int64
+            named = named.astype(np.int64)
         hints = np.empty(named.shape[0], np.int32)
-        if not _index(named, known, hints):
+        if not _index[named.dtype](named, named.shape[0], known, known.shape[0], hints):
             return False, "a hint or deletion names no clause of the proof"
-        status, step = _run(codes, start, cert.kind, clause, hints, first, cert.hint_end, step,
-                            end, alive, value, trail, covered, work)
+        _run(codes, start, kind, clause, hints, first, hint_end, step, end, alive, value, trail,
+             covered, work, _WORK_PER_CALL, out)
+        status, step = int(out[0]), int(out[1])
         if status == 1:
             return True, f"the empty clause is accepted at LRAT step {step + 1} of {n_steps}"
         if status:
