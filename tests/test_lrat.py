@@ -276,6 +276,21 @@ def test_lemmas_without_hints_and_out_of_order_ids_are_rejected():
                                                           "(deleted, or not added yet)")
 
 
+def test_steps_that_do_not_divide_their_arrays_in_order_are_rejected():
+    """The kernels check no bounds: a hand-built certificate whose step boundaries go back, or
+    past the end of its hints or literals, is rejected before any is read."""
+    clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
+    one = Certificate(np.array([0, 0], np.uint8), np.array([5, 6]), np.array([2], np.int32),
+                      np.array([1, 1]), np.array([1, 2, 5, 3, 4]), np.array([2, 5]))
+    assert check_lrat(flat(clauses), one)[0] is True
+    why = "the certificate's steps do not divide its hints and literals in order"
+    for hint_end, lit_end in (([3, 2], [1, 1]), ([2, 6], [1, 1]), ([2, 5], [1, 0]),
+                              ([2, 5], [1, 9]), ([-1, 5], [1, 1])):
+        bad = Certificate(one.kind, one.ids, one.lits, np.array(lit_end), one.hints,
+                          np.array(hint_end))
+        assert check_lrat(flat(clauses), bad) == (False, why), (hint_end, lit_end)
+
+
 def test_rat_groups_must_cover_every_candidate():
     """A RAT lemma on a fresh variable needs no group; one on a used variable needs one per
     candidate: without the group of clause 2, rejected."""
