@@ -82,7 +82,8 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     m = ends.shape[0]
     # the kernels check no bounds: each step's hints and literals must lie in order inside
     # their arrays (a certificate read from a file always does; one built by hand may not)
-    for bounds, held in ((cert.hint_end, len(cert.hints)), (cert.lit_end, cert.lits.shape[0])):
+    for bounds, held in ((cert.hint_end, cert.hints.shape[0]),
+                         (cert.lit_end, cert.lits.shape[0])):
         if np.any(np.diff(bounds, prepend=0) < 0) or (len(bounds) and bounds[-1] > held):
             return False, "the certificate's steps do not divide its hints and literals in order"
     added = cert.kind == ADD
