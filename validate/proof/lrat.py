@@ -23,15 +23,13 @@ import tempfile
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from puzzlesat.generator.core.files import atomic_file
+from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.reader import ProofFormatError, proof_bytes
 
 #: step kinds
 ADD, DELETE = 0, 1
-#: a text token ``d`` among the numbers
-_D = np.iinfo(np.int64).min
 
 
 class LratFormatError(Exception):
@@ -97,73 +95,20 @@ class Certificate:
         return int(np.count_nonzero(self.kind == ADD))
 
 
-@njit(cache=True)
-def _number(out, n, x, binary):
-    """Write the number x at out[n:] (text: decimal and a space; binary: 2|x| + sign in 7-bit
-    groups); the new end."""
-    if binary:
-        u = 2 * abs(x) + (1 if x < 0 else 0)
-        while u > 127:
-            out[n] = 128 | (u & 127)
-            n += 1
-            u >>= 7
-        out[n] = u
-        return n + 1
-    if x < 0:
-        out[n] = 45
-        n += 1
-        x = -x
-    digits = 1
-    while x >= 10 ** digits:
-        digits += 1
-    for k in range(digits - 1, -1, -1):
-        out[n + k] = 48 + x % 10
-        x //= 10
-    out[n + digits] = 32
-    return n + digits + 1
-
-
-@njit(cache=True)
-def _format(kind, ids, lits, lit_end, hints, hint_base, hint_end, begin, end, last_id, binary,
-            out):
-    """Steps begin..end-1 into ``out`` (``hints`` holds the steps' hints from number
-    ``hint_base`` on); (bytes written, the last id added)."""
-    n = 0
-    for i in range(begin, end):
-        lit_from = lit_end[i - 1] if i > 0 else 0
-        hint_from = hint_end[i - 1] if i > 0 else 0
-        if kind[i] == 1:
-            if binary:
-                out[n] = 100
-                n += 1
-            else:
-                n = _number(out, n, last_id, False)
-                out[n], out[n + 1] = 100, 32
-                n += 2
-        else:
-            last_id = ids[i]
-            if binary:
-                out[n] = 97
-                n = _number(out, n + 1, ids[i], True)  # an id is positive: 2 * id
-            else:
-                n = _number(out, n, ids[i], False)
-            for k in range(lit_from, lit_end[i]):
-                n = _number(out, n, lits[k], binary)
-            n = _zero(out, n, binary, False)
-        for k in range(hint_from - hint_base, hint_end[i] - hint_base):
-            n = _number(out, n, hints[k], binary)
-        n = _zero(out, n, binary, True)
-    return n, last_id
-
-
-@njit(cache=True)
-def _zero(out, n, binary, last):
-    if binary:
-        out[n] = 0
-        return n + 1
-    out[n] = 48
-    out[n + 1] = 10 if last else 32
-    return n + 2
+# the writer (lrat.c): steps begin..end-1 into a byte buffer, (kind, ids, lits, lit_end, hints,
+# hint_base, hint_end, begin, end, last_id, binary, out) -> bytes written, last_id an int64
+# array of one: given the last id added before begin, left the last one added by end; a
+# kernel per dtype of the kinds (uint8, or int64 from the DRAT checker) and of the hints
+# (int32 from a HintFile, or int64 in a certificate read)
+_FORMAT = {
+    (np.dtype(kind), np.dtype(hint)): native.kernel(
+        f"lrat_format_k{np.dtype(kind).itemsize * 8}_h{np.dtype(hint).itemsize * 8}", native.I64,
+        native.array(kind), native.array(np.int64), native.array(np.int32),
+        native.array(np.int64), native.array(hint), native.I64, native.array(np.int64),
+        native.I64, native.I64, native.array(np.int64), native.I64, native.array(np.uint8))
+    for kind in (np.uint8, np.int64) for hint in (np.int32, np.int64)}
+# the kernel tried for other dtypes (ctypes then names the argument whose dtype is wrong)
+_UINT8, _INT64 = np.dtype(np.uint8), np.dtype(np.int64)
 
 
 def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
@@ -173,148 +118,31 @@ def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
     lengths = np.diff(cert.lit_end, prepend=0) + np.diff(cert.hint_end, prepend=0) + 4
     bound = np.cumsum(lengths * 22)  # 20 digits, a sign and a space per number at most
     with atomic_file(path) as out:
-        begin, last_id, done = 0, n_formula, 0
+        begin, last_id, done = 0, np.array([n_formula], np.int64), 0
         while begin < cert.kind.shape[0]:
             end = max(int(np.searchsorted(bound, done + (8 << 20), "right")), begin + 1)
             buffer = np.empty(int(bound[end - 1] - done), np.uint8)
             first = int(cert.hint_end[begin - 1]) if begin else 0
             hints = cert.hints[first:int(cert.hint_end[end - 1])]
-            n, last_id = _format(cert.kind, cert.ids, cert.lits, cert.lit_end, hints, first,
-                                 cert.hint_end, begin, end, last_id, binary, buffer)
+            kernel = _FORMAT.get((cert.kind.dtype, hints.dtype), _FORMAT[_UINT8, _INT64])
+            n = kernel(cert.kind, cert.ids, cert.lits, cert.lit_end, hints, first, cert.hint_end,
+                       begin, end, last_id, binary, buffer)
             out.write(buffer[:n].tobytes())
             begin, done = end, int(bound[end - 1])
 
 
-@njit(cache=True)
-def _tokens(data, out):
-    """The numbers of text LRAT (``d`` as _D), comment lines skipped: (count, bad offset or
-    -1)."""
-    n, i, size = 0, 0, data.shape[0]
-    while i < size:
-        c = data[i]
-        if c == 32 or 9 <= c <= 13:
-            i += 1
-        elif c == 99 and (n == 0 or i == 0 or data[i - 1] == 10):  # 'c' starts a comment line
-            while i < size and data[i] != 10:
-                i += 1
-        elif c == 100:
-            out[n] = _D
-            n += 1
-            i += 1
-        elif c == 45 or 48 <= c <= 57:
-            negative = c == 45
-            i += 1 if negative else 0
-            value, digits = np.int64(0), 0
-            while i < size and 48 <= data[i] <= 57:
-                value = value * 10 + (data[i] - 48)
-                digits += 1
-                if digits > 18:
-                    return n, i
-                i += 1
-            if digits == 0 or (i < size and not (data[i] == 32 or 9 <= data[i] <= 13)):
-                return n, i
-            out[n] = -value if negative else value
-            n += 1
-        else:
-            return n, i
-    return n, -1
-
-
-@njit(cache=True)
-def _binary_tokens(data, out):
-    """The numbers of binary LRAT (``a`` as 0 never occurs: ``a`` -> _D + 1, ``d`` -> _D),
-    decoded: (count, bad offset or -1)."""
-    n, i, size = 0, 0, data.shape[0]
-    expect_step = True
-    while i < size:
-        c = data[i]
-        if expect_step:
-            if c != 97 and c != 100:
-                return n, i
-            out[n] = _D if c == 100 else _D + 1
-            n += 1
-            i += 1
-            expect_step = False
-            zeros = 0
-            continue
-        u, shift = np.int64(0), 0
-        while True:
-            if i >= size or shift > 56:
-                return n, i
-            b = np.int64(data[i])
-            i += 1
-            u |= (b & 127) << shift
-            shift += 7
-            if b < 128:
-                break
-        x = -(u >> 1) if u & 1 else u >> 1
-        out[n] = x
-        n += 1
-        if u == 0:
-            zeros += 1
-            # an addition ends with its second 0, a deletion with its first
-            if zeros == 2 or out[_step_head(out, n)] == _D:
-                expect_step = True
-    return n, -1
-
-
-@njit(cache=True)
-def _step_head(out, n):
-    k = n - 1
-    while out[k] != _D and out[k] != _D + 1:
-        k -= 1
-    return k
-
-
-@njit(cache=True)
-def _zero_ended(tok, i, n, out, k, hint):
-    """Copy the tokens from ``i`` up to the next 0 into ``out[k:]``: (the index past that 0,
-    the new ``k``, True), or (the bad token's index, ``k``, False) at a token a literal
-    (``hint`` False: a marker or past 32 bits) or a hint (True: a marker) cannot be, or at
-    the stream's end without a 0."""
-    while i < n and tok[i] != 0:
-        if tok[i] == _D or (tok[i] == _D + 1 if hint else abs(tok[i]) > 2147483647):
-            return i, k, False
-        out[k] = tok[i]
-        k += 1
-        i += 1
-    if i >= n:
-        return i, k, False
-    return i + 1, k, True
-
-
-@njit(cache=True)
-def _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end):
-    """The steps of the token stream: (steps, literals, hints, bad token or -1)."""
-    s = nl = nh = 0
-    i = 0
-    while i < n:
-        if binary:
-            deleting = tok[i] == _D
-            i += 1
-            if not deleting:
-                if i >= n or tok[i] <= 0:
-                    return s, nl, nh, i
-                ids[s] = tok[i]
-                i += 1
-        else:
-            if tok[i] <= 0:
-                return s, nl, nh, i
-            ids[s] = tok[i]
-            i += 1
-            deleting = i < n and tok[i] == _D
-            i += 1 if deleting else 0
-        if not deleting:
-            i, nl, ok = _zero_ended(tok, i, n, lits, nl, False)
-            if not ok:
-                return s, nl, nh, i
-        i, nh, ok = _zero_ended(tok, i, n, hints, nh, True)
-        if not ok:
-            return s, nl, nh, i
-        kind[s] = 1 if deleting else 0
-        lit_end[s], hint_end[s] = nl, nh
-        s += 1
-    return s, nl, nh, -1
+# the reader (lrat.c): the numbers of text or binary LRAT, (bytes, their size, tokens, count)
+# -> the offset of a bad byte or -1, count an int64 array of one; then the steps they make,
+# (tokens, their number, binary, kind, ids, lits, lit_end, hints, hint_end, counts) -> the
+# index of a bad token or -1, counts = [steps, literals, hints]
+_TOKEN_ARGUMENTS = (native.array(np.uint8), native.I64, native.array(np.int64),
+                    native.array(np.int64))
+_tokens = native.kernel("lrat_tokens", native.I64, *_TOKEN_ARGUMENTS)
+_binary_tokens = native.kernel("lrat_binary_tokens", native.I64, *_TOKEN_ARGUMENTS)
+_steps = native.kernel("lrat_steps", native.I64, native.array(np.int64), native.I64, native.I64,
+                       native.array(np.uint8), native.array(np.int64), native.array(np.int32),
+                       native.array(np.int64), native.array(np.int64), native.array(np.int64),
+                       native.array(np.int64))
 
 
 def read_lrat(source: str | os.PathLike | bytes, deadline: float | None = None) -> Certificate:
@@ -327,18 +155,20 @@ def read_lrat(source: str | os.PathLike | bytes, deadline: float | None = None) 
     except ProofFormatError as exc:
         raise LratFormatError(str(exc)) from None
     raw = np.frombuffer(data, np.uint8)
-    raw.flags.writeable = False  # as from bytes: one compiled kernel for files and bytes
     start = raw[:1].tobytes()
     binary = start in (b"a", b"d")
-    tok = np.empty(raw.shape[0] + 1, np.int64)
-    n, bad = (_binary_tokens if binary else _tokens)(raw, tok)
+    tok, count = np.empty(raw.shape[0] + 1, np.int64), np.zeros(1, np.int64)
+    bad = (_binary_tokens if binary else _tokens)(raw, raw.shape[0], tok, count)
+    n = int(count[0])
     if bad >= 0:
         raise LratFormatError(f"unexpected byte at offset {bad}")
     size = max(n, 1)
     kind, ids = np.zeros(size, np.uint8), np.zeros(size, np.int64)
     lits, hints = np.zeros(size, np.int32), np.zeros(size, np.int64)
     lit_end, hint_end = np.zeros(size, np.int64), np.zeros(size, np.int64)
-    s, nl, nh, bad = _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end)
+    counts = np.zeros(3, np.int64)
+    bad = _steps(tok, n, binary, kind, ids, lits, lit_end, hints, hint_end, counts)
+    s, nl, nh = (int(c) for c in counts)
     if bad >= 0:
         raise LratFormatError(f"malformed or truncated step {s + 1} (number {bad + 1})")
     if s == 0:

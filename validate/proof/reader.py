@@ -2,9 +2,9 @@
 arrays.
 
 A proof becomes two arrays: ``literals`` (each step's literals, then 0) and ``deletions`` (one
-byte per step, 1 for a ``d`` step). They are filled chunk by chunk by small numba state machines
-(:func:`_parse_text`, :func:`_parse_binary`) that carry their state from one chunk to the next, so
-neither the file's text nor Python objects per literal are ever held.
+byte per step, 1 for a ``d`` step). They are filled chunk by chunk by small C state machines
+(``reader.c``: :data:`_parse_text`, :data:`_parse_binary`) that carry their state from one chunk
+to the next, so neither the file's text nor Python objects per literal are ever held.
 
 Text DRAT: steps of whitespace-separated decimal literals ending in ``0``, a ``d`` first for a
 deletion, and ``c`` comment lines. Binary DRAT: a byte ``a`` or ``d`` per step, then each literal
@@ -14,9 +14,10 @@ first bytes is not one a text proof starts with (drat-trim's test, :func:`is_bin
 
 Anything else is a :class:`ProofFormatError` naming the byte offset: a byte no proof of that kind
 has (every non-ASCII byte of a text proof, wherever it is), a literal beyond 2**31 - 1, a last
-step without its 0 (a truncated proof). An empty proof has no steps. A compressed proof may expand to at most
-:data:`MAX_EXPANSION` times its size (plus :data:`EXPANSION_SLACK`): a small archive of zeros
-does not fill the memory. Only regular files are read (not ``/dev/zero``, a FIFO or a folder).
+step without its 0 (a truncated proof). An empty proof has no steps. A compressed proof may
+expand to at most :data:`MAX_EXPANSION` times its size (plus :data:`EXPANSION_SLACK`): a small
+archive of zeros does not fill the memory. Only regular files are read (not ``/dev/zero``, a
+FIFO or a folder).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import input_pieces, open_input
+from puzzlesat.validate.proof import native
 
 #: the largest literal (DIMACS literals are 32-bit signed integers)
 MAX_LITERAL = 2**31 - 1
@@ -92,109 +93,13 @@ def _describe(byte: int) -> str:
 _STATE = 5
 
 
-@njit(cache=True)
-def _is_space(c):
-    return c == 32 or 9 <= c <= 13
-
-
-@njit(cache=True)
-def _parse_text(data, state, literals, n_literals, deletions, n_steps):
-    """Parse one chunk of text DRAT into ``literals``/``deletions`` from the given counts;
-    returns (literals, steps, error code, offset of the bad byte in the chunk)."""
-    mode, kind, value, negative, step_open = state[0], state[1], state[2], state[3], state[4]
-    for i in range(data.shape[0]):
-        c = data[i]
-        if mode == 2:  # comment: printable ASCII up to the end of the line
-            if c == 10:
-                mode = 0
-            elif not (32 <= c <= 126 or c == 9 or c == 13):
-                return n_literals, n_steps, _BAD_BYTE, i
-            continue
-        if mode == 1 or mode == 4:
-            if 48 <= c <= 57:
-                value = value * 10 + (c - 48)
-                if value > 2147483647:
-                    return n_literals, n_steps, _TOO_BIG, i
-                mode = 1
-                continue
-            if mode == 4 or not _is_space(c):  # '-' not followed by a digit, or "12x"
-                return n_literals, n_steps, _BAD_BYTE, i
-            if value == 0:
-                if negative:
-                    return n_literals, n_steps, _BAD_LITERAL, i
-                literals[n_literals] = 0
-                deletions[n_steps] = kind
-                n_steps += 1
-                kind = 0
-                step_open = 0
-            else:
-                literals[n_literals] = -value if negative else value
-                step_open = 1
-            n_literals += 1
-            mode = 0
-            continue
-        if mode == 3:  # 'd' must stand alone
-            if not _is_space(c):
-                return n_literals, n_steps, _BAD_BYTE, i
-            mode = 0
-            continue
-        if _is_space(c):
-            continue
-        if 48 <= c <= 57 or c == 45:
-            negative = 1 if c == 45 else 0
-            value = 0 if c == 45 else c - 48
-            mode = 4 if c == 45 else 1
-            continue
-        if step_open == 0 and c == 99:
-            mode = 2
-            continue
-        if step_open == 0 and c == 100:
-            kind = 1
-            step_open = 1
-            mode = 3
-            continue
-        return n_literals, n_steps, _BAD_BYTE, i
-    state[0], state[1], state[2], state[3], state[4] = mode, kind, value, negative, step_open
-    return n_literals, n_steps, _OK, 0
-
-
-@njit(cache=True)
-def _parse_binary(data, state, literals, n_literals, deletions, n_steps):
-    """Parse one chunk of binary DRAT, like :func:`_parse_text`."""
-    mode, kind, value, shift = state[0], state[1], state[2], state[3]
-    for i in range(data.shape[0]):
-        c = np.int64(data[i])
-        if mode == 0:
-            if c == 97 or c == 100:  # 'a' or 'd'
-                kind = 1 if c == 100 else 0
-                mode = 1
-                value = 0
-                shift = 0
-                continue
-            return n_literals, n_steps, _BAD_BYTE, i
-        value |= (c & 127) << shift
-        if value > 2 * 2147483647 + 1:
-            return n_literals, n_steps, _TOO_BIG, i
-        if c & 128:
-            shift += 7
-            if shift > 35:
-                return n_literals, n_steps, _TOO_BIG, i
-            continue
-        if value == 0:
-            literals[n_literals] = 0
-            deletions[n_steps] = kind
-            n_steps += 1
-            mode = 0
-        elif value == 1:
-            return n_literals, n_steps, _BAD_LITERAL, i
-        else:
-            literals[n_literals] = -(value >> 1) if value & 1 else value >> 1
-        n_literals += 1
-        value = 0
-        shift = 0
-    state[0], state[1], state[2], state[3] = mode, kind, value, shift
-    state[4] = mode
-    return n_literals, n_steps, _OK, 0
+# the parsers (reader.c), one chunk at a time: (chunk, its size, state, literals, deletions,
+# counts) -> an error code; counts = [literals, steps, offset of the bad byte in the chunk], the
+# first two read and updated
+_PARSE_ARGUMENTS = (native.array(np.uint8), native.I64, native.array(np.int64),
+                    native.array(np.int32), native.array(np.uint8), native.array(np.int64))
+_parse_text = native.kernel("reader_parse_text", native.I64, *_PARSE_ARGUMENTS)
+_parse_binary = native.kernel("reader_parse_binary", native.I64, *_PARSE_ARGUMENTS)
 
 
 def _chunks(handle, name: str, size: int, deadline: float | None):
@@ -248,9 +153,10 @@ def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
 
 def _parse_chunks(chunks, room: int) -> Proof:
     state = np.zeros(_STATE, np.int64)
+    counts = np.array([room, 0, 0], np.int64)  # literals, steps, where an error is
     literals = np.zeros(room, np.int32)
     deletions = np.zeros(0, np.uint8)
-    n_literals, n_steps, offset = room, 0, 0
+    offset = 0
     binary = None
     for chunk in _with_final_newline(chunks):
         if binary is None:
@@ -260,11 +166,11 @@ def _parse_chunks(chunks, room: int) -> Proof:
         elif chunk is _NEWLINE and binary:
             break
         # a chunk adds at most one literal per byte (binary) and one step per two bytes
-        literals = _room(literals, n_literals + chunk.shape[0] + 1)
-        deletions = _room(deletions, n_steps + chunk.shape[0] // 2 + 2)
+        literals = _room(literals, int(counts[0]) + chunk.shape[0] + 1)
+        deletions = _room(deletions, int(counts[1]) + chunk.shape[0] // 2 + 2)
         parse = _parse_binary if binary else _parse_text
-        n_literals, n_steps, error, where = parse(chunk, state, literals, n_literals, deletions,
-                                                  n_steps)
+        error = parse(chunk, chunk.shape[0], state, literals, deletions, counts)
+        where = int(counts[2])
         if error and chunk is _NEWLINE:  # the file ends inside a literal ("-")
             raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
                                    f"{offset})")
@@ -280,8 +186,8 @@ def _parse_chunks(chunks, room: int) -> Proof:
         offset += 0 if chunk is _NEWLINE else chunk.shape[0]
     if state[4]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
-    literals.resize(n_literals, refcheck=False)  # in place: no second copy of a large proof
-    deletions.resize(n_steps, refcheck=False)
+    literals.resize(int(counts[0]), refcheck=False)  # in place: no second copy of a large proof
+    deletions.resize(int(counts[1]), refcheck=False)
     return Proof(literals, deletions, bool(binary), room)  # no bytes: no steps
 
 

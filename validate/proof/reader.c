@@ -1,0 +1,254 @@
+/* The DRAT reader's kernels (reader.py): two state machines, text and binary, that parse a
+ * proof a chunk at a time. Within a chunk the state is where the code is (a label per mode:
+ * each byte is tested only for what may follow); at the chunk's end it is saved in a small
+ * int64 array (reader.py's _STATE slots: mode, kind, value, negative or shift, step open),
+ * from which the next chunk resumes. */
+#include "kernels.h"
+
+/* the error codes of reader.py (_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL) */
+enum { OK = 0, BAD_BYTE = 1, TOO_BIG = 2, BAD_LITERAL = 3 };
+
+/* the text modes: between tokens, in a number, in a comment, just after 'd', after '-' */
+enum { BETWEEN = 0, NUMBER = 1, COMMENT = 2, AFTER_D = 3, AFTER_MINUS = 4 };
+
+/* the largest literal (DIMACS literals are 32-bit signed integers) */
+#define MAX_LITERAL 2147483647
+
+static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
+
+static int is_digit(int64_t c) { return 48 <= c && c <= 57; }
+
+/* Parse the chunk data[0:size] of text DRAT into literals/deletions from the counts
+ * counts[0] (literals), counts[1] (steps); returns an error code, the counts updated and
+ * counts[2] the offset of the bad byte in the chunk (0 without error). */
+int64_t reader_parse_text(const uint8_t *data, int64_t size, int64_t *state, int32_t *literals,
+                          uint8_t *deletions, int64_t *counts) {
+    int64_t mode = state[0], kind = state[1], value = state[2], negative = state[3];
+    int64_t step_open = state[4];
+    int64_t n_literals = counts[0], n_steps = counts[1];
+    int64_t error = OK, i = 0, c;
+    switch (mode) {
+    case NUMBER: goto number;
+    case COMMENT: goto comment;
+    case AFTER_D: goto after_d;
+    case AFTER_MINUS: goto after_minus;
+    default: goto between;
+    }
+between:
+    for (;; i++) {
+        if (i == size) {
+            mode = BETWEEN;
+            goto done;
+        }
+        c = data[i];
+        if (is_space(c)) continue;
+        if (is_digit(c)) {
+            negative = 0;
+            value = c - 48;
+            i++;
+            goto number;
+        }
+        if (c == 45) {
+            negative = 1;
+            value = 0;
+            i++;
+            goto after_minus;
+        }
+        if (step_open == 0 && c == 99) {
+            i++;
+            goto comment;
+        }
+        if (step_open == 0 && c == 100) {
+            kind = 1;
+            step_open = 1;
+            i++;
+            goto after_d;
+        }
+        error = BAD_BYTE;
+        goto failed;
+    }
+after_minus: /* a digit must follow */
+    if (i == size) {
+        mode = AFTER_MINUS;
+        goto done;
+    }
+    c = data[i];
+    if (!is_digit(c)) {
+        error = BAD_BYTE;
+        goto failed;
+    }
+    value = c - 48;
+    i++;
+number:
+    for (;; i++) {
+        if (i == size) {
+            mode = NUMBER;
+            goto done;
+        }
+        c = data[i];
+        if (!is_digit(c)) break;
+        value = value * 10 + (c - 48);
+        if (value > MAX_LITERAL) { /* checked at each digit: value never overflows */
+            error = TOO_BIG;
+            goto failed;
+        }
+    }
+    if (!is_space(c)) { /* "12x" */
+        error = BAD_BYTE;
+        goto failed;
+    }
+    if (value == 0) {
+        if (negative) {
+            error = BAD_LITERAL;
+            goto failed;
+        }
+        literals[n_literals] = 0;
+        deletions[n_steps] = (uint8_t)kind;
+        n_steps++;
+        kind = 0;
+        step_open = 0;
+    } else {
+        literals[n_literals] = (int32_t)(negative ? -value : value);
+        step_open = 1;
+    }
+    n_literals++;
+    i++;
+    goto between;
+comment: /* printable ASCII up to the end of the line */
+    for (;; i++) {
+        if (i == size) {
+            mode = COMMENT;
+            goto done;
+        }
+        c = data[i];
+        if (c == 10) {
+            i++;
+            goto between;
+        }
+        if (!((32 <= c && c <= 126) || c == 9 || c == 13)) {
+            error = BAD_BYTE;
+            goto failed;
+        }
+    }
+after_d: /* 'd' must stand alone */
+    if (i == size) {
+        mode = AFTER_D;
+        goto done;
+    }
+    if (!is_space(data[i])) {
+        error = BAD_BYTE;
+        goto failed;
+    }
+    i++;
+    goto between;
+failed: /* the state is left as it was: the caller gives up the proof */
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    counts[2] = i;
+    return error;
+done:
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    counts[2] = 0;
+    state[0] = mode, state[1] = kind, state[2] = value, state[3] = negative;
+    state[4] = step_open;
+    return OK;
+}
+
+/* the largest number a binary literal is written as (2 * MAX_LITERAL + 1) */
+#define MAX_CODE 4294967295
+
+/* a literal's group at the constant shift K (the fast path, at least 6 bytes before the chunk's
+ * end: a literal has ended or been refused by its 6th group) */
+#define GROUP(K)                                                                               \
+    c = data[i];                                                                               \
+    value |= (c & 127) << (K);                                                                 \
+    if (value > MAX_CODE) {                                                                    \
+        error = TOO_BIG;                                                                       \
+        goto failed;                                                                           \
+    }                                                                                          \
+    if (!(c & 128)) goto literal_end;                                                          \
+    if ((K) + 7 > 35) {                                                                        \
+        error = TOO_BIG;                                                                       \
+        goto failed;                                                                           \
+    }                                                                                          \
+    i++;
+
+/* Parse the chunk data[0:size] of binary DRAT, like reader_parse_text (the binary modes: 0
+ * expecting 'a' or 'd', 1 in a step). */
+int64_t reader_parse_binary(const uint8_t *data, int64_t size, int64_t *state,
+                            int32_t *literals, uint8_t *deletions, int64_t *counts) {
+    int64_t mode = state[0], kind = state[1], value = state[2], shift = state[3];
+    int64_t n_literals = counts[0], n_steps = counts[1];
+    int64_t error = OK, i = 0, c;
+    if (mode == 1) goto slow; /* maybe inside a literal begun in the last chunk */
+step:
+    if (i == size) {
+        mode = 0;
+        goto done;
+    }
+    c = data[i];
+    if (c != 97 && c != 100) { /* 'a' or 'd' */
+        error = BAD_BYTE;
+        goto failed;
+    }
+    kind = c == 100;
+    value = 0;
+    shift = 0;
+    i++;
+literal: /* a literal begins: value = shift = 0 */
+    if (size - i < 6) goto slow;
+    /* the groups at constant shifts (a variable shift costs more on baseline x86-64) */
+    GROUP(0) GROUP(7) GROUP(14) GROUP(21) GROUP(28) GROUP(35)
+slow: /* a group at a time, the chunk's end checked at each byte */
+    for (;; i++) {
+        if (i == size) {
+            mode = 1;
+            goto done;
+        }
+        c = data[i];
+        value |= (c & 127) << shift; /* shift <= 35 here: the group fits in 64 bits */
+        if (value > MAX_CODE) {
+            error = TOO_BIG;
+            goto failed;
+        }
+        if (!(c & 128)) break;
+        shift += 7;
+        if (shift > 35) {
+            error = TOO_BIG;
+            goto failed;
+        }
+    }
+literal_end: /* the literal's last group at i */
+    if (value == 0) { /* the step's end */
+        literals[n_literals] = 0;
+        deletions[n_steps] = (uint8_t)kind;
+        n_steps++;
+        n_literals++;
+        shift = 0;
+        i++;
+        goto step;
+    }
+    if (value == 1) { /* -0 */
+        error = BAD_LITERAL;
+        goto failed;
+    }
+    literals[n_literals] = (int32_t)(value & 1 ? -(value >> 1) : value >> 1);
+    n_literals++;
+    value = 0;
+    shift = 0;
+    i++;
+    goto literal;
+failed:
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    counts[2] = i;
+    return error;
+done:
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    counts[2] = 0;
+    state[0] = mode, state[1] = kind, state[2] = value, state[3] = shift;
+    state[4] = mode; /* a step is open while the parser is inside one */
+    return OK;
+}
