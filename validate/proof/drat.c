@@ -708,12 +708,24 @@ int64_t drat_hints_in_proof_order(const int32_t *records, const int64_t *ends,
     return w;
 }
 
-/* Each clause's literals into lits (ending at lit_end), its pivot first, the variables
- * renumbered beyond kept given back their numbers fresh: one pass, no temporaries the size of
- * the certificate. */
-void drat_copy_literals(const int32_t *db, const int64_t *start, const int32_t *pivot,
-                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh,
-                        int32_t *lits) {
+/* The ends of each clause's literals (none for -1) in a list of them, into lit_end: the
+ * literals there are. */
+int64_t drat_lemma_ends(const int64_t *start, const int64_t *clauses, int64_t n,
+                        int64_t *lit_end) {
+    int64_t end = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (clauses[k] >= 0) end += start[clauses[k] + 1] - start[clauses[k]];
+        lit_end[k] = end;
+    }
+    return end;
+}
+
+/* Each clause's literals, its pivot first, the variables renumbered beyond kept given back
+ * their numbers fresh, one after another at the front of db itself (clauses in increasing
+ * order: a literal is written at or before where it is read, after it is read). */
+void drat_move_literals(int32_t *db, const int64_t *start, const int32_t *pivot,
+                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh) {
+    int32_t *lits = db;
     int64_t w = 0;
     for (int64_t k = 0; k < n; k++) {
         int64_t c = clauses[k];

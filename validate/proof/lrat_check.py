@@ -93,14 +93,15 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     known = np.concatenate((np.arange(1, m + 1, dtype=np.int64), ids))
     # every clause's literal codes 2v + (l < 0), formula first, then the additions (int32 and
     # in place: a few bytes a literal, the formula's and the lemmas' together)
-    literals = np.concatenate((flat[flat != 0], cert.lits)).astype(np.int32, copy=False)
-    codes = np.abs(literals)
+    codes = np.concatenate((flat[flat != 0], cert.lits)).astype(np.int32, copy=False)
+    negative = codes < 0
+    np.abs(codes, out=codes)
     if codes.size and codes.max() > 4 * codes.size + 16:  # huge numbers: dense
         codes = (np.unique(codes, return_inverse=True)[1].reshape(-1) + 1).astype(np.int32)
     n_codes = 2 * int(codes.max(initial=0)) + 2
     codes <<= 1
-    codes |= literals < 0
-    del literals
+    codes |= negative
+    del negative
     lengths = np.concatenate((np.diff(ends, prepend=-1) - 1,
                               np.diff(cert.lit_end, prepend=0)[added]))
     start = np.concatenate(([0], np.cumsum(lengths)))
