@@ -12,9 +12,9 @@
 static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
 
 /* Write the number x at out[n:] (text: decimal and a space; binary: 2|x| + sign in 7-bit
- * groups, low group first); the new end. One per type of x, negation wrapping in that type
- * and digits taken with Python's floor division, as numba compiled it: only the most negative
- * number of the type (never in a certificate) shows the difference. */
+ * groups, low group first); the new end. One per type of x. (The most negative number of the
+ * type, never in a certificate, stays negative when negated: floor division still writes
+ * digits for it, within the 22 bytes a number may take.) */
 #define NUMBER(NAME, T)                                                                        \
     static int64_t NAME(uint8_t *out, int64_t n, T x, int binary) {                          \
         if (binary) {                                                                          \
@@ -31,10 +31,8 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
             out[n++] = 45;                                                                     \
             x = (T)-x;                                                                         \
         }                                                                                      \
-        /* p is 10**digits wrapped to 64 bits, as numba computed it: a number of 19 digits  \
-         * gets a leading 0. Numba's loop went on past 20 digits from 7766279631452241920 up  \
-         * (past the writer's bound of 22 bytes a number, or for ever): never a number read   \
-         * or checked (below 2**62), and here capped at 20 digits */                           \
+        /* p is 10**digits; it wraps past 64 bits from 19 digits on, so a number that long  \
+         * is written in 20 digits, a 0 first (never one read: those have 18 at most) */      \
         int64_t digits = 1, p = 10;                                                            \
         while (digits < 20 && (int64_t)x >= p) {                                               \
             digits++;                                                                          \
@@ -69,10 +67,9 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
 
 /* Steps begin..end-1 into out (hints holds the steps' hints from number hint_base on); the
  * bytes written, *last_id the last id added (given: the one before begin). One per type of
- * the kinds and of the hints: uint8 kinds and int64 hints in a certificate read, int64 kinds
- * and int32 hints in one the DRAT checker made. */
-#define FORMAT(NAME, KIND, HINT, NUMBER_HINT)                                                  \
-    int64_t NAME(const KIND *kind, const int64_t *ids, const int32_t *lits,                    \
+ * the hints: int64 in a certificate read, int32 in one the DRAT checker made. */
+#define FORMAT(NAME, HINT, NUMBER_HINT)                                                        \
+    int64_t NAME(const uint8_t *kind, const int64_t *ids, const int32_t *lits,                 \
                  const int64_t *lit_end, const HINT *hints, int64_t hint_base,                 \
                  const int64_t *hint_end, int64_t begin, int64_t end, int64_t *last_id,        \
                  int64_t binary, uint8_t *out) {                                               \
@@ -108,10 +105,8 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
         return n;                                                                              \
     }
 
-FORMAT(lrat_format_k8_h32, uint8_t, int32_t, number32)
-FORMAT(lrat_format_k8_h64, uint8_t, int64_t, number64)
-FORMAT(lrat_format_k64_h32, int64_t, int32_t, number32)
-FORMAT(lrat_format_k64_h64, int64_t, int64_t, number64)
+FORMAT(lrat_format_h32, int32_t, number32)
+FORMAT(lrat_format_h64, int64_t, number64)
 
 /* The numbers of text LRAT in data[0:size] into out ("d" as D), comment lines skipped; the
  * offset of a bad byte or -1, *count the numbers read. */

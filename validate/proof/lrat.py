@@ -98,17 +98,14 @@ class Certificate:
 # the writer (lrat.c): steps begin..end-1 into a byte buffer, (kind, ids, lits, lit_end, hints,
 # hint_base, hint_end, begin, end, last_id, binary, out) -> bytes written, last_id an int64
 # array of one: given the last id added before begin, left the last one added by end; a
-# kernel per dtype of the kinds (uint8, or int64 from the DRAT checker) and of the hints
-# (int32 from a HintFile, or int64 in a certificate read)
+# kernel per dtype of the hints (int32 from a HintFile, or int64 in a certificate read)
 _FORMAT = {
-    (np.dtype(kind), np.dtype(hint)): native.kernel(
-        f"lrat_format_k{np.dtype(kind).itemsize * 8}_h{np.dtype(hint).itemsize * 8}", native.I64,
-        native.array(kind), native.array(np.int64), native.array(np.int32),
+    np.dtype(hint): native.kernel(
+        f"lrat_format_h{np.dtype(hint).itemsize * 8}", native.I64,
+        native.array(np.uint8), native.array(np.int64), native.array(np.int32),
         native.array(np.int64), native.array(hint), native.I64, native.array(np.int64),
         native.I64, native.I64, native.array(np.int64), native.I64, native.array(np.uint8))
-    for kind in (np.uint8, np.int64) for hint in (np.int32, np.int64)}
-# the kernel tried for other dtypes (ctypes then names the argument whose dtype is wrong)
-_UINT8, _INT64 = np.dtype(np.uint8), np.dtype(np.int64)
+    for hint in (np.int32, np.int64)}
 
 
 def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
@@ -124,7 +121,8 @@ def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
             buffer = np.empty(int(bound[end - 1] - done), np.uint8)
             first = int(cert.hint_end[begin - 1]) if begin else 0
             hints = cert.hints[first:int(cert.hint_end[end - 1])]
-            kernel = _FORMAT.get((cert.kind.dtype, hints.dtype), _FORMAT[_UINT8, _INT64])
+            # (another dtype is tried as int64: ctypes then names the argument that is not)
+            kernel = _FORMAT.get(hints.dtype, _FORMAT[np.dtype(np.int64)])
             n = kernel(cert.kind, cert.ids, cert.lits, cert.lit_end, hints, first, cert.hint_end,
                        begin, end, last_id, binary, buffer)
             out.write(buffer[:n].tobytes())
