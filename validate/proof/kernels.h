@@ -1,7 +1,7 @@
-/* What every kernel of the proof checker shares (the kernels: the .c files of validate/proof, one per
- * Python module that calls them, loaded with ctypes by native.py). Arrays come from numpy, C
- * order, their types checked by ctypes at each call; the kernels check no bounds, so the
- * Python side sizes every array (as it did for the numba kernels these replaced). */
+/* What every kernel of the proof checker shares. The kernels: the .c files of validate/proof,
+ * one per Python module that calls them, loaded with ctypes by native.py. Arrays come from
+ * numpy, C order, their types checked by ctypes at each call; the kernels check no bounds, so
+ * the Python side sizes every array and checks every index a file gives. */
 #ifndef PUZZLESAT_KERNELS_H
 #define PUZZLESAT_KERNELS_H
 
