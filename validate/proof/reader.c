@@ -5,8 +5,8 @@
  * from which the next chunk resumes. */
 #include "kernels.h"
 
-/* the error codes of reader.py (_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL) */
-enum { OK = 0, BAD_BYTE = 1, TOO_BIG = 2, BAD_LITERAL = 3 };
+/* the error codes of reader.py (_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL), and _NEED_ROOM */
+enum { OK = 0, BAD_BYTE = 1, TOO_BIG = 2, BAD_LITERAL = 3, NEED_ROOM = -1 };
 
 /* the text modes: between tokens, in a number, in a comment, just after 'd', after '-' */
 enum { BETWEEN = 0, NUMBER = 1, COMMENT = 2, AFTER_D = 3, AFTER_MINUS = 4 };
@@ -20,8 +20,8 @@ static int is_digit(int64_t c) { return 48 <= c && c <= 57; }
 
 /* Parse the chunk data[0:size] of text DRAT into literals/deletions from the counts
  * counts[0] (literals), counts[1] (steps); returns an error code, the counts updated and
- * counts[2] the offset of the bad byte in the chunk (0 without error). */
-int64_t reader_parse_text(const uint8_t *data, int64_t size, int64_t *state, int32_t *literals,
+ * counts[3] the offset of the bad byte in the chunk. */
+static int64_t parse_text(const uint8_t *data, int64_t size, int64_t *state, int32_t *literals,
                           uint8_t *deletions, int64_t *counts) {
     int64_t mode = state[0], kind = state[1], value = state[2], negative = state[3];
     int64_t step_open = state[4];
@@ -144,12 +144,11 @@ after_d: /* 'd' must stand alone */
 failed: /* the state is left as it was: the caller gives up the proof */
     counts[0] = n_literals;
     counts[1] = n_steps;
-    counts[2] = i;
+    counts[3] = i;
     return error;
 done:
     counts[0] = n_literals;
     counts[1] = n_steps;
-    counts[2] = 0;
     state[0] = mode, state[1] = kind, state[2] = value, state[3] = negative;
     state[4] = step_open;
     return OK;
@@ -174,9 +173,9 @@ done:
     }                                                                                          \
     i++;
 
-/* Parse the chunk data[0:size] of binary DRAT, like reader_parse_text (the binary modes: 0
- * expecting 'a' or 'd', 1 in a step). */
-int64_t reader_parse_binary(const uint8_t *data, int64_t size, int64_t *state,
+/* Parse the chunk data[0:size] of binary DRAT, like parse_text (the binary modes: 0 expecting
+ * 'a' or 'd', 1 in a step). */
+static int64_t parse_binary(const uint8_t *data, int64_t size, int64_t *state,
                             int32_t *literals, uint8_t *deletions, int64_t *counts) {
     int64_t mode = state[0], kind = state[1], value = state[2], shift = state[3];
     int64_t n_literals = counts[0], n_steps = counts[1];
@@ -242,13 +241,42 @@ literal_end: /* the literal's last group at i */
 failed:
     counts[0] = n_literals;
     counts[1] = n_steps;
-    counts[2] = i;
+    counts[3] = i;
     return error;
 done:
     counts[0] = n_literals;
     counts[1] = n_steps;
-    counts[2] = 0;
     state[0] = mode, state[1] = kind, state[2] = value, state[3] = shift;
     state[4] = mode; /* a step is open while the parser is inside one */
+    return OK;
+}
+
+/* Parse the chunks chunks[first:n] (sizes[k] bytes each) in turn, text DRAT (binary 0) or
+ * binary, into literals (room for n_literals) and deletions (room for n_deletions); state[0:5]
+ * is the parser's state, state[5:9] its counts: literals and steps (read and updated), the
+ * chunk and the offset in it of a bad byte. One call for several chunks: a call from Python
+ * costs tens of microseconds. Returns an error code, or NEED_ROOM (state[7] the chunk) before
+ * a chunk the arrays may lack room for: the caller grows them as reader.py did for each chunk
+ * (so they grow exactly as they did) and calls again from that chunk. */
+int64_t reader_parse(const uint8_t *const *chunks, const int64_t *sizes, int64_t first,
+                     int64_t n, int64_t binary, int64_t *state, int32_t *literals,
+                     int64_t n_literals, uint8_t *deletions, int64_t n_deletions) {
+    int64_t *counts = state + 5; /* after the 5 slots of the state: one argument less */
+    for (int64_t k = first; k < n; k++) {
+        /* a chunk adds at most one literal per byte (binary) and one step per two bytes */
+        if (counts[0] + sizes[k] + 1 > n_literals || counts[1] + sizes[k] / 2 + 2 > n_deletions) {
+            counts[2] = k;
+            return NEED_ROOM;
+        }
+        int64_t error = binary ? parse_binary(chunks[k], sizes[k], state, literals, deletions,
+                                              counts)
+                               : parse_text(chunks[k], sizes[k], state, literals, deletions,
+                                            counts);
+        if (error != OK) {
+            counts[2] = k;
+            return error;
+        }
+    }
+    counts[2] = counts[3] = 0;
     return OK;
 }

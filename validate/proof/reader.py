@@ -2,9 +2,9 @@
 arrays.
 
 A proof becomes two arrays: ``literals`` (each step's literals, then 0) and ``deletions`` (one
-byte per step, 1 for a ``d`` step). They are filled chunk by chunk by small C state machines
-(``reader.c``: :data:`_parse_text`, :data:`_parse_binary`) that carry their state from one chunk
-to the next, so neither the file's text nor Python objects per literal are ever held.
+byte per step, 1 for a ``d`` step). They are filled chunk by chunk by two small C state machines
+(``reader.c``, text and binary) that carry their state from one chunk to the next, so neither
+the file's text nor Python objects per literal are ever held.
 
 Text DRAT: steps of whitespace-separated decimal literals ending in ``0``, a ``d`` first for a
 deletion, and ``c`` comment lines. Binary DRAT: a byte ``a`` or ``d`` per step, then each literal
@@ -22,6 +22,7 @@ FIFO or a folder).
 
 from __future__ import annotations
 
+import ctypes
 import io
 import os
 import time
@@ -42,8 +43,8 @@ EXPANSION_SLACK = 64 << 20
 #: bytes that do not make drat-trim switch to binary: LF CR space - 0-9 c d
 _TEXT_START = frozenset(b"\n\r -0123456789cd")
 
-# parser errors (the kernels return a code and a byte offset)
-_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL = 0, 1, 2, 3
+# parser errors (the kernels return a code and a byte offset); or the arrays need room
+_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL, _NEED_ROOM = 0, 1, 2, 3, -1
 _ERRORS = {_BAD_BYTE: "unexpected byte {byte}", _TOO_BIG: "a literal beyond 2**31-1",
            _BAD_LITERAL: "the literal -0"}
 
@@ -89,22 +90,29 @@ def _describe(byte: int) -> str:
 
 # parser state, carried across chunks: [mode, kind, value, negative, step_open]
 # text modes: 0 between tokens, 1 in a number, 2 in a comment, 3 just after 'd', 4 after '-'
-# binary modes: 0 expecting 'a'/'d', 1 in a step (value/shift in slots 2/3)
+# binary modes: 0 expecting 'a'/'d', 1 in a step (value/shift in slots 2/3); after the state,
+# in the same array (one argument less at each call), the parser's counts
 _STATE = 5
+_COUNTS = slice(_STATE, _STATE + 4)
 
 
-# the parsers (reader.c), one chunk at a time: (chunk, its size, state, literals, deletions,
-# counts) -> an error code; counts = [literals, steps, offset of the bad byte in the chunk], the
-# first two read and updated
-_PARSE_ARGUMENTS = (native.array(np.uint8), native.I64, native.array(np.int64),
-                    native.array(np.int32), native.array(np.uint8), native.array(np.int64))
-_parse_text = native.kernel("reader_parse_text", native.I64, *_PARSE_ARGUMENTS)
-_parse_binary = native.kernel("reader_parse_binary", native.I64, *_PARSE_ARGUMENTS)
+# the parser (reader.c): chunks in turn, (the chunks, their sizes, the first to parse, how
+# many, binary, state, literals, their room, deletions, their room) -> an error code, or
+# _NEED_ROOM before a chunk the arrays may lack room for; the state's last 4 slots (_COUNTS)
+# are the counts of literals and steps (read and updated), the chunk (that needs room, or has a
+# bad byte) and the offset of a bad byte in it
+_parse_kernel = native.kernel(
+    "reader_parse", native.I64, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(native.I64),
+    native.I64, native.I64, native.I64, native.array(np.int64), native.array(np.int32),
+    native.I64, native.array(np.uint8), native.I64)
+#: the bytes read before they are parsed, in one kernel call (a call through ctypes costs some
+#: 25 us, as much as the parse of 16 KB: a file is read in chunks of 64 KB)
+_BATCH = 1 << 20
 
 
 def _chunks(handle, name: str, size: int, deadline: float | None):
     """The decompressed bytes of ``handle`` (decompressed by the project's one streaming
-    reader) as uint8 arrays of at most a megabyte, refused past :data:`MAX_EXPANSION` times
+    reader) as bytes objects of at most a megabyte, refused past :data:`MAX_EXPANSION` times
     the file's ``size`` (plus :data:`EXPANSION_SLACK`); a damaged archive is no proof."""
     limit, given = MAX_EXPANSION * size + EXPANSION_SLACK, 0
     try:
@@ -117,7 +125,7 @@ def _chunks(handle, name: str, size: int, deadline: float | None):
                     f"the proof ({size} bytes) expands beyond {limit} bytes ({MAX_EXPANSION}x "
                     f"its size + {EXPANSION_SLACK >> 20} MB): not read (decompress it yourself "
                     f"if it is a genuine proof)")
-            yield np.frombuffer(piece, np.uint8)
+            yield piece
     except UserError as exc:  # a damaged or truncated archive: the bytes are no proof
         raise ProofFormatError(str(exc)) from None
 
@@ -134,7 +142,7 @@ def proof_bytes(source: str | os.PathLike | bytes,
     with open_input(source, "proof") as handle:
         size = os.fstat(handle.fileno()).st_size
         for chunk in _chunks(handle, str(source), size, deadline):
-            data += memoryview(chunk)
+            data += chunk
     return data
 
 
@@ -152,38 +160,21 @@ def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
 
 
 def _parse_chunks(chunks, room: int) -> Proof:
-    state = np.zeros(_STATE, np.int64)
-    counts = np.array([room, 0, 0], np.int64)  # literals, steps, where an error is
+    state = np.zeros(_STATE + 4, np.int64)
+    # literals, steps; where an error is: the chunk (of a batch) and the offset in it
+    counts = state[_COUNTS]
+    counts[0] = room
     literals = np.zeros(room, np.int32)
     deletions = np.zeros(0, np.uint8)
     offset = 0
     binary = None
-    for chunk in _with_final_newline(chunks):
+    for batch in _batches(chunks):
         if binary is None:
-            if chunk is _NEWLINE:
-                break
-            binary = is_binary_proof(bytes(chunk[:12]))
-        elif chunk is _NEWLINE and binary:
-            break
-        # a chunk adds at most one literal per byte (binary) and one step per two bytes
-        literals = _room(literals, int(counts[0]) + chunk.shape[0] + 1)
-        deletions = _room(deletions, int(counts[1]) + chunk.shape[0] // 2 + 2)
-        parse = _parse_binary if binary else _parse_text
-        error = parse(chunk, chunk.shape[0], state, literals, deletions, counts)
-        where = int(counts[2])
-        if error and chunk is _NEWLINE:  # the file ends inside a literal ("-")
-            raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
-                                   f"{offset})")
-        if error and binary and offset + where == 0:  # neither text nor binary
-            seen = _first_binary_byte(bytes(chunk[:12]))
-            raise ProofFormatError(
-                f"not a DRAT proof: byte {seen} ({_describe(int(chunk[seen]))}) is no text DRAT, "
-                f"and binary DRAT starts with 'a' or 'd', not {_describe(int(chunk[0]))}")
-        if error:
-            what = _ERRORS[error].format(byte=_describe(int(chunk[where])))
-            kind = "binary" if binary else "text"
-            raise ProofFormatError(f"{kind} proof: {what} at byte {offset + where}")
-        offset += 0 if chunk is _NEWLINE else chunk.shape[0]
+            binary = is_binary_proof(batch[0][:12])
+        _parse(batch, binary, state, literals, deletions, offset)
+        offset += sum(map(len, batch))
+    if binary is False:  # a newline ends a last number (a text proof's "0" at the very end)
+        _parse([b"\n"], binary, state, literals, deletions, offset, final=True)
     if state[4]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
     literals.resize(int(counts[0]), refcheck=False)  # in place: no second copy of a large proof
@@ -191,15 +182,59 @@ def _parse_chunks(chunks, room: int) -> Proof:
     return Proof(literals, deletions, bool(binary), room)  # no bytes: no steps
 
 
-def _with_final_newline(chunks):
-    """The chunks, then a newline that ends a last number (a text proof's "0" at the very end
-    of the file); a binary parser sees it as garbage only after a step has ended, so it is
-    given only to text proofs (see :func:`_parse_chunks`)."""
-    yield from chunks
-    yield _NEWLINE
+def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.ndarray,
+           deletions: np.ndarray, offset: int, final: bool = False) -> None:
+    """Parse the chunks ``batch`` (the first at byte ``offset`` of the proof; ``final``: the
+    newline after its end), growing ``literals`` and ``deletions`` for them as each chunk was
+    given room when it was parsed alone; the first thing wrong is a
+    :class:`ProofFormatError`."""
+    counts = state[_COUNTS]
+    n = len(batch)
+    chunks, sizes = (ctypes.c_char_p * n)(*batch), (native.I64 * n)(*map(len, batch))
+    error, first = _NEED_ROOM, 0
+    while error == _NEED_ROOM:
+        error = _parse_kernel(chunks, sizes, first, n, binary, state, literals, literals.shape[0],
+                              deletions, deletions.shape[0])
+        if error == _NEED_ROOM:  # the room chunk ``first`` had when it was parsed alone: it
+            # adds at most one literal per byte (binary) and one step per two bytes
+            first = int(counts[2])
+            _room(literals, int(counts[0]) + sizes[first] + 1)
+            _room(deletions, int(counts[1]) + sizes[first] // 2 + 2)
+    if not error:
+        return
+    if final:  # the file ends inside a literal ("-")
+        raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
+                               f"{offset})")
+    chunk, where = batch[int(counts[2])], int(counts[3])
+    at = offset + sum(map(len, batch[:int(counts[2])])) + where
+    if binary and at == 0:  # neither text nor binary
+        seen = _first_binary_byte(chunk[:12])
+        raise ProofFormatError(
+            f"not a DRAT proof: byte {seen} ({_describe(chunk[seen])}) is no text DRAT, "
+            f"and binary DRAT starts with 'a' or 'd', not {_describe(chunk[0])}")
+    what = _ERRORS[error].format(byte=_describe(chunk[where]))
+    kind = "binary" if binary else "text"
+    raise ProofFormatError(f"{kind} proof: {what} at byte {at}")
 
 
-_NEWLINE = np.frombuffer(b"\n", np.uint8)
+def _batches(chunks):
+    """The chunks in lists of about :data:`_BATCH` bytes. Those read before an error of reading
+    (a timeout, a proof that expands too far) are given before it, so that a format error in
+    them is found first, as when each chunk was parsed as soon as it was read."""
+    batch, size = [], 0
+    try:
+        for chunk in chunks:
+            batch.append(chunk)
+            size += len(chunk)
+            if size >= _BATCH:
+                yield batch
+                batch, size = [], 0
+    except Exception:
+        if batch:
+            yield batch
+        raise
+    if batch:
+        yield batch
 
 
 def _room(array: np.ndarray, need: int) -> np.ndarray:
