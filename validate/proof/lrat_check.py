@@ -65,12 +65,12 @@ _run = native.kernel("lrat_check_run", None,
                      _U8, _I8, _I32, _I64, _I64,  # alive, value, trail, covered, work
                      native.I64, _I64)  # work_limit, out
 #: each hint +-id as +-(its place in the sorted ``known`` ids + 1) (hints, size, known, size,
-#: out); 0 when one names no id there. A kernel per type of hints (ours int32, read ones
-#: int64): hundreds of millions of them are never widened
+#: dense: known is 1, 2, ..., out); 0 when one names no id there. A kernel per type of hints
+#: (ours int32, read ones int64): hundreds of millions of them are never widened
 _index = {np.dtype(np.int32): native.kernel("lrat_check_index_i32", native.I64,
-                                            _I32, native.I64, _I64, native.I64, _I32),
+                                            _I32, native.I64, _I64, native.I64, native.I64, _I32),
           np.dtype(np.int64): native.kernel("lrat_check_index_i64", native.I64,
-                                            _I64, native.I64, _I64, native.I64, _I32)}
+                                            _I64, native.I64, _I64, native.I64, native.I64, _I32)}
 
 
 def check_lrat(flat: np.ndarray, cert: Certificate,
@@ -91,6 +91,7 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
     if ids.size and (ids[0] <= m or np.any(np.diff(ids) <= 0)):
         return False, "clause ids do not increase from the formula's last one"
     known = np.concatenate((np.arange(1, m + 1, dtype=np.int64), ids))
+    dense = not known.size or int(known[-1]) == known.shape[0]  # 1, 2, ...: they increase
     # every clause's literal codes 2v + (l < 0), formula first, then the additions (int32 and
     # in place: a few bytes a literal, the formula's and the lemmas' together)
     codes = np.concatenate((flat[flat != 0], cert.lits)).astype(np.int32, copy=False)
@@ -127,7 +128,7 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
         if named.dtype not in _index:  # neither int32 nor int64: this window as int64
             named = named.astype(np.int64)
         hints = np.empty(named.shape[0], np.int32)
-        if not _index[named.dtype](named, named.shape[0], known, known.shape[0], hints):
+        if not _index[named.dtype](named, named.shape[0], known, known.shape[0], dense, hints):
             return False, "a hint or deletion names no clause of the proof"
         _run(codes, start, kind, clause, hints, first, hint_end, step, end, alive, value, trail,
              covered, work, _WORK_PER_CALL, out)
