@@ -33,6 +33,8 @@ DRATIFY_LIMIT = 300.0
 
 #: the steps of check.py's check, timed one by one (CPU seconds)
 _OURS = """
+import os
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the puzzlesat command sets it
 import json, sys, tempfile, time
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.proof.drat import verify_drat

@@ -6,7 +6,13 @@ and is printed by :func:`main` as one line, ``puzzlesat: error: ...``, with exit
 
 from __future__ import annotations
 
+import os
 import sys
+
+# numpy's BLAS starts a thread per core when numpy is imported, which costs every command about
+# 0.15 s of CPU (half of numpy's import); puzzlesat does no floating-point linear algebra. Set
+# before the imports below bring numpy in; a user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click
 
