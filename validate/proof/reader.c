@@ -18,6 +18,27 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
 
 static int is_digit(int64_t c) { return 48 <= c && c <= 57; }
 
+/* A parse refused at byte i of its chunk: the counts so far and where; the state is left as
+ * it was (the caller gives up the proof). */
+static int64_t refused(int64_t *counts, int64_t n_literals, int64_t n_steps, int64_t error,
+                       int64_t i) {
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    counts[3] = i;
+    return error;
+}
+
+/* A parse at the end of its chunk: the counts, and the state the next chunk resumes from. */
+static int64_t save(int64_t *state, int64_t *counts, int64_t n_literals, int64_t n_steps,
+                    int64_t mode, int64_t kind, int64_t value, int64_t sign_or_shift,
+                    int64_t open) {
+    counts[0] = n_literals;
+    counts[1] = n_steps;
+    state[0] = mode, state[1] = kind, state[2] = value, state[3] = sign_or_shift;
+    state[4] = open;
+    return OK;
+}
+
 /* Parse the chunk data[0:size] of text DRAT into literals/deletions from the counts
  * counts[0] (literals), counts[1] (steps); returns an error code, the counts updated and
  * counts[3] the offset of the bad byte in the chunk. */
@@ -141,17 +162,10 @@ after_d: /* 'd' must stand alone */
     }
     i++;
     goto between;
-failed: /* the state is left as it was: the caller gives up the proof */
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    counts[3] = i;
-    return error;
+failed:
+    return refused(counts, n_literals, n_steps, error, i);
 done:
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    state[0] = mode, state[1] = kind, state[2] = value, state[3] = negative;
-    state[4] = step_open;
-    return OK;
+    return save(state, counts, n_literals, n_steps, mode, kind, value, negative, step_open);
 }
 
 /* the largest number a binary literal is written as (2 * MAX_LITERAL + 1) */
@@ -239,16 +253,9 @@ literal_end: /* the literal's last group at i */
     i++;
     goto literal;
 failed:
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    counts[3] = i;
-    return error;
-done:
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    state[0] = mode, state[1] = kind, state[2] = value, state[3] = shift;
-    state[4] = mode; /* a step is open while the parser is inside one */
-    return OK;
+    return refused(counts, n_literals, n_steps, error, i);
+done: /* a step is open while the parser is inside one */
+    return save(state, counts, n_literals, n_steps, mode, kind, value, shift, mode);
 }
 
 /* Parse the chunks chunks[first:n] (sizes[k] bytes each) in turn, text DRAT (binary 0) or
