@@ -53,7 +53,7 @@ def compile_kernels(out: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-if __name__ == "__main__":  # a developer's rebuild in place, after editing a source
+if __name__ == "__main__":  # a developer's rebuild in place (with ziglang installed)
     from importlib.machinery import EXTENSION_SUFFIXES
 
     compile_kernels(HERE / (LIBRARY + EXTENSION_SUFFIXES[0]))

@@ -30,8 +30,8 @@ def _load() -> ctypes.CDLL:
     built = library.puzzlesat_source_hash()
     if build.sources() and built.decode() != build.source_hash():
         raise RuntimeError(f"puzzlesat: the proof checker's kernels ({found[0].name}) are older "
-                           "than their sources: build them again (`make setup`, or `python -m "
-                           "puzzlesat.validate.proof.build`)")
+                           "than their sources: build them again (`make setup`, or `pip install "
+                           "-e .`)")
     return library
 
 
