@@ -57,8 +57,9 @@ the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per 
 watch lists share one array sized to the clauses, not to their literals (an int64 watch: the
 clause and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the
 backward pass records go to a temporary file a buffer at a time, and so do the certificate's
-(:class:`puzzlesat.validate.proof.lrat.HintFile`), which is built once the clause database is
-given up.
+(:class:`puzzlesat.validate.proof.lrat.HintFile`); the certificate's literals are the clause
+database itself, the lemmas' literals moved to its front and the rest given back, before its
+hints are assembled.
 
 The kernels are C (``drat.c``, whose entry points this module calls through ctypes, the state
 passed as a :class:`_CState` of pointers to the arrays of :class:`_State`).
