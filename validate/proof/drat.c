@@ -583,8 +583,9 @@ int64_t drat_start(State *st, int64_t n_formula) {
 }
 
 /* Steps begin..end-1 forward, checking each lemma when check: the outcome, and in out the
- * step and clause; stops early (going, at the next step) once the call's work budget is
- * spent, (late, at the step) when a check passed the deadline. */
+ * step it stopped at and (conflict) the conflicting clause; stops early (going, at the next
+ * step) once the call's work budget is spent, (late, at the step) when a check passed the
+ * deadline. */
 int64_t drat_forward(State *st, int64_t begin, int64_t end, int64_t check, double deadline,
                      int64_t *out) {
     GUARDED(st, GOING);
@@ -594,11 +595,9 @@ int64_t drat_forward(State *st, int64_t begin, int64_t end, int64_t check, doubl
         out[0] = step;
         if (st->scalars[WORK] > WORK_PER_CALL) return GOING;
         int64_t c = st->step_clause[step];
-        out[1] = c;
         if (st->step_delete[step]) {
             if (c < 0 || unit_under_root(st, c)) st->ignored[step] = 1;
             else detach(st, c);
-            out[1] = -1;
             continue;
         }
         if (st->start[c + 1] == st->start[c]) return REJECTED;  /* no conflict at the root */
@@ -612,10 +611,8 @@ int64_t drat_forward(State *st, int64_t begin, int64_t end, int64_t check, doubl
             out[1] = conflict;
             return CONFLICT;
         }
-        out[1] = -1;
     }
     out[0] = end;
-    out[1] = -1;
     return GOING;
 }
 

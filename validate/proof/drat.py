@@ -92,11 +92,10 @@ _TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS, _FAULT = range(8
 #: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
 _END = -(2**30) - 1
-#: steps a kernel call handles between two looks at the clock ...
+#: steps a kernel call handles between two looks at the clock (or fewer: a call returns once
+#: it has visited drat.c's WORK_PER_CALL watches or RAT candidates, as a hostile proof's steps
+#: may each cost a pass over every clause)
 _STEPS_PER_CALL = 2048
-#: ... or fewer: a call returns once it has visited this many watches or RAT candidates (a
-#: hostile proof's steps may each cost a pass over every clause)
-_WORK_PER_CALL = 1 << 24
 #: hint records held in memory at most (more for a formula with more variables: a conflict
 #: analysis records up to one reason per variable); a backward call returns once they fill half
 #: of it, and they go to a temporary file (:class:`_Records`)
