@@ -107,17 +107,18 @@ def validate_command(instance, output, proof, proof_time_limit, witness, lrat, l
     proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
-    from puzzlesat.generator.core.errors import UserError
     from puzzlesat.generator.core.wcnf_reader import is_wcnf
-    from puzzlesat.validate.maxsat import validate_wcnf_files
-    from puzzlesat.validate.proof.check import LratRequest
-    from puzzlesat.validate.report import validate_files
 
     if is_wcnf(instance):
+        from puzzlesat.validate.maxsat import validate_wcnf_files
+
         if proof is not None:
             raise UserError("--proof: a MaxSAT answer comes without a proof")
         verdict = validate_wcnf_files(instance, output, witness)
     else:
+        from puzzlesat.validate.proof.check import LratRequest
+        from puzzlesat.validate.report import validate_files
+
         verdict = validate_files(instance, output, proof, witness=witness,
                                  proof_time_limit=proof_time_limit,
                                  lrat=LratRequest(lrat, lrat_binary, cake_lpr))

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.families import family_names, get_family
-from puzzlesat.generator.families.params import Param
+
+if TYPE_CHECKING:
+    from puzzlesat.generator.families.params import Param
 
 
 class FamilyGroup(click.Group):
@@ -17,10 +20,14 @@ class FamilyGroup(click.Group):
 
     def list_commands(self, ctx):
         """The family names, one ``generate`` subcommand each."""
+        from puzzlesat.generator.families import family_names
+
         return family_names()
 
     def get_command(self, ctx, name):
         """The ``generate`` command of family ``name``, or None."""
+        from puzzlesat.generator.families import family_names, get_family
+
         if name not in family_names():
             return None
         return _generate_command(get_family(name))
@@ -112,6 +119,8 @@ def generate():
 @click.command()
 def families():
     """List the families, their parameters and encodings."""
+    from puzzlesat.generator.families import family_names, get_family
+
     for name in family_names():
         family = get_family(name)
         click.echo(f"{name}: {family.SUMMARY}")

@@ -285,10 +285,12 @@ def _renumber(buffer: np.ndarray, slice_literals: int = SLICE) -> _Numbering:
     for a in slices:
         magnitude = np.abs(buffer[a:a + slice_literals])
         largest = max(largest, int(magnitude.max()))
-        beyond.append(np.unique(magnitude[magnitude > kept]))
-    fresh = np.unique(np.concatenate(beyond)) if beyond else np.zeros(0, np.int32)
-    if not fresh.size:
-        return _Numbering(largest, kept, fresh)
+        huge = magnitude[magnitude > kept]
+        if huge.size:  # np.unique costs every check numpy.ma's import (20 ms) the first time
+            beyond.append(np.unique(huge))
+    if not beyond:
+        return _Numbering(largest, kept, np.zeros(0, np.int32))
+    fresh = np.unique(np.concatenate(beyond))
     for a in slices:
         part = buffer[a:a + slice_literals]
         where = np.abs(part) > kept
