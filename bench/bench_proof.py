@@ -40,12 +40,13 @@ from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.proof.drat import verify_drat
 from puzzlesat.validate.proof.lrat import write_lrat
 from puzzlesat.validate.proof.lrat_check import check_lrat
+from puzzlesat.validate.proof.database import ClauseDatabase
 from puzzlesat.validate.proof.reader import read_proof
 clock = time.process_time
 formula = read_dimacs(sys.argv[1])
 start = clock()
-ok, reason, cert = verify_drat(formula.literals, read_proof(sys.argv[2],
-                                                            room=len(formula.literals)))
+database = ClauseDatabase(formula.literals)
+ok, reason, cert = verify_drat(formula.literals, read_proof(sys.argv[2], database=database))
 drat = clock() - start
 lrat = 0.0
 if ok:

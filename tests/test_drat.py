@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -23,9 +24,10 @@ from pysat.examples.genhard import PHP
 from pysat.solvers import Cadical195
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.proof import drat
+from puzzlesat.validate.proof import database, drat
 from puzzlesat.validate.proof import reader as drat_input
 from puzzlesat.validate.proof.check import check_proof
+from puzzlesat.validate.proof.database import ClauseDatabase
 from puzzlesat.validate.proof.drat import check_drat, verify_drat
 from puzzlesat.validate.proof.lrat import write_lrat
 from puzzlesat.validate.proof.lrat_check import check_lrat
@@ -48,11 +50,11 @@ def num_vars(clauses) -> int:
 
 def ours(clauses, proof: bytes, backward: bool = True,
          slice_literals: int = drat.SLICE) -> tuple[bool, str]:
-    """Our verdict, the proof read with room for the formula (the validator's way: the clause
-    database is built in place; a proof read without room is copied, see the property test)."""
+    """Our verdict, the proof read into the checker's database (the validator's way: each
+    step taken as it is read; a proof read alone is taken whole, see the property test)."""
     formula = flat(clauses)
-    return check_drat(formula, read_proof(proof, room=formula.size), backward,
-                      slice_literals=slice_literals)
+    return check_drat(formula, read_proof(proof, database=ClauseDatabase(formula)),
+                      backward, slice_literals=slice_literals)
 
 
 def cake_lpr_accepts(clauses, cert) -> bool:
@@ -269,14 +271,23 @@ def test_binary_garbage_is_a_format_error(data, message):
 
 
 def test_a_long_lemma_is_shown_in_part_and_a_proof_is_checked_once():
-    """A failure shows the first literals of its lemma, not all 100,000 of them; a proof whose
-    literals a check has taken is not checked again as if it were empty."""
-    proof = read_proof(" ".join(map(str, range(2, 100_002))).encode() + b" 0\n0\n")
-    ok, reason = check_drat(flat(SAT_2), proof, backward=False)
-    assert (ok, reason) == (False, "step 1: lemma 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 ... 0 "
-                                   "(100000 literals) is neither RUP nor RAT")
+    """A failure shows the first literals of its lemma, not all 100,000 of them. A proof read
+    alone can be checked again (each check builds its own database); one read into a
+    database, whose literals the check has taken, is not checked again as if it were empty,
+    nor against another formula."""
+    text = " ".join(map(str, range(2, 100_002))).encode() + b" 0\n0\n"
+    proof = read_proof(text)
+    failed = (False, "step 1: lemma 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 ... 0 (100000 "
+                     "literals) is neither RUP nor RAT")
+    assert check_drat(flat(SAT_2), proof, backward=False) == failed
+    assert check_drat(flat(SAT_2), proof, backward=False) == failed
+    formula = flat(SAT_2)
+    into = read_proof(text, database=ClauseDatabase(formula))
+    assert check_drat(formula, into, backward=False) == failed
     with pytest.raises(ValueError, match="checked already"):
-        check_drat(flat(SAT_2), proof)
+        check_drat(formula, into)
+    with pytest.raises(ValueError, match="another formula"):
+        check_drat(flat(SAT_2), read_proof(text, database=ClauseDatabase(formula)))
 
 
 def test_a_huge_variable_count_or_number_costs_no_memory():
@@ -395,7 +406,7 @@ def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline(monkey
     looked at while deletions are matched, and each check draws its own key, so the same
     proof is fast with a drawn key."""
     n, k = 100_000, 1100
-    mix = np.array([drat._mix(code, 0) for code in range(2 * k + 2)], np.int64)
+    mix = np.array([database.mix(code, 0) for code in range(2 * k + 2)], np.int64)
     low = (1 << 20) - 1  # equal modulo 2**20: in one bucket of any table up to 2**20 buckets
     a, b = np.triu_indices(mix.size, 1)
     same = (a >= 8) & (a >> 1 != b >> 1) & ((mix[a] + mix[b] & low) == (mix[6] + mix[8] & low))
@@ -407,7 +418,7 @@ def test_deletions_crafted_to_one_hash_bucket_do_not_outlast_the_deadline(monkey
     start = time.monotonic()
     assert check_drat(flat(unsat), read_proof(proof), deadline=start + 10)[0] is True
     drawn = time.monotonic() - start
-    monkeypatch.setattr(drat, "_hash_key", lambda: 0)
+    monkeypatch.setattr(database, "hash_key", lambda: 0)
     start = time.monotonic()
     with pytest.raises(TimeoutError):
         check_drat(flat(unsat), read_proof(proof), deadline=start + 0.3)
@@ -565,7 +576,8 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
         return
     forward = check_drat(flat(clauses), parsed, backward=False)
     formula = flat(clauses)
-    *backward, cert = verify_drat(formula, read_proof(proof, room=formula.size))
+    *backward, cert = verify_drat(formula,
+                                  read_proof(proof, database=ClauseDatabase(formula)))
     if backward[0]:  # its LRAT certificate passes the LRAT checker, and cake_lpr
         assert check_lrat(formula, cert)[0], (clauses, proof)
         if shutil.which("cake_lpr"):
@@ -584,6 +596,34 @@ def test_fast_checker_agrees_with_the_reference_and_never_verifies_a_satisfiable
         # no deletion, one empty clause, at the end: drup checks the same thing (drup takes
         # a proof that ends anywhere the clauses propagate to a conflict)
         assert drup_valid(clauses, proof) == forward[0], (clauses, proof, forward)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(formula_and_proof(), st.lists(st.integers(0, 200), max_size=8))
+def test_a_proof_taken_piece_by_piece_builds_the_database_taken_whole(case, cuts):
+    """The database built as a reader feeds it (the proof cut anywhere, a step begun in one
+    piece and ended in another; the hash table and the set grown from the smallest) is the one
+    built from the whole proof in one call, whatever each one's hash key."""
+    clauses, proof, _ = case
+    try:
+        parsed = read_proof(proof)
+    except ProofFormatError:
+        return
+    formula, literals = flat(clauses), parsed.literals
+    whole = ClauseDatabase(formula)
+    both = np.concatenate((whole.literals[:whole.count], literals))
+    whole.take(both, parsed.deletions, both.shape[0], parsed.deletions.shape[0])
+    with mock.patch.object(database, "_FIRST_SET", 2), \
+            mock.patch.object(database, "_FIRST_BUCKETS", 1):
+        pieces = ClauseDatabase(formula)
+        grown, count, a = pieces.literals, pieces.count, 0
+        for b in [*sorted(min(cut, literals.shape[0]) for cut in cuts), literals.shape[0]]:
+            grown.resize(count + b - a, refcheck=False)
+            grown[count:] = literals[a:b]
+            begun = np.count_nonzero(literals[:b] == 0) + int(b > 0 and literals[b - 1] != 0)
+            count, a = pieces.take(grown, parsed.deletions, count + b - a, begun), b
+    for built, expected in zip(pieces.built(), whole.built(), strict=True):
+        assert np.array_equal(built, expected), (clauses, proof)
 
 
 def test_a_watch_space_below_the_lists_first_places_is_refused(monkeypatch):

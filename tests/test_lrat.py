@@ -21,6 +21,7 @@ from test_drat import BOGUS, cadical_proof, flat, num_vars
 
 from puzzlesat.validate.proof import drat, lrat_check
 from puzzlesat.validate.proof.check import CAKE_LPR, LratRequest, check_proof
+from puzzlesat.validate.proof.database import ClauseDatabase
 from puzzlesat.validate.proof.drat import verify_drat
 from puzzlesat.validate.proof.lrat import (
     ADD,
@@ -39,7 +40,8 @@ needs_cake = pytest.mark.skipif(CAKE is None, reason="cake_lpr is not on PATH")
 
 def certificate(clauses, proof: bytes) -> Certificate:
     formula = flat(clauses)
-    ok, reason, cert = verify_drat(formula, read_proof(proof, room=formula.size))
+    ok, reason, cert = verify_drat(formula,
+                                   read_proof(proof, database=ClauseDatabase(formula)))
     assert ok and cert is not None, reason
     return cert
 
@@ -90,7 +92,8 @@ def test_certificates_of_cadical_proofs_check_and_round_trip(tmp_path, holes):
     clauses = php(holes)
     formula = flat(clauses)
     proof = cadical_proof(clauses)
-    ok, reason, cert = verify_drat(formula, read_proof(proof, room=formula.size))
+    ok, reason, cert = verify_drat(formula,
+                                   read_proof(proof, database=ClauseDatabase(formula)))
     assert ok and cert is not None
     checked = int(reason.split("; ")[1].split()[0])
     assert cert.lemmas == checked + 1
@@ -141,8 +144,8 @@ def test_certificates_made_through_a_small_hint_buffer_check(tmp_path, monkeypat
     for holes in (5, 6):
         clauses = php(holes)
         formula = flat(clauses)
-        ok, reason, cert = verify_drat(formula, read_proof(cadical_proof(clauses),
-                                                           room=formula.size))
+        ok, reason, cert = verify_drat(formula, read_proof(
+            cadical_proof(clauses), database=ClauseDatabase(formula)))
         assert ok and cert is not None
         assert cert.lemmas == int(reason.split("; ")[1].split()[0]) + 1
         assert check_lrat(formula, cert)[0] is True

@@ -134,12 +134,13 @@ def _check(flat, num_vars, source, checker, time_limit, lrat, is_lrat) -> ProofC
 
 def _check_drat(flat, source, deadline) -> tuple[ProofCheck, Certificate | None]:
     """The DRAT kernel, then the LRAT checker on its certificate."""
+    from puzzlesat.validate.proof.database import ClauseDatabase
     from puzzlesat.validate.proof.drat import verify_drat
     from puzzlesat.validate.proof.lrat_check import check_lrat
     from puzzlesat.validate.proof.reader import ProofFormatError, read_proof
 
     try:
-        proof = read_proof(source, deadline, room=len(flat))
+        proof = read_proof(source, deadline, database=ClauseDatabase(flat, deadline))
         ok, reason, cert = verify_drat(flat, proof, deadline=deadline)
     except ProofFormatError as exc:
         return ProofCheck(False, CHECKER, f"proof does not parse: {exc}"), None

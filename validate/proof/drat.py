@@ -52,8 +52,9 @@ which conflict is found, never whether one is). :func:`check_drat` with ``backwa
 checks every lemma in the forward pass instead: the same verdicts as the plain-Python reference
 (:mod:`drat_reference`), which the property tests compare it with.
 
-Memory: the clause database is built in the array the proof was read into (with room left for
-the formula: :func:`puzzlesat.validate.proof.reader.read_proof`), one int32 per literal; the
+Memory: the clause database is built while the proof is read, in the array the reader fills,
+one int32 per literal, and a deletion's literals are dropped once it is matched to its clause
+(:mod:`puzzlesat.validate.proof.database`): the proof is never held as it was written; the
 watch lists share one array sized to the clauses, not to their literals (an int64 watch: the
 clause and a blocker literal, which saves reading most satisfied clauses); the LRAT hints the
 backward pass records go to a temporary file a buffer at a time, and so do the certificate's
@@ -68,21 +69,19 @@ passed as a :class:`_CState` of pointers to the arrays of :class:`_State`).
 from __future__ import annotations
 
 import ctypes
-import secrets
 import time
 from typing import NamedTuple
 
 import numpy as np
 
 from puzzlesat.validate.proof import native
+from puzzlesat.validate.proof.database import ClauseDatabase
 from puzzlesat.validate.proof.lrat import Certificate, HintFile
 from puzzlesat.validate.proof.native import F64, I64, array
 from puzzlesat.validate.proof.reader import Proof
 
 # kernel outcomes
 _GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
-#: clause ids fit a watch (an int32 with the core bit)
-MAX_CLAUSES = 2**30 - 1
 #: no deadline (a reading of the kernels' clock, :func:`native.deadline`)
 _NEVER = np.inf
 # slots of the scalar array: trail length, propagation head, work done in this kernel call,
@@ -155,10 +154,6 @@ def _run(kernel, st: _State, *arguments):
 
 
 _STATE = ctypes.POINTER(_CState)
-_mix = native.kernel("drat_mix", I64, I64, I64)
-_build = native.kernel("drat_build", I64, array(np.int32), I64, I64, array(np.uint8), I64, I64,
-                       F64, array(np.int64), array(np.int32), array(np.int64), array(np.int64),
-                       array(np.int32), I64, array(np.int32), array(np.int32))
 _start = native.kernel("drat_start", I64, _STATE, I64)
 _forward = native.kernel("drat_forward", I64, _STATE, I64, I64, I64, F64, array(np.int64))
 _backward = native.kernel("drat_backward", I64, _STATE, I64, I64, F64, array(np.int64))
@@ -182,48 +177,27 @@ def _pack_watches(st: _State) -> None:
     _run(_pack, st)
 
 
-def _hash_key() -> int:
-    """A fresh key for the clause hash of one check: a proof cannot be made to crowd one bucket
-    (which would make matching its deletions quadratic) without knowing it, and the verdict
-    does not depend on it (clauses in a bucket are compared literal by literal)."""
-    return secrets.randbits(62)
-
-
-def _state(flat: np.ndarray, proof: Proof, deadline: float, slice_literals: int):
-    """The checker's state for the formula ``flat`` and ``proof``: (state, formula clauses,
-    numbering); past ``deadline`` a TimeoutError."""
-    flat = np.asarray(flat)
-    n = flat.shape[0]
-    if n and flat[-1] != 0:
-        raise ValueError("the formula's last clause does not end in 0")
-    if np.count_nonzero(flat == 0) + np.count_nonzero(proof.deletions == 0) > MAX_CLAUSES:
-        raise RuntimeError(f"more than {MAX_CLAUSES} clauses: beyond this checker")
-    if proof.given_up:
-        raise ValueError("this proof was checked already (the checker keeps its literals): "
-                         "read it again")
-    buffer = proof.literals
-    if proof.room != n or not buffer.flags.owndata:
-        buffer = np.concatenate((np.zeros(n, np.int32), buffer[proof.room:]))
-    # the database is built in this array: the proof gives its literals up
-    proof.literals, proof.room, proof.given_up = np.zeros(0, np.int32), 0, True
-    buffer[:n] = flat
-    numbering = _renumber(buffer, slice_literals)
+def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literals: int):
+    """The checker's state for the formula ``flat`` and ``proof`` (its database built now
+    unless the proof was read into one): (state, formula clauses, numbering); past
+    ``deadline`` (``time.monotonic()``) a TimeoutError."""
+    database = proof.database
+    if database is None:
+        database = ClauseDatabase(flat, deadline)
+        both = np.concatenate((database.literals[:database.count], proof.literals))
+        database.take(both, proof.deletions, both.shape[0], proof.deletions.shape[0])
+    elif database.flat is not flat:
+        raise ValueError("the proof was read into the database of another formula")
+    else:  # its literals are the database's: the check frees them when done with them
+        proof.literals = np.zeros(0, np.int32)
+    db, start, step_clause, n_formula = database.built()
+    numbering = _renumber(db, slice_literals)
     num_vars = numbering.variables
-    n_formula = int(np.count_nonzero(buffer[:n] == 0))
-    n_clauses = n_formula + int(np.count_nonzero(proof.deletions == 0))
-    start = np.zeros(n_clauses + 1, np.int64)
-    pivot = np.full(n_clauses, -1, np.int32)
-    step_clause = np.full(proof.deletions.shape[0], -1, np.int64)
-    buckets = 1 << (2 * n_clauses + 1).bit_length()  # a power of two, at least 2 per clause
-    top = _build(buffer, buffer.shape[0], n, proof.deletions, proof.deletions.shape[0],
-                 _hash_key(), deadline, start, pivot, step_clause,
-                 np.zeros(2 * num_vars + 2, np.int64), np.full(buckets, -1, np.int32), buckets,
-                 np.full(n_clauses, -1, np.int32), np.empty(2 * num_vars + 2, np.int32))
-    if top < 0:
-        raise TimeoutError
-    buffer.resize(top, refcheck=False)  # in place: realloc gives the tail back
-    db = buffer
+    _codes(db, slice_literals)
+    n_clauses = start.shape[0] - 1
     lengths = np.diff(start)
+    pivot = np.full(n_clauses, -1, np.int32)  # RAT's pivot: the first literal as written
+    pivot[lengths > 0] = db[start[:-1][lengths > 0]]
     n_codes = 2 * num_vars + 2
     space = _watch_space(n_clauses, n_codes)
     if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
@@ -299,6 +273,14 @@ def _renumber(buffer: np.ndarray, slice_literals: int = SLICE) -> _Numbering:
     return _Numbering(kept + fresh.shape[0], kept, fresh)
 
 
+def _codes(db: np.ndarray, slice_literals: int = SLICE) -> None:
+    """Turn, in place, each literal l of ``db`` into the code 2*|l| + (l < 0) the kernels
+    index their per-literal arrays by, ``slice_literals`` at a time."""
+    for a in range(0, db.shape[0], slice_literals):
+        part = db[a:a + slice_literals]
+        part[:] = 2 * np.abs(part) + (part < 0)
+
+
 def check_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
                deadline: float | None = None, slice_literals: int = SLICE) -> tuple[bool, str]:
     """Check ``proof`` against the formula ``flat`` (clauses each ending in 0): (verified,
@@ -319,7 +301,7 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     order, then the empty clause), each with the hints its check recorded, and the deletions
     of those clauses that the check made, in proof order."""
     late = _NEVER if deadline is None else native.deadline(deadline)
-    st, n_formula, numbering = _state(flat, proof, late, slice_literals)
+    st, n_formula, numbering = _state(flat, proof, deadline, slice_literals)
     n_steps = st.step_clause.shape[0]
     conflict = _run(_start, st, n_formula)
     step = -1

@@ -52,6 +52,14 @@ def kernel(name: str, result, *arguments):
     return function
 
 
+def grow(items: np.ndarray, need: int) -> np.ndarray:
+    """``items`` with room for ``need`` items, grown in place by a quarter at least (realloc,
+    which moves large blocks by remapping pages rather than copying them)."""
+    if items.shape[0] < need:
+        items.resize(max(need, items.shape[0] + items.shape[0] // 4), refcheck=False)
+    return items
+
+
 _now = kernel("puzzlesat_now", F64)
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.validate.proof import native
+from puzzlesat.validate.proof.database import ClauseDatabase
 
 #: the largest literal (DIMACS literals are 32-bit signed integers)
 MAX_LITERAL = 2**31 - 1
@@ -55,17 +56,15 @@ class ProofFormatError(Exception):
 
 @dataclass
 class Proof:
-    """A parsed proof: ``literals[room:]`` holds each step's literals followed by 0 (the first
-    ``room`` slots are left for the formula: the checker builds its clause database in this
-    array, without a second copy of a large proof), ``deletions`` is 1 for each ``d`` step;
-    ``binary`` says which syntax it was read in; ``given_up`` once a check has taken its
-    literals."""
+    """A parsed proof: ``literals`` holds each step's literals followed by 0, ``deletions`` is
+    1 for each ``d`` step; ``binary`` says which syntax it was read in. Read into a
+    ``database``, the steps were taken by it as they were read, and ``literals`` is what it
+    kept (:class:`puzzlesat.validate.proof.database.ClauseDatabase`)."""
 
     literals: np.ndarray  # int32
     deletions: np.ndarray  # uint8, one per step
     binary: bool
-    room: int = 0
-    given_up: bool = False
+    database: ClauseDatabase | None = None
 
 
 def is_binary_proof(head: bytes) -> bool:
@@ -147,24 +146,25 @@ def proof_bytes(source: str | os.PathLike | bytes,
 
 
 def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
-               room: int = 0) -> Proof:
-    """Parse a proof file (or the bytes of one), leaving ``room`` free slots before its
-    literals (the formula's size, for the checker). A file that cannot be read is a UserError;
-    bytes that are no proof are a :class:`ProofFormatError`; past ``deadline`` (a
-    ``time.monotonic()`` value) a TimeoutError."""
+               database: ClauseDatabase | None = None) -> Proof:
+    """Parse a proof file (or the bytes of one); into ``database`` (the checker's), each step
+    taken by it once read. A file that cannot be read is a UserError; bytes that are no proof
+    are a :class:`ProofFormatError`; past ``deadline`` (a ``time.monotonic()`` value) a
+    TimeoutError."""
     if isinstance(source, bytes | bytearray | memoryview):
-        return _parse_chunks(_chunks(io.BytesIO(source), "proof", len(source), deadline), room)
+        return _parse_chunks(_chunks(io.BytesIO(source), "proof", len(source), deadline),
+                             database)
     with open_input(source, "proof") as handle:
         size = os.fstat(handle.fileno()).st_size
-        return _parse_chunks(_chunks(handle, str(source), size, deadline), room)
+        return _parse_chunks(_chunks(handle, str(source), size, deadline), database)
 
 
-def _parse_chunks(chunks, room: int) -> Proof:
+def _parse_chunks(chunks, database: ClauseDatabase | None) -> Proof:
     state = np.zeros(_STATE + 4, np.int64)
     # literals, steps; where an error is: the chunk (of a batch) and the offset in it
     counts = state[_COUNTS]
-    counts[0] = room
-    literals = np.zeros(room, np.int32)
+    literals = np.zeros(0, np.int32) if database is None else database.literals
+    counts[0] = 0 if database is None else database.count
     deletions = np.zeros(0, np.uint8)
     offset = 0
     binary = None
@@ -173,13 +173,17 @@ def _parse_chunks(chunks, room: int) -> Proof:
             binary = is_binary_proof(batch[0][:12])
         _parse(batch, binary, state, literals, deletions, offset)
         offset += sum(map(len, batch))
+        if database is not None:
+            counts[0] = database.take(literals, deletions, int(counts[0]), int(counts[1]))
     if binary is False:  # a newline ends a last number (a text proof's "0" at the very end)
         _parse([b"\n"], binary, state, literals, deletions, offset, final=True)
     if state[4]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
+    if database is not None:
+        counts[0] = database.take(literals, deletions, int(counts[0]), int(counts[1]))
     literals.resize(int(counts[0]), refcheck=False)  # in place: no second copy of a large proof
     deletions.resize(int(counts[1]), refcheck=False)
-    return Proof(literals, deletions, bool(binary), room)  # no bytes: no steps
+    return Proof(literals, deletions, bool(binary), database)  # no bytes: no steps
 
 
 def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.ndarray,
@@ -198,8 +202,8 @@ def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.nda
         if error == _NEED_ROOM:  # the room chunk ``first`` had when it was parsed alone: it
             # adds at most one literal per byte (binary) and one step per two bytes
             first = int(counts[2])
-            _room(literals, int(counts[0]) + sizes[first] + 1)
-            _room(deletions, int(counts[1]) + sizes[first] // 2 + 2)
+            native.grow(literals, int(counts[0]) + sizes[first] + 1)
+            native.grow(deletions, int(counts[1]) + sizes[first] // 2 + 2)
     if not error:
         return
     if final:  # the file ends inside a literal ("-")
@@ -235,11 +239,3 @@ def _batches(chunks):
         raise
     if batch:
         yield batch
-
-
-def _room(array: np.ndarray, need: int) -> np.ndarray:
-    """``array`` with room for ``need`` items, grown in place by a quarter at least (realloc,
-    which moves large blocks by remapping pages rather than copying them)."""
-    if array.shape[0] < need:
-        array.resize(max(need, array.shape[0] + array.shape[0] // 4), refcheck=False)
-    return array
