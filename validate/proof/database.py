@@ -149,6 +149,6 @@ class ClauseDatabase:
         built.start.resize(clauses + 1, refcheck=False)
         built.step_clause.resize(steps, refcheck=False)
         # the arrays are the caller's alone: it frees each when done with it
-        self.literals = self._start = self._step_clause = np.zeros(0, np.int32)
-        self._head = self._next = self._set = self.literals
+        self.literals, self._head, self._next = (np.zeros(0, np.int32) for _ in range(3))
+        self._start, self._step_clause, self._set = (np.zeros(0, np.int64) for _ in range(3))
         return built
