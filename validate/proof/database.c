@@ -11,15 +11,23 @@ enum { READ, TOP, CLAUSES, STEP, WORK, LOOK, CLOCK, LONGEST };
 #define WORK_PER_CALL (INT64_C(1) << 24)
 /* next[c] of a clause a deletion unlinked */
 #define UNLINKED (-2)
+/* the set's clock starts again (the set emptied) before clock << 32 would overflow */
+#define CLOCK_LIMIT ((INT64_C(1) << 31) - 1)
 
 static inline int past(double deadline) { return puzzlesat_now() > deadline; }
 
 /* A per-literal hash under key; summed, it hashes a clause whatever the order of its
- * literals. */
+ * literals. Every bit of it depends on every bit of the code (murmur3's finalizer): codes are
+ * hashed as written, up to 2**32, and a hash whose low bits followed the code's low bits alone
+ * would put codes that differ only in high bits into one bucket whatever the key. */
 int64_t database_mix(int64_t code, int64_t key) {
-    int64_t h = (code ^ key) * INT64_C(0x9E3779B1);
-    h ^= h >> 15;
-    return h * INT64_C(0x85EBCA77);
+    uint64_t h = (uint64_t)code ^ (uint64_t)key;
+    h ^= h >> 33;
+    h *= UINT64_C(0xFF51AFD7ED558CCD);
+    h ^= h >> 33;
+    h *= UINT64_C(0xC4CEB9FE1A85EC53);
+    h ^= h >> 33;
+    return (int64_t)h;
 }
 
 static inline int64_t code_of(int64_t literal) {
@@ -77,6 +85,10 @@ int64_t database_take(int32_t *db, int64_t n_db, int64_t formula, const uint8_t 
         if (2 * (end - i) >= set_size) {
             scalars[LONGEST] = end - i;
             break;
+        }
+        if (clock == CLOCK_LIMIT) {
+            for (int64_t k = 0; k < set_size; k++) set[k] = 0;
+            clock = 0;
         }
         clock += 1;
         int deleting = !formula && step_kinds[step] == 1;

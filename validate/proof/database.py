@@ -39,6 +39,8 @@ MAX_CLAUSES = 2**30 - 1
 # the clauses, the steps taken, the work of crowded buckets' walks and the work at which the
 # clock is looked at next, the set's clock, the literals of a step the set lacks room for
 _READ, _TOP, _CLAUSES, _STEP, _WORK, _LOOK, _CLOCK, _LONGEST = range(8)
+#: the set's clock starts again before this (database.c's CLOCK_LIMIT)
+CLOCK_LIMIT = 2**31 - 1
 #: the hash table's buckets at first (a power of two; at least 2 per clause as it grows)
 _FIRST_BUCKETS = 1 << 10
 #: the slots of the set a step's literals go through at first (a power of two, at least 2 per
@@ -89,12 +91,21 @@ class ClauseDatabase:
         self._head = np.full(_FIRST_BUCKETS, -1, np.int32)
         self._next = np.zeros(0, np.int32)
         self._set = np.zeros(_FIRST_SET, np.int64)
-        self._done = False
+        self._done = self._reading = False
         #: the literals kept (the database grows here), and how many
         self.literals = flat.astype(np.int32)
         self.count = self._take(self.literals, flat.shape[0], None, 0,
                                 int(np.count_nonzero(flat == 0)))
         self._n_formula = int(self._scalars[_CLAUSES])
+
+    def reading(self) -> tuple[np.ndarray, int]:
+        """The array a proof's literals go to, and the literals it holds already (the
+        formula's): a database takes one proof (asked again, a ValueError)."""
+        if self._reading:
+            raise ValueError("this database has taken a proof already: a proof needs a "
+                             "database of its own")
+        self._reading = True
+        return self.literals, self.count
 
     def take(self, literals: np.ndarray, kinds: np.ndarray, n_literals: int,
              n_steps: int) -> int:
@@ -102,6 +113,9 @@ class ClauseDatabase:
         in, with a proof's literals appended after the :attr:`count` it holds; ``kinds``: 1 for
         each deletion among the ``n_steps`` read): the literals kept, the step not yet complete
         last."""
+        if not self._scalars[_STEP] <= n_steps <= kinds.shape[0] or n_literals > \
+                literals.shape[0] or self._done:  # (the kernel checks no bounds)
+            raise ValueError("these steps do not follow the ones this database has taken")
         return self._take(literals, n_literals, kinds, n_steps,
                           int(np.count_nonzero(kinds[self._scalars[_STEP]:n_steps] == 0)))
 

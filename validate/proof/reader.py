@@ -163,8 +163,7 @@ def _parse_chunks(chunks, database: ClauseDatabase | None) -> Proof:
     state = np.zeros(_STATE + 4, np.int64)
     # literals, steps; where an error is: the chunk (of a batch) and the offset in it
     counts = state[_COUNTS]
-    literals = np.zeros(0, np.int32) if database is None else database.literals
-    counts[0] = 0 if database is None else database.count
+    literals, counts[0] = (np.zeros(0, np.int32), 0) if database is None else database.reading()
     deletions = np.zeros(0, np.uint8)
     offset = 0
     binary = None
