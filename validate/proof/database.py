@@ -13,11 +13,12 @@ So a proof is never held as it was read: its deletions, often half its literals,
 each (their kind), and the checker's peak memory is its database, not the proof's size.
 
 Clauses are found through a hash table whose hash of a clause is the sum of a keyed hash of
-each literal (the order written does not matter). The key is drawn for each check: a proof
-cannot crowd one bucket (which would make matching its deletions quadratic) without knowing
-it, and the verdict does not depend on it (clauses in a bucket are compared literal by
-literal; a crowded bucket's walk still looks at the clock). The table and the per-clause arrays
-grow with the clauses, sized before each call for the additions read and not yet taken.
+each literal (the order written does not matter; every bit of it depends on every bit of the
+literal). The key is drawn for each check: a proof cannot crowd one bucket (which would make
+matching its deletions quadratic) without knowing it, and the verdict does not depend on it
+(clauses in a bucket are compared literal by literal; a crowded bucket's walk still looks at
+the clock). The table and the per-clause arrays grow with the clauses, sized before each call
+for the additions read and not yet taken.
 
 The literals keep the numbers they were written with: :mod:`.drat` renumbers the database's
 variables and turns its literals into codes once the proof has been read.
@@ -65,7 +66,7 @@ def hash_key() -> int:
 class Built(NamedTuple):
     """The database once every step is taken."""
 
-    literals: np.ndarray  # int32, clause c is literals[start[c]:start[c + 1]], as numbered
+    literals: np.ndarray  # int32, clause c is literals[start[c]:start[c + 1]], as written
     start: np.ndarray  # int64, one more than the clauses
     step_clause: np.ndarray  # int64: the clause each step added or deleted (-1: none matched)
     n_formula: int  # the formula's clauses (the first ones)
@@ -137,8 +138,8 @@ class ClauseDatabase:
         while True:
             n_literals = _take(literals, n_literals, kinds is None,
                                _NO_KINDS if kinds is None else kinds, self._scalars, self._key,
-                               self._late, self._start, self._step_clause, self._head, self._head.shape[0], self._next,
-                               self._set, self._set.shape[0])
+                               self._late, self._start, self._step_clause, self._head,
+                               self._head.shape[0], self._next, self._set, self._set.shape[0])
             if n_literals < 0:
                 raise TimeoutError
             longest = int(self._scalars[_LONGEST])
