@@ -9,6 +9,8 @@ enum { READ, TOP, CLAUSES, STEP, WORK, LOOK, CLOCK, LONGEST };
 #define LATE (-1)
 /* a crowded bucket's walk looks at the clock after this many clauses */
 #define WORK_PER_CALL (INT64_C(1) << 24)
+/* a clause's hash: its length times this, plus database_mix of each literal */
+#define LENGTH_MIX INT64_C(0x27D4EB2F)
 /* next[c] of a clause a deletion unlinked */
 #define UNLINKED (-2)
 /* the set's clock starts again (the set emptied) before clock << 32 would overflow */
@@ -57,7 +59,7 @@ static inline int holds(const int64_t *set, int64_t mask, int64_t clock, int64_t
 }
 
 static inline int64_t clause_hash(const int32_t *db, int64_t s, int64_t e, int64_t key) {
-    int64_t h = (e - s) * INT64_C(0x27D4EB2F);
+    int64_t h = (e - s) * LENGTH_MIX;
     for (int64_t k = s; k < e; k++) h += database_mix(code_of(db[k]), key);
     return h;
 }
@@ -102,7 +104,7 @@ int64_t database_take(int32_t *db, int64_t n_db, int64_t formula, const uint8_t 
             }
         }
         i = end + 1;
-        h += n * INT64_C(0x27D4EB2F);
+        h += n * LENGTH_MIX;  /* as clause_hash, the literals summed as they were found */
         int64_t bucket = h & (size - 1);
         if (deleting) {
             int64_t previous = -1, c = head[bucket];

@@ -114,8 +114,9 @@ class ClauseDatabase:
         in, with a proof's literals appended after the :attr:`count` it holds; ``kinds``: 1 for
         each deletion among the ``n_steps`` read): the literals kept, the step not yet complete
         last."""
-        if not self._scalars[_STEP] <= n_steps <= kinds.shape[0] or n_literals > \
-                literals.shape[0] or self._done:  # (the kernel checks no bounds)
+        # the kernel checks no bounds: steps that do not follow would be written past them
+        follows = self._scalars[_STEP] <= n_steps <= kinds.shape[0]
+        if self._done or not follows or n_literals > literals.shape[0]:
             raise ValueError("these steps do not follow the ones this database has taken")
         return self._take(literals, n_literals, kinds, n_steps,
                           int(np.count_nonzero(kinds[self._scalars[_STEP]:n_steps] == 0)))

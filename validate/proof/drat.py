@@ -197,7 +197,8 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
     n_clauses = start.shape[0] - 1
     lengths = np.diff(start)
     pivot = np.full(n_clauses, -1, np.int32)  # RAT's pivot: the first literal as written
-    pivot[lengths > 0] = db[start[:-1][lengths > 0]]
+    written = lengths > 0
+    pivot[written] = db[start[:-1][written]]
     n_codes = 2 * num_vars + 2
     space = _watch_space(n_clauses, n_codes)
     if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
