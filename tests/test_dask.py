@@ -174,3 +174,13 @@ def test_an_external_solver_and_its_proofs_on_dask(both, dask_pool, tmp_path):
     assert run.counts == {"SAT": 2, "UNSAT": 1, "UNKNOWN": 0}
     there = validate_suite(local, tmp_path / "dask", progress=False, executor=dask_pool)
     assert [v.verdict for v in there] == ["VERIFIED-SAT", "VERIFIED-UNSAT", "VERIFIED-SAT"]
+
+
+def test_a_cluster_started_here_logs_only_what_is_critical(dask_pool):
+    """While a cluster started here runs, no distributed logger prints an error or a warning,
+    those below the top one included (Dask's configuration gives distributed.client a level of
+    its own): after a Ctrl-C, the keys a cut gather lost are not a line for the user."""
+    import logging
+
+    for name in ("distributed", "distributed.client", "distributed.scheduler"):
+        assert not logging.getLogger(name).isEnabledFor(logging.ERROR), name

@@ -138,11 +138,16 @@ def _dask_client(scheduler: str | None, jobs: int, processes: bool):
 
 @contextlib.contextmanager
 def _quiet_loggers(*names: str):
-    """Only critical records from the loggers ``names`` while the block runs, the cluster's
-    shutdown included: a Ctrl-C makes the in-process scheduler and the client's event loop log
-    the calls and keys it cancelled (errors of the stop itself; a task's failure reaches this
-    process through its future)."""
-    loggers = [logging.getLogger(name) for name in names]
+    """Only critical records from the loggers ``names`` and those below them while the block
+    runs, the cluster's shutdown included: a Ctrl-C makes the in-process scheduler and the
+    client's event loop log the calls and keys it cancelled (errors of the stop itself; a
+    task's failure reaches this process through its future)."""
+    # a logger below a name with a level of its own (Dask's configuration gives one to
+    # distributed.client, which warns of the keys a cut gather lost) would not follow its parent
+    below = tuple(name + "." for name in names)
+    loggers = [logging.getLogger(name) for name in names] + [
+        logger for name, logger in list(logging.root.manager.loggerDict.items())
+        if name.startswith(below) and isinstance(logger, logging.Logger)]
     previous = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.CRITICAL)
