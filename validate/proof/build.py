@@ -10,7 +10,6 @@ installing needs no C toolchain on the machine.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,6 +40,8 @@ def source_hash() -> str:
 def compile_kernels(out: Path) -> None:
     """Compile the sources into the shared library ``out`` (written beside it, then renamed: a
     failed build leaves no library)."""
+    import subprocess  # (here: loading the kernels imports this module too, and runs nothing)
+
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     command = [sys.executable, "-m", "ziglang", "cc", *FLAGS,
