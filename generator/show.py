@@ -8,7 +8,8 @@ from puzzlesat.generator.core.files import atomic_write, check_writable
 from puzzlesat.generator.core.header import header_lines
 from puzzlesat.generator.core.inputs import check_distinct
 from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.generator.core.wcnf_reader import is_wcnf, read_wcnf
+from puzzlesat.generator.core.sniff import is_wcnf
+from puzzlesat.generator.core.wcnf_reader import read_wcnf
 from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.generator.maxsat import puzzle_from_wcnf_header
 

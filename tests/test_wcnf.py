@@ -11,8 +11,9 @@ from conftest import assert_one_line_error
 
 from puzzlesat.generator.core.cnf import Deferred
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.sniff import is_wcnf
 from puzzlesat.generator.core.wcnf import MAX_WEIGHT, Wcnf, wcnf_bytes, wcnf_clause_bytes
-from puzzlesat.generator.core.wcnf_reader import is_wcnf, parse_wcnf
+from puzzlesat.generator.core.wcnf_reader import parse_wcnf
 
 
 def reference_wcnf(wcnf: Wcnf) -> bytes:

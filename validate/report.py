@@ -54,8 +54,6 @@ from puzzlesat.generator.core.inputs import (
 )
 from puzzlesat.generator.core.reader import Dimacs, read_dimacs
 from puzzlesat.generator.core.structured import load_json
-from puzzlesat.generator.core.writer import clause_bytes, gbd_hash_of_body
-from puzzlesat.generator.instance import puzzle_from_header
 from puzzlesat.validate.model import (
     clause_at,
     clause_starts,
@@ -291,8 +289,7 @@ def planted_witness_checks(dimacs: Dimacs, witness: dict | None = None) -> str:
     if "family" not in dimacs.header:
         return ""
     try:
-        family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars,
-                                                     dimacs.num_clauses)
+        family, puzzle, encoding = _header_puzzle(dimacs)
         if witness is not None and witness.get("family") == family.NAME:
             solution = family.solution_from_json(witness["solution"])
         else:
@@ -322,6 +319,16 @@ def read_witness(path: str | os.PathLike | None) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def _header_puzzle(dimacs: Dimacs):
+    """(family module, puzzle, encoding) of the header's puzzle, or a UserError
+    (:func:`puzzlesat.generator.instance.puzzle_from_header`)."""
+    # imported here: the families and the instance maker load only for an instance with a
+    # puzzlesat header, never for a bare CNF's check
+    from puzzlesat.generator.instance import puzzle_from_header
+
+    return puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
+
+
 _DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError)
 
 
@@ -336,8 +343,7 @@ def certified_unsat(dimacs: Dimacs) -> tuple[bool, str]:
             or "family" not in header:
         return False, ""
     try:
-        family, puzzle, encoding = puzzle_from_header(header, dimacs.num_vars,
-                                                     dimacs.num_clauses)
+        family, puzzle, encoding = _header_puzzle(dimacs)
         found = family.check_certificate(puzzle, source)
     except UserError as exc:
         return False, f"certificate not checked: {exc}"
@@ -368,7 +374,7 @@ def decode_puzzle(dimacs: Dimacs, given: np.ndarray) -> tuple[PuzzleReport | Non
     if "family" not in dimacs.header:
         return None, "no puzzlesat header: the CNF alone was checked"
     try:
-        family, puzzle, encoding = puzzle_from_header(dimacs.header, dimacs.num_vars, dimacs.num_clauses)
+        family, puzzle, encoding = _header_puzzle(dimacs)
     except UserError as exc:
         return None, f"not decoded: {exc}"
     model = full_model(given, dimacs.num_vars)  # V is within the header puzzle's estimate
@@ -387,6 +393,10 @@ def decode_puzzle(dimacs: Dimacs, given: np.ndarray) -> tuple[PuzzleReport | Non
 
 def header_mismatch(dimacs: Dimacs, family, puzzle, encoding: str) -> str:
     """How the CNF differs from the encoding of the header's puzzle ("" when they agree)."""
+    # imported here: the DIMACS writer and its hash load only when a header puzzle is
+    # encoded again
+    from puzzlesat.generator.core.writer import clause_bytes, gbd_hash_of_body
+
     try:
         formula = family.encode(puzzle, encoding)
     except (UserError, *_DECODE_ERRORS) as exc:

@@ -13,7 +13,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_replaceable
-from puzzlesat.generator.core.wcnf_reader import is_wcnf
+from puzzlesat.generator.core.sniff import is_wcnf
 from puzzlesat.generator.suite.folder import (
     INSTANCES,
     PROOF_SUFFIX,

@@ -9,14 +9,16 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.header import parse_header
 from puzzlesat.generator.core.inputs import MAGIC, input_pieces, open_input, read_input, read_stream
-from puzzlesat.generator.core.writer import gbd_hash_of_literals
+
+if TYPE_CHECKING:
+    from puzzlesat.generator.core.cnf import Formula
 
 
 def read_bytes(path: str | os.PathLike, limit: int | None = None, what: str = "input") -> bytes:
@@ -55,6 +57,9 @@ class Dimacs:
 
     def formula(self) -> Formula:
         """The clauses as a Formula with one ragged block (for writing or hashing)."""
+        # imported here: reading an instance (validate, count) needs no formula builder
+        from puzzlesat.generator.core.cnf import Formula
+
         ends = self.clause_ends
         lengths = np.diff(np.concatenate([[-1], ends])) - 1
         block = np.zeros((ends.size, int(lengths.max()) if lengths.size else 0), dtype=np.int32)
@@ -69,6 +74,9 @@ class Dimacs:
     @property
     def gbd_hash(self) -> str:
         """The GBD hash of the clauses (the header is not hashed)."""
+        # imported here: the writer and its hashes load only when a hash is asked for
+        from puzzlesat.generator.core.writer import gbd_hash_of_literals
+
         return gbd_hash_of_literals(self.literals)
 
 

@@ -14,7 +14,6 @@ puzzlesat.generator.core.errors.UserError: x.json: not valid JSON (nested deeper
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +33,8 @@ def load_json(text: str | bytes, name: str) -> Any:
 def load_toml(text: str | bytes, name: str) -> dict:
     """The table of TOML ``text``, or a UserError ``{name}: TOML syntax error: ...`` or
     ``{name}: not valid TOML (why)``."""
+    import tomllib  # (here: TOML is a suite spec, never an instance header: readers skip it)
+
     return _load(text, name, "TOML", tomllib.loads, tomllib.TOMLDecodeError,
                  lambda exc: f"TOML syntax error: {exc}")
 

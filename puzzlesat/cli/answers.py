@@ -31,7 +31,7 @@ def solve(instance, solver, solver_command, time_limit, proof):
     """Run a reference solver (or --solver-command) and print SAT Competition output; exit 10
     SAT, 20 UNSAT, 0 unknown. A WCNF instance: RC2 (or the command), MaxSAT Evaluation
     output, exit 30 OPTIMUM FOUND."""
-    from puzzlesat.generator.core.wcnf_reader import is_wcnf
+    from puzzlesat.generator.core.sniff import is_wcnf
     from puzzlesat.validate.runs.solve import solve_instance, solve_maxsat
 
     solver, command = _client(solver, solver_command)
@@ -107,7 +107,7 @@ def validate_command(instance, output, proof, proof_time_limit, witness, lrat, l
     proof checker verified a proof of an instance its planted witness shows SAT."""
     import json
 
-    from puzzlesat.generator.core.wcnf_reader import is_wcnf
+    from puzzlesat.generator.core.sniff import is_wcnf
 
     if is_wcnf(instance):
         from puzzlesat.validate.maxsat import validate_wcnf_files

@@ -31,7 +31,6 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -43,7 +42,6 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.reader import read_bytes
-from puzzlesat.generator.core.writer import plain_dimacs
 
 if TYPE_CHECKING:
     from puzzlesat.validate.proof.lrat import Certificate
@@ -221,6 +219,11 @@ def _sign_with_cake_lpr(check: ProofCheck, cake_lpr: str, flat, cert,
     """Run cake_lpr on the formula and the certificate (binary LRAT): its acceptance joins
     the verdict; a rejection is a checker failure; silence leaves the check as it was, with
     a note."""
+    # imported here, as in _check_with_drat_trim: only a check that runs another checker as a
+    # process needs them
+    import subprocess
+
+    from puzzlesat.generator.core.writer import plain_dimacs
     from puzzlesat.validate.proof.lrat import write_lrat
 
     used = max(int(np.abs(flat).max(initial=0)), int(np.abs(cert.lits).max(initial=0)))
@@ -254,6 +257,10 @@ def _sign_with_cake_lpr(check: ProofCheck, cake_lpr: str, flat, cert,
 
 def _check_with_drat_trim(flat: np.ndarray, num_vars: int, proof: bytes,
                           time_limit: float | None = None) -> ProofCheck:
+    import subprocess  # (here: see _sign_with_cake_lpr)
+
+    from puzzlesat.generator.core.writer import plain_dimacs
+
     with tempfile.TemporaryDirectory(prefix="puzzlesat-proof-") as tmp:
         cnf, drat = Path(tmp, "f.cnf"), Path(tmp, "f.drat")
         with open(cnf, "wb") as out:

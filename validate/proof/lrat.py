@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.reader import ProofFormatError, proof_bytes
 
@@ -112,6 +111,10 @@ def write_lrat(cert: Certificate, path: str | os.PathLike, n_formula: int,
                binary: bool = False) -> None:
     """Write ``cert`` to ``path`` (atomically) as text or binary LRAT, its deletions after
     ``n_formula`` formula clauses in text naming the last id added."""
+    # imported here: the output files' module (and its compressors) loads only when a
+    # certificate is written, never for a check alone
+    from puzzlesat.generator.core.files import atomic_file
+
     lengths = np.diff(cert.lit_end, prepend=0) + np.diff(cert.hint_end, prepend=0) + 4
     bound = np.cumsum(lengths * 22)  # 20 digits, a sign and a space per number at most
     with atomic_file(path) as out:

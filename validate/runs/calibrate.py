@@ -47,7 +47,8 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.generator.core.wcnf_reader import is_wcnf, read_wcnf
+from puzzlesat.generator.core.sniff import is_wcnf
+from puzzlesat.generator.core.wcnf_reader import read_wcnf
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,

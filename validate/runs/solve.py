@@ -12,7 +12,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_distinct, read_input
 from puzzlesat.generator.core.reader import read_num_vars
-from puzzlesat.generator.core.wcnf_reader import is_wcnf
+from puzzlesat.generator.core.sniff import is_wcnf
 from puzzlesat.generator.suite.folder import (
     ANSWER_SUFFIX,
     INSTANCES,
