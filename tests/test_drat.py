@@ -683,7 +683,7 @@ def test_a_watch_space_below_the_lists_first_places_is_refused(monkeypatch):
     (the kernels check no bounds): smaller, the check ends in a RuntimeError (a checker
     failure), never a write past its end (found by a red team: 16 watches for 6 codes, 24
     first places, had returned a verdict)."""
-    monkeypatch.setattr(drat, "_watch_space", lambda clauses, codes: 16)
+    monkeypatch.setattr(drat, "_watch_space", lambda clauses, lists: 16)
     with pytest.raises(RuntimeError, match="more watches than the clauses allow"):
         ours([[1, 2], [-1, 2], [1, -2], [-1, -2]], b"1 0\n0\n")
 
@@ -697,8 +697,8 @@ def test_packing_keeps_every_watch_list(lists, rng):
     (a list moved rightward by less than its length is copied from its end)."""
     made, _, _ = drat._state(flat([[v] for v in range(1, len(lists) + 1)]), read_proof(b""),
                              drat._NEVER, drat.SLICE)
-    state = made._replace(watches=np.zeros(60 * len(lists), np.int64))
-    codes = state.watch_start.shape[0]  # two per variable, and two for variable 0
+    state = made._replace(watches=np.zeros(120 * len(lists), np.int64))
+    codes = state.watch_start.shape[0]  # lists: two per code, two codes per variable and 0
     lengths = [lists[code % len(lists)] for code in range(codes)]
     where = list(range(codes))
     rng.shuffle(where)

@@ -116,15 +116,15 @@ class _State(NamedTuple):
     reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
     position: np.ndarray  # int64 per variable: its place on the trail
     seen: np.ndarray  # uint8 per variable, for conflict analysis
-    watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
-    watch_count: np.ndarray  # int64 per code
-    watch_room: np.ndarray  # int64 per code: the watches its place holds
-    watches: np.ndarray  # int64 blocker << 32 | clause id << 1 | core (see _watch_space)
+    watch_start: np.ndarray  # int64 per watch list (two per code): its place in `watches`
+    watch_count: np.ndarray  # int64 per list
+    watch_room: np.ndarray  # int64 per list: the watches its place holds
+    watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
     assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
-    order: np.ndarray  # int64, two per code: room to sort the watch lists by place (packing)
+    order: np.ndarray  # int64, two per list: room to sort the watch lists by place (packing)
 
 
 class _CState(ctypes.Structure):
@@ -200,35 +200,36 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
     written = lengths > 0
     pivot[written] = db[start[:-1][written]]
     n_codes = 2 * num_vars + 2
-    space = _watch_space(n_clauses, n_codes)
-    if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
+    n_lists = 2 * n_codes  # a code's core clauses' watches, and the others' (drat.c's list_of)
+    space = _watch_space(n_clauses, n_lists)
+    if space < _FIRST_ROOM * n_lists:  # (the kernels check no bounds: a bug, never a write)
         raise RuntimeError("DRAT checker: more watches than the clauses allow")
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(n_codes, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
-                np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
-                np.full(n_codes, _FIRST_ROOM, np.int64),
+                np.arange(n_lists, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_lists, np.int64),
+                np.full(n_lists, _FIRST_ROOM, np.int64),
                 np.zeros(space, np.int64),
-                np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0, 0], np.int64),
+                np.array([0, 0, 0, 0, 0, n_lists * _FIRST_ROOM, 0, 0], np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
-                np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_codes, np.int64))
+                np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))
     return st, n_formula, numbering
 
 
-#: the watches each code's list has room for at first
-_FIRST_ROOM = 4
+#: the watches each list has room for at first
+_FIRST_ROOM = 2
 
 
-def _watch_space(n_clauses: int, n_codes: int) -> int:
+def _watch_space(n_clauses: int, n_lists: int) -> int:
     """The watches the array of watch lists holds: the lists hold 2 watches per clause, and up
     to one more per clause during a propagation pass (the list visited keeps its count until
-    the pass ends, while its watches move to other lists); packed (:func:`_packed_room`),
-    1.5 times that plus 2 per code, which leaves at least 3.5 per clause free; and the first
+    the pass ends, while its watches move to other lists); packed (drat.c's packed_room),
+    1.5 times that plus 2 per list, which leaves at least 3.5 per clause free; and the first
     places."""
-    return 8 * n_clauses + (_FIRST_ROOM + 2) * n_codes + 16
+    return 8 * n_clauses + (_FIRST_ROOM + 2) * n_lists + 16
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
