@@ -464,6 +464,44 @@ static int refutes(State *st, int64_t c, int64_t d, int64_t skip, int mark_used)
     return found;
 }
 
+/* The first place from k on (before end) where db holds code, or end. Sixteen literals are
+ * compared at a time, in a loop the compiler turns into vector instructions: a RAT check looks
+ * through every literal of the database for its candidates. */
+static int64_t find_code(const int32_t *db, int64_t k, int64_t end, int32_t code) {
+    for (; k + 16 <= end; k += 16) {
+        int any = 0;
+        for (int t = 0; t < 16; t++) any |= db[k + t] == code;
+        if (any) break;
+    }
+    for (; k < end; k++)
+        if (db[k] == code) return k;
+    return end;
+}
+
+/* One past the last clause in S: RAT's candidates are in S, and the clauses after the lemma
+ * checked are not (sixteen clauses looked at a time, as in find_code). */
+static int64_t end_of_s(const State *st) {
+    int64_t d = st->n_clauses;
+    for (; d >= 16; d -= 16) {
+        int any = 0;
+        for (int t = 0; t < 16; t++) any |= st->alive[d - 16 + t];
+        if (any) break;
+    }
+    while (d > 0 && !st->alive[d - 1]) d--;
+    return d;
+}
+
+/* The clause whose literals hold place k of db (the last clause that starts at or before k). */
+static int64_t clause_at(const State *st, int64_t k) {
+    int64_t low = 0, high = st->n_clauses - 1;
+    while (low < high) {
+        int64_t middle = low + (high - low + 1) / 2;
+        if (st->start[middle] <= k) low = middle;
+        else high = middle - 1;
+    }
+    return low;
+}
+
 /* Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
  * passed the deadline before the answer was known. */
 static int redundant(State *st, int64_t c, int mark_used, double deadline) {
@@ -471,22 +509,22 @@ static int redundant(State *st, int64_t c, int mark_used, double deadline) {
     int64_t p = st->pivot[c];
     if (p < 0) return 0;
     st->scalars[WORK] += st->n_clauses + st->n_literals;  /* every clause's literals looked at */
-    int64_t look = st->scalars[WORK] + WORK_PER_CALL;
-    for (int64_t d = 0; d < st->n_clauses; d++) {
+    int64_t look = st->scalars[WORK] + WORK_PER_CALL, end = st->start[end_of_s(st)];
+    /* the candidates, in the order of the clauses: each place of -p, a clause at a time */
+    for (int64_t k = find_code(st->db, st->start[0], end, (int32_t)(p ^ 1)); k < end;
+         k = find_code(st->db, k, end, (int32_t)(p ^ 1))) {
         if (st->scalars[WORK] > look) {  /* one RAT check may cost candidates x propagations: */
             if (past(deadline)) return -1;  /* a hostile lemma could outlast the time limit */
             look = st->scalars[WORK] + WORK_PER_CALL;
         }
+        int64_t d = clause_at(st, k);
+        k = st->start[d + 1];
         if (!st->alive[d]) continue;
-        int negated = 0, tautology = 0;
-        for (int64_t k = st->start[d]; k < st->start[d + 1]; k++) {
-            negated |= st->db[k] == (p ^ 1);
-            tautology |= st->db[k] == p;
-        }
-        if (negated && !tautology) {
-            if (mark_used) hint(st, -1 - d);
-            if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
-        }
+        int tautology = 0;
+        for (int64_t i = st->start[d]; i < st->start[d + 1]; i++) tautology |= st->db[i] == p;
+        if (tautology) continue;
+        if (mark_used) hint(st, -1 - d);
+        if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
     }
     return 1;
 }
