@@ -16,6 +16,9 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 /* a call returns once it has visited this many watches or RAT candidates */
 #define WORK_PER_CALL (INT64_C(1) << 24)
 /* a watch: blocker << 32 | clause */
+/* clauses longer than this remember where the last search for a watch in them stopped (a
+ * shorter one is looked through from its third literal: no read of the search array) */
+#define SEARCHED 16
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 
 /* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
@@ -40,7 +43,8 @@ typedef struct {
     int64_t *watch_room;
     int64_t *watches;
     int64_t *scalars;
-    int32_t *search;       /* per clause: where the last search for a watch stopped */
+    int32_t *search;       /* per clause: where the last search for a watch stopped (see
+                            * SEARCHED) */
     int32_t *hints;        /* the records of the checked lemmas' hints, backward */
     uint8_t *assumed;      /* per variable: false at the root as a check assumes it false */
     int64_t *order;        /* room to sort the watch lists by place: two per list */
@@ -227,13 +231,13 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
             watches[j++] = (other << 32) | c;
             continue;
         }
-        /* a literal not false to watch instead: looked for from where the last search in this
-         * clause stopped, round to it (a long clause whose literals are falsified one by one is
-         * walked once, not once per literal) */
+        /* a literal not false to watch instead: looked for in a long clause from where the
+         * last search in it stopped, round to it (a long clause whose literals are falsified
+         * one by one is walked once, not once per literal), in a short one from its third */
         int moved = 0;
         int64_t length = st->start[c + 1] - s;
         if (length > 2) {
-            int64_t k = st->search[c], first = k;
+            int64_t k = length > SEARCHED ? st->search[c] : 2, first = k;
             for (;;) {
                 if (value[db[s + k]] != -1) {
                     db[s + 1] = db[s + k];
@@ -246,7 +250,7 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
                     st->watches[st->watch_start[fresh] + st->watch_count[fresh]] =
                         (other << 32) | c;
                     st->watch_count[fresh] += 1;
-                    st->search[c] = (int32_t)k;
+                    if (length > SEARCHED) st->search[c] = (int32_t)k;
                     moved = 1;
                     break;
                 }
