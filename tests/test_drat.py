@@ -698,25 +698,26 @@ def test_packing_keeps_every_watch_list(lists, rng):
     made, _, _ = drat._state(flat([[v] for v in range(1, len(lists) + 1)]), read_proof(b""),
                              drat._NEVER, drat.SLICE)
     state = made._replace(watches=np.zeros(120 * len(lists), np.int64))
-    codes = state.watch_start.shape[0]  # lists: two per code, two codes per variable and 0
-    lengths = [lists[code % len(lists)] for code in range(codes)]
-    where = list(range(codes))
+    n_lists = state.lists.shape[0]  # two per code, two codes per variable and 0
+    lengths = [lists[k % len(lists)] for k in range(n_lists)]
+    where = list(range(n_lists))
     rng.shuffle(where)
     top, expected = 0, {}
-    for code in where:
-        count, slack = lengths[code]
-        state.watch_start[code], state.watch_count[code] = top, count
-        state.watch_room[code] = max(count + slack, 2)
-        expected[code] = np.arange(count, dtype=np.int64) + 1000 * code
-        state.watches[top:top + count] = expected[code]
-        top += state.watch_room[code]
+    for k in where:
+        count, slack = lengths[k]
+        state.lists[k, drat._PLACE], state.lists[k, drat._COUNT] = top, count
+        state.lists[k, drat._ROOM] = max(count + slack, 2)
+        expected[k] = np.arange(count, dtype=np.int64) + 1000 * k
+        state.watches[top:top + count] = expected[k]
+        top += state.lists[k, drat._ROOM]
     state.scalars[drat._WATCH_TOP] = top
     drat._pack_watches(state)
-    places = sorted((int(state.watch_start[c]), int(state.watch_room[c])) for c in range(codes))
+    places = sorted((int(state.lists[c, drat._PLACE]), int(state.lists[c, drat._ROOM]))
+                    for c in range(n_lists))
     assert all(a + room <= b for (a, room), (b, _) in zip(places, places[1:]))
     assert places[-1][0] + places[-1][1] == state.scalars[drat._WATCH_TOP]
-    for code in range(codes):
-        first = state.watch_start[code]
-        assert state.watch_room[code] > state.watch_count[code] == len(expected[code])
-        assert state.watches[first:first + len(expected[code])].tolist() == \
-            expected[code].tolist()
+    for k in range(n_lists):
+        first, count, room = state.lists[k, [drat._PLACE, drat._COUNT, drat._ROOM]]
+        assert room > count == len(expected[k])
+        assert state.watches[first:first + len(expected[k])].tolist() == \
+            expected[k].tolist()

@@ -21,6 +21,12 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 #define SEARCHED 16
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 
+/* A watch list: its place in watches, its watches, and the watches its place holds; the
+ * fourth field pads a list to 32 bytes, which keeps its three in one cache line. */
+typedef struct {
+    int64_t start, count, room, unused;
+} List;
+
 /* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
  * in this order). */
 typedef struct {
@@ -38,9 +44,7 @@ typedef struct {
     int64_t *reason;       /* per variable: the clause that implied it, -1 none */
     int64_t *position;     /* per variable: its place on the trail */
     uint8_t *seen;         /* per variable, for conflict analysis */
-    int64_t *watch_start;  /* per list (two per code, see list_of): its place in watches */
-    int64_t *watch_count;
-    int64_t *watch_room;
+    List *lists;           /* the watch lists (two per code, see list_of) */
     int64_t *watches;
     int64_t *scalars;
     int32_t *search;       /* per clause: where the last search for a watch stopped (see
@@ -110,29 +114,29 @@ static int by_place(const void *a, const void *b) {
 static void pack_watches(State *st) {
     int64_t lists = 2 * st->n_codes, *order = st->order, total = 0;
     for (int64_t list = 0; list < lists; list++) {
-        order[2 * list] = st->watch_start[list];
+        order[2 * list] = st->lists[list].start;
         order[2 * list + 1] = list;
-        total += packed_room(st->watch_count[list]);
+        total += packed_room(st->lists[list].count);
     }
     if (total > st->n_watches) fault(st);  /* more watches than _watch_space allows for */
     qsort(order, (size_t)lists, 2 * sizeof(int64_t), by_place);  /* places are distinct */
     int64_t top = 0;
     for (int64_t r = 0; r < lists; r++) {
         int64_t list = order[2 * r + 1];
-        int64_t first = st->watch_start[list], n = st->watch_count[list];
+        int64_t first = st->lists[list].start, n = st->lists[list].count;
         memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
-        st->watch_start[list] = top;
+        st->lists[list].start = top;
         top += n;
     }
     top = st->scalars[WATCH_TOP] = total;
     for (int64_t r = lists - 1; r >= 0; r--) {
         int64_t list = order[2 * r + 1];
-        int64_t room = packed_room(st->watch_count[list]);
+        int64_t room = packed_room(st->lists[list].count);
         top -= room;
-        int64_t first = st->watch_start[list], n = st->watch_count[list];
+        int64_t first = st->lists[list].start, n = st->lists[list].count;
         memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
-        st->watch_start[list] = top;
-        st->watch_room[list] = room;
+        st->lists[list].start = top;
+        st->lists[list].room = room;
     }
     st->scalars[PACKINGS] += 1;
 }
@@ -140,24 +144,24 @@ static void pack_watches(State *st) {
 /* Give the full list twice its room at the free end, or pack the lists (after which every
  * list has room). */
 static void move_watches(State *st, int64_t list) {
-    int64_t room = 2 * st->watch_room[list] + 2;
+    int64_t room = 2 * st->lists[list].room + 2;
     int64_t top = st->scalars[WATCH_TOP];
     if (top + room > st->n_watches) {
         pack_watches(st);
         return;
     }
-    memcpy(st->watches + top, st->watches + st->watch_start[list],
-           (size_t)st->watch_count[list] * sizeof(int64_t));
-    st->watch_start[list] = top;
-    st->watch_room[list] = room;
+    memcpy(st->watches + top, st->watches + st->lists[list].start,
+           (size_t)st->lists[list].count * sizeof(int64_t));
+    st->lists[list].start = top;
+    st->lists[list].room = room;
     st->scalars[WATCH_TOP] = top + room;
 }
 
 /* Append watch w to the list (which may move it, or pack every list). */
 static inline void add_watch(State *st, int64_t list, int64_t w) {
-    if (st->watch_count[list] == st->watch_room[list]) move_watches(st, list);
-    st->watches[st->watch_start[list] + st->watch_count[list]] = w;
-    st->watch_count[list] += 1;
+    if (st->lists[list].count == st->lists[list].room) move_watches(st, list);
+    st->watches[st->lists[list].start + st->lists[list].count] = w;
+    st->lists[list].count += 1;
 }
 
 static inline void watch(State *st, int64_t code, int64_t c, int64_t blocker) {
@@ -167,7 +171,7 @@ static inline void watch(State *st, int64_t code, int64_t c, int64_t blocker) {
 /* Where in the list clause c's watch is, or -1; looked for from both ends at once (a clause
  * added last or first is found at once); the watches walked count as work. */
 static int64_t find_watch(State *st, int64_t list, int64_t c) {
-    int64_t low = st->watch_start[list], high = low + st->watch_count[list] - 1;
+    int64_t low = st->lists[list].start, high = low + st->lists[list].count - 1;
     while (low <= high) {
         st->scalars[WORK] += 2;
         if ((st->watches[high] & ID_BITS) == c) return high;
@@ -183,8 +187,8 @@ static int64_t unwatch(State *st, int64_t list, int64_t c) {
     int64_t k = find_watch(st, list, c);
     if (k < 0) return -1;
     int64_t w = st->watches[k];
-    st->watch_count[list] -= 1;
-    st->watches[k] = st->watches[st->watch_start[list] + st->watch_count[list]];
+    st->lists[list].count -= 1;
+    st->watches[k] = st->watches[st->lists[list].start + st->lists[list].count];
     return w;
 }
 
@@ -210,9 +214,9 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
     /* i and j count from the list's start, which a packing (when a watch moves to a full list)
      * may move; the list's count stays n until the visit ends, so a packing keeps every watch
      * not yet visited */
-    int64_t n = st->watch_count[list];
+    int64_t n = st->lists[list].count;
     st->scalars[WORK] += n;
-    int64_t *watches = st->watches + st->watch_start[list];
+    int64_t *watches = st->watches + st->lists[list].start;
     int64_t i = 0, j = 0;
     while (i < n) {
         int64_t w = watches[i++];
@@ -243,13 +247,13 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
                     db[s + 1] = db[s + k];
                     db[s + k] = (int32_t)false_code;
                     int64_t fresh = list_of(st, db[s + 1], c);
-                    if (st->watch_count[fresh] == st->watch_room[fresh]) {
+                    if (st->lists[fresh].count == st->lists[fresh].room) {
                         move_watches(st, fresh);
-                        watches = st->watches + st->watch_start[list];
+                        watches = st->watches + st->lists[list].start;
                     }
-                    st->watches[st->watch_start[fresh] + st->watch_count[fresh]] =
+                    st->watches[st->lists[fresh].start + st->lists[fresh].count] =
                         (other << 32) | c;
-                    st->watch_count[fresh] += 1;
+                    st->lists[fresh].count += 1;
                     if (length > SEARCHED) st->search[c] = (int32_t)k;
                     moved = 1;
                     break;
@@ -262,12 +266,12 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
         watches[j++] = w;
         if (value[other] == -1) {
             while (i < n) watches[j++] = watches[i++];
-            st->watch_count[list] = j;
+            st->lists[list].count = j;
             return c;
         }
         assign(st, other, c);
     }
-    st->watch_count[list] = j;
+    st->lists[list].count = j;
     return -1;
 }
 

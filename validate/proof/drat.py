@@ -116,9 +116,8 @@ class _State(NamedTuple):
     reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
     position: np.ndarray  # int64 per variable: its place on the trail
     seen: np.ndarray  # uint8 per variable, for conflict analysis
-    watch_start: np.ndarray  # int64 per watch list (two per code): its place in `watches`
-    watch_count: np.ndarray  # int64 per list
-    watch_room: np.ndarray  # int64 per list: the watches its place holds
+    lists: np.ndarray  # int64 per watch list (two per code): its place in `watches`, its
+    # watches, the watches its place holds, and a fourth that pads it (drat.c's List)
     watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
@@ -209,8 +208,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(n_codes, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
-                np.arange(n_lists, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_lists, np.int64),
-                np.full(n_lists, _FIRST_ROOM, np.int64),
+                _lists(n_lists),
                 np.zeros(space, np.int64),
                 np.array([0, 0, 0, 0, 0, n_lists * _FIRST_ROOM, 0, 0], np.int64),
                 np.full(n_clauses, 2, np.int32),
@@ -221,6 +219,16 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
 
 #: the watches each list has room for at first
 _FIRST_ROOM = 2
+#: the columns of the watch lists' array
+_PLACE, _COUNT, _ROOM = range(3)
+
+
+def _lists(n_lists: int) -> np.ndarray:
+    """The watch lists, empty, each in its first place (see _State.lists)."""
+    lists = np.zeros((n_lists, 4), np.int64)
+    lists[:, _PLACE] = np.arange(n_lists) * _FIRST_ROOM
+    lists[:, _ROOM] = _FIRST_ROOM
+    return lists
 
 
 def _watch_space(n_clauses: int, n_lists: int) -> int:
