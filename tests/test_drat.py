@@ -678,12 +678,11 @@ def test_a_proof_taken_piece_by_piece_builds_the_database_taken_whole(case, cuts
         assert np.array_equal(built, expected), (clauses, proof)
 
 
-def test_a_watch_space_below_the_lists_first_places_is_refused(monkeypatch):
-    """The watch lists' array must hold every list's first place before any watch is written
-    (the kernels check no bounds): smaller, the check ends in a RuntimeError (a checker
-    failure), never a write past its end (found by a red team: 16 watches for 6 codes, 24
-    first places, had returned a verdict)."""
-    monkeypatch.setattr(drat, "_watch_space", lambda clauses, lists: 16)
+def test_a_watch_space_too_small_for_the_watches_is_refused(monkeypatch):
+    """The kernels check no bounds: a watch lists' array too small for the watches (4 places
+    for the 8 watches of 4 clauses) ends the check in a RuntimeError (a checker failure) when
+    a packing finds no room, never in a write past its end."""
+    monkeypatch.setattr(drat, "_watch_space", lambda clauses, lists: 4)
     with pytest.raises(RuntimeError, match="more watches than the clauses allow"):
         ours([[1, 2], [-1, 2], [1, -2], [-1, -2]], b"1 0\n0\n")
 
@@ -705,19 +704,17 @@ def test_packing_keeps_every_watch_list(lists, rng):
     top, expected = 0, {}
     for k in where:
         count, slack = lengths[k]
-        state.lists[k, drat._PLACE], state.lists[k, drat._COUNT] = top, count
-        state.lists[k, drat._ROOM] = max(count + slack, 2)
+        state.lists[k] = top, count, max(count + slack, 2)
         expected[k] = np.arange(count, dtype=np.int64) + 1000 * k
         state.watches[top:top + count] = expected[k]
-        top += state.lists[k, drat._ROOM]
+        top += state.lists[k]["room"]
     state.scalars[drat._WATCH_TOP] = top
     drat._pack_watches(state)
-    places = sorted((int(state.lists[c, drat._PLACE]), int(state.lists[c, drat._ROOM]))
-                    for c in range(n_lists))
+    places = sorted((int(place), int(room)) for place, _, room in state.lists)
     assert all(a + room <= b for (a, room), (b, _) in zip(places, places[1:]))
     assert places[-1][0] + places[-1][1] == state.scalars[drat._WATCH_TOP]
     for k in range(n_lists):
-        first, count, room = state.lists[k, [drat._PLACE, drat._COUNT, drat._ROOM]]
+        first, count, room = state.lists[k]
         assert room > count == len(expected[k])
         assert state.watches[first:first + len(expected[k])].tolist() == \
             expected[k].tolist()

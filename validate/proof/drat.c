@@ -21,10 +21,14 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 #define SEARCHED 16
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 
-/* A watch list: its place in watches, its watches, and the watches its place holds; the
- * fourth field pads a list to 32 bytes, which keeps its three in one cache line. */
+/* A watch list: its place in watches, its watches, and the watches its place holds, side by
+ * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
+ * per clause, and clauses are fewer than 2^30 (database.py's MAX_CLAUSES): its count and room
+ * (at most twice that plus 2) fit 32 bits. An empty list that never had a watch has no place
+ * (zero: room 0 at place 0); its first watch gives it one. */
 typedef struct {
-    int64_t start, count, room, unused;
+    int64_t start;
+    int32_t count, room;
 } List;
 
 /* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
@@ -103,9 +107,11 @@ static inline int64_t list_of(const State *st, int64_t code, int64_t c) {
     return 2 * code + st->core[c];
 }
 
+/* (place, list) pairs by place, then list: lists without a place share place 0 */
 static int by_place(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /* Pack every watch list to the front of the array in place, in the order they lie: first
@@ -119,7 +125,7 @@ static void pack_watches(State *st) {
         total += packed_room(st->lists[list].count);
     }
     if (total > st->n_watches) fault(st);  /* more watches than _watch_space allows for */
-    qsort(order, (size_t)lists, 2 * sizeof(int64_t), by_place);  /* places are distinct */
+    qsort(order, (size_t)lists, 2 * sizeof(int64_t), by_place);
     int64_t top = 0;
     for (int64_t r = 0; r < lists; r++) {
         int64_t list = order[2 * r + 1];
@@ -136,7 +142,7 @@ static void pack_watches(State *st) {
         int64_t first = st->lists[list].start, n = st->lists[list].count;
         memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
         st->lists[list].start = top;
-        st->lists[list].room = room;
+        st->lists[list].room = (int32_t)room;
     }
     st->scalars[PACKINGS] += 1;
 }
@@ -144,7 +150,7 @@ static void pack_watches(State *st) {
 /* Give the full list twice its room at the free end, or pack the lists (after which every
  * list has room). */
 static void move_watches(State *st, int64_t list) {
-    int64_t room = 2 * st->lists[list].room + 2;
+    int64_t room = 2 * (int64_t)st->lists[list].room + 2;
     int64_t top = st->scalars[WATCH_TOP];
     if (top + room > st->n_watches) {
         pack_watches(st);
@@ -153,7 +159,7 @@ static void move_watches(State *st, int64_t list) {
     memcpy(st->watches + top, st->watches + st->lists[list].start,
            (size_t)st->lists[list].count * sizeof(int64_t));
     st->lists[list].start = top;
-    st->lists[list].room = room;
+    st->lists[list].room = (int32_t)room;
     st->scalars[WATCH_TOP] = top + room;
 }
 
@@ -266,12 +272,12 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
         watches[j++] = w;
         if (value[other] == -1) {
             while (i < n) watches[j++] = watches[i++];
-            st->lists[list].count = j;
+            st->lists[list].count = (int32_t)j;
             return c;
         }
         assign(st, other, c);
     }
-    st->lists[list].count = j;
+    st->lists[list].count = (int32_t)j;
     return -1;
 }
 

@@ -116,8 +116,7 @@ class _State(NamedTuple):
     reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
     position: np.ndarray  # int64 per variable: its place on the trail
     seen: np.ndarray  # uint8 per variable, for conflict analysis
-    lists: np.ndarray  # int64 per watch list (two per code): its place in `watches`, its
-    # watches, the watches its place holds, and a fourth that pads it (drat.c's List)
+    lists: np.ndarray  # _LIST per watch list (two per code), see drat.c's List
     watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
@@ -201,43 +200,31 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
     n_codes = 2 * num_vars + 2
     n_lists = 2 * n_codes  # a code's core clauses' watches, and the others' (drat.c's list_of)
     space = _watch_space(n_clauses, n_lists)
-    if space < _FIRST_ROOM * n_lists:  # (the kernels check no bounds: a bug, never a write)
-        raise RuntimeError("DRAT checker: more watches than the clauses allow")
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(n_codes, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
-                _lists(n_lists),
+                np.zeros(n_lists, _LIST),
                 np.zeros(space, np.int64),
-                np.array([0, 0, 0, 0, 0, n_lists * _FIRST_ROOM, 0, 0], np.int64),
+                np.zeros(8, np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))
     return st, n_formula, numbering
 
 
-#: the watches each list has room for at first
-_FIRST_ROOM = 2
-#: the columns of the watch lists' array
-_PLACE, _COUNT, _ROOM = range(3)
-
-
-def _lists(n_lists: int) -> np.ndarray:
-    """The watch lists, empty, each in its first place (see _State.lists)."""
-    lists = np.zeros((n_lists, 4), np.int64)
-    lists[:, _PLACE] = np.arange(n_lists) * _FIRST_ROOM
-    lists[:, _ROOM] = _FIRST_ROOM
-    return lists
+#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
+#: watches its place holds; all zero until its first watch
+_LIST = np.dtype([("place", np.int64), ("count", np.int32), ("room", np.int32)])
 
 
 def _watch_space(n_clauses: int, n_lists: int) -> int:
     """The watches the array of watch lists holds: the lists hold 2 watches per clause, and up
     to one more per clause during a propagation pass (the list visited keeps its count until
     the pass ends, while its watches move to other lists); packed (drat.c's packed_room),
-    1.5 times that plus 2 per list, which leaves at least 3.5 per clause free; and the first
-    places."""
-    return 8 * n_clauses + (_FIRST_ROOM + 2) * n_lists + 16
+    1.5 times that plus 2 per list, which leaves at least 3.5 per clause free."""
+    return 8 * n_clauses + 2 * n_lists + 16
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
