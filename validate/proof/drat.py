@@ -48,9 +48,11 @@ reason of a root literal leaves S, the trail is cut back to that literal and pro
 again from the first root literal. The checks propagate core first (drat-trim's order): clauses
 already marked propagate as far as they can before any other is visited, so a conflict is found
 with marked clauses when it can be, and fewer lemmas are marked and checked (the order changes
-which conflict is found, never whether one is). :func:`check_drat` with ``backward=False``
-checks every lemma in the forward pass instead: the same verdicts as the plain-Python reference
-(:mod:`drat_reference`), which the property tests compare it with.
+which conflict is found, never whether one is); each literal has two watch lists, the marked
+clauses' and the others', so neither group's propagation walks the other's watches.
+:func:`check_drat` with ``backward=False`` checks every lemma in the forward pass instead: the
+same verdicts as the plain-Python reference (:mod:`drat_reference`), which the property tests
+compare it with.
 
 Memory: the clause database is built while the proof is read, in the array the reader fills,
 one int32 per literal, and a deletion's literals are dropped once it is matched to its clause
