@@ -718,3 +718,24 @@ def test_packing_keeps_every_watch_list(lists, rng):
         assert room > count == len(expected[k])
         assert state.watches[first:first + len(expected[k])].tolist() == \
             expected[k].tolist()
+
+
+def test_few_clauses_over_many_variables_pack_the_watch_lists_rarely(monkeypatch):
+    """A packing sorts every watch list, so it must leave room for as many moves as there are
+    lists, however few the clauses: -1 makes 300 clauses of 2000 literals (and one more
+    each) move their watches one literal at a time while 100000 variables' lists are empty.
+    Leaving room per clause only, this packed 56 times."""
+    states = []
+    made_state = drat._state
+
+    def state(*args, **kwargs):
+        states.append(made := made_state(*args, **kwargs))
+        return made
+
+    monkeypatch.setattr(drat, "_state", state)
+    chain = [[i, -(i + 1)] for i in range(1, 2000)]
+    long = [[*range(1, 2001), 2000 + j] for j in range(1, 301)]
+    padding = [list(range(3000 + 10000 * k, 13000 + 10000 * k)) for k in range(10)]
+    clauses = chain + long + padding
+    assert ours(clauses, b"-1 0\n0\n")[0] is False
+    assert states[0][0].scalars[drat._PACKINGS] <= 1

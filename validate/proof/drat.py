@@ -225,8 +225,10 @@ def _watch_space(n_clauses: int, n_lists: int) -> int:
     """The watches the array of watch lists holds: the lists hold 2 watches per clause, and up
     to one more per clause during a propagation pass (the list visited keeps its count until
     the pass ends, while its watches move to other lists); packed (drat.c's packed_room),
-    1.5 times that plus 2 per list, which leaves at least 3.5 per clause free."""
-    return 8 * n_clauses + 2 * n_lists + 16
+    1.5 times that plus 2 per list, which leaves at least 3.5 per clause and 2 per list free:
+    a packing (which sorts every list) comes only after as many moves as there are lists
+    over three, however few the clauses are beside the variables."""
+    return 8 * n_clauses + 4 * n_lists + 16
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
