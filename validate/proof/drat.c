@@ -16,10 +16,10 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 /* a call returns once it has visited this many watches or RAT candidates */
 #define WORK_PER_CALL (INT64_C(1) << 24)
 /* a watch: blocker << 32 | clause */
+#define ID_BITS ((INT64_C(1) << 32) - 1)
 /* clauses longer than this remember where the last search for a watch in them stopped (a
  * shorter one is looked through from its third literal: no read of the search array) */
 #define SEARCHED 16
-#define ID_BITS ((INT64_C(1) << 32) - 1)
 
 /* A watch list: its place in watches, its watches, and the watches its place holds, side by
  * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
@@ -103,6 +103,7 @@ static void unassign_to(State *st, int64_t length) {
  * is packed to the front with room in proportion to its length. */
 static inline int64_t packed_room(int64_t count) { return count + (count >> 1) + 2; }
 
+/* the list of code that holds clause c's watch (the core one when c is in the core) */
 static inline int64_t list_of(const State *st, int64_t code, int64_t c) {
     return 2 * code + st->core[c];
 }
@@ -253,14 +254,8 @@ static int64_t visit(State *st, int64_t false_code, int64_t list) {
                 if (value[db[s + k]] != -1) {
                     db[s + 1] = db[s + k];
                     db[s + k] = (int32_t)false_code;
-                    int64_t fresh = list_of(st, db[s + 1], c);
-                    if (st->lists[fresh].count == st->lists[fresh].room) {
-                        move_watches(st, fresh);
-                        watches = st->watches + st->lists[list].start;
-                    }
-                    st->watches[st->lists[fresh].start + st->lists[fresh].count] =
-                        (other << 32) | c;
-                    st->lists[fresh].count += 1;
+                    add_watch(st, list_of(st, db[s + 1], c), (other << 32) | c);
+                    watches = st->watches + st->lists[list].start;  /* a packing moves it */
                     if (length > SEARCHED) st->search[c] = (int32_t)k;
                     moved = 1;
                     break;
