@@ -678,12 +678,11 @@ def test_a_proof_taken_piece_by_piece_builds_the_database_taken_whole(case, cuts
         assert np.array_equal(built, expected), (clauses, proof)
 
 
-def test_a_watch_space_below_the_lists_first_places_is_refused(monkeypatch):
-    """The watch lists' array must hold every list's first place before any watch is written
-    (the kernels check no bounds): smaller, the check ends in a RuntimeError (a checker
-    failure), never a write past its end (found by a red team: 16 watches for 6 codes, 24
-    first places, had returned a verdict)."""
-    monkeypatch.setattr(drat, "_watch_space", lambda clauses, codes: 16)
+def test_a_watch_space_too_small_for_the_watches_is_refused(monkeypatch):
+    """The kernels check no bounds: a watch lists' array too small for the watches (4 places
+    for the 8 watches of 4 clauses) ends the check in a RuntimeError (a checker failure) when
+    a packing finds no room, never in a write past its end."""
+    monkeypatch.setattr(drat, "_watch_space", lambda clauses, lists: 4)
     with pytest.raises(RuntimeError, match="more watches than the clauses allow"):
         ours([[1, 2], [-1, 2], [1, -2], [-1, -2]], b"1 0\n0\n")
 
@@ -697,26 +696,46 @@ def test_packing_keeps_every_watch_list(lists, rng):
     (a list moved rightward by less than its length is copied from its end)."""
     made, _, _ = drat._state(flat([[v] for v in range(1, len(lists) + 1)]), read_proof(b""),
                              drat._NEVER, drat.SLICE)
-    state = made._replace(watches=np.zeros(60 * len(lists), np.int64))
-    codes = state.watch_start.shape[0]  # two per variable, and two for variable 0
-    lengths = [lists[code % len(lists)] for code in range(codes)]
-    where = list(range(codes))
+    state = made._replace(watches=np.zeros(120 * len(lists), np.int64))
+    n_lists = state.lists.shape[0]  # two per code, two codes per variable and 0
+    lengths = [lists[k % len(lists)] for k in range(n_lists)]
+    where = list(range(n_lists))
     rng.shuffle(where)
     top, expected = 0, {}
-    for code in where:
-        count, slack = lengths[code]
-        state.watch_start[code], state.watch_count[code] = top, count
-        state.watch_room[code] = max(count + slack, 2)
-        expected[code] = np.arange(count, dtype=np.int64) + 1000 * code
-        state.watches[top:top + count] = expected[code]
-        top += state.watch_room[code]
+    for k in where:
+        count, slack = lengths[k]
+        state.lists[k] = top, count, max(count + slack, 2)
+        expected[k] = np.arange(count, dtype=np.int64) + 1000 * k
+        state.watches[top:top + count] = expected[k]
+        top += state.lists[k]["room"]
     state.scalars[drat._WATCH_TOP] = top
     drat._pack_watches(state)
-    places = sorted((int(state.watch_start[c]), int(state.watch_room[c])) for c in range(codes))
+    places = sorted((int(place), int(room)) for place, _, room in state.lists)
     assert all(a + room <= b for (a, room), (b, _) in zip(places, places[1:]))
     assert places[-1][0] + places[-1][1] == state.scalars[drat._WATCH_TOP]
-    for code in range(codes):
-        first = state.watch_start[code]
-        assert state.watch_room[code] > state.watch_count[code] == len(expected[code])
-        assert state.watches[first:first + len(expected[code])].tolist() == \
-            expected[code].tolist()
+    for k in range(n_lists):
+        first, count, room = state.lists[k]
+        assert room > count == len(expected[k])
+        assert state.watches[first:first + len(expected[k])].tolist() == \
+            expected[k].tolist()
+
+
+def test_few_clauses_over_many_variables_pack_the_watch_lists_rarely(monkeypatch):
+    """A packing sorts every watch list, so it must leave room for as many moves as there are
+    lists, however few the clauses: -1 makes 300 clauses of 2000 literals (and one more
+    each) move their watches one literal at a time while 100000 variables' lists are empty.
+    Leaving room per clause only, this packed 56 times."""
+    states = []
+    made_state = drat._state
+
+    def state(*args, **kwargs):
+        states.append(made := made_state(*args, **kwargs))
+        return made
+
+    monkeypatch.setattr(drat, "_state", state)
+    chain = [[i, -(i + 1)] for i in range(1, 2000)]
+    long = [[*range(1, 2001), 2000 + j] for j in range(1, 301)]
+    padding = [list(range(3000 + 10000 * k, 13000 + 10000 * k)) for k in range(10)]
+    clauses = chain + long + padding
+    assert ours(clauses, b"-1 0\n0\n")[0] is False
+    assert states[0][0].scalars[drat._PACKINGS] <= 1

@@ -172,7 +172,7 @@ def test_packing_the_watch_lists_changes_no_byte_of_a_certificate(tmp_path, monk
     roomy = [certificate_bytes(*pair) for pair in proofs]
     monkeypatch.setattr(drat, "_state", state)
     monkeypatch.setattr(drat, "_watch_space",
-                        lambda clauses, codes: clauses + 6 * codes + 16)
+                        lambda clauses, lists: clauses + 4 * lists + 16)
     assert [certificate_bytes(*pair) for pair in proofs] == roomy
     assert all(made[0].scalars[drat._PACKINGS] > 0 for made in states)
 

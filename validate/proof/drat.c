@@ -15,8 +15,21 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 #define END (-(INT64_C(1) << 30) - 1)
 /* a call returns once it has visited this many watches or RAT candidates */
 #define WORK_PER_CALL (INT64_C(1) << 24)
-/* a watch: blocker << 32 | clause << 1 | core */
+/* a watch: blocker << 32 | clause */
 #define ID_BITS ((INT64_C(1) << 32) - 1)
+/* clauses longer than this remember where the last search for a watch in them stopped (a
+ * shorter one is looked through from its third literal: no read of the search array) */
+#define SEARCHED 16
+
+/* A watch list: its place in watches, its watches, and the watches its place holds, side by
+ * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
+ * per clause, and clauses are fewer than 2^30 (database.py's MAX_CLAUSES): its count and room
+ * (at most twice that plus 2) fit 32 bits. An empty list that never had a watch has no place
+ * (zero: room 0 at place 0); its first watch gives it one. */
+typedef struct {
+    int64_t start;
+    int32_t count, room;
+} List;
 
 /* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
  * in this order). */
@@ -35,15 +48,14 @@ typedef struct {
     int64_t *reason;       /* per variable: the clause that implied it, -1 none */
     int64_t *position;     /* per variable: its place on the trail */
     uint8_t *seen;         /* per variable, for conflict analysis */
-    int64_t *watch_start;  /* per code: its watch list in watches */
-    int64_t *watch_count;
-    int64_t *watch_room;
+    List *lists;           /* the watch lists (two per code, see list_of) */
     int64_t *watches;
     int64_t *scalars;
-    int32_t *search;       /* per clause: where the last search for a watch stopped */
+    int32_t *search;       /* per clause: where the last search for a watch stopped (see
+                            * SEARCHED) */
     int32_t *hints;        /* the records of the checked lemmas' hints, backward */
     uint8_t *assumed;      /* per variable: false at the root as a check assumes it false */
-    int64_t *order;        /* room to sort the watch lists by place: two per code */
+    int64_t *order;        /* room to sort the watch lists by place: two per list */
     int64_t n_units, n_clauses, n_literals, n_codes, n_watches, n_hints;
     jmp_buf *fault;        /* where a kernel that finds a bug of ours goes (see GUARDED) */
 } State;
@@ -83,190 +95,221 @@ static void unassign_to(State *st, int64_t length) {
     if (st->scalars[HEAD] > length) st->scalars[HEAD] = length;
 }
 
-/* The watch lists share one array, sized to the clauses (drat.py's _watch_space): each code's
- * list has a place with room for some watches; a full list moves to the free end of the array
- * with twice the room; when the end has no room, every list is packed to the front with room
- * in proportion to its length. */
+/* Each code has two watch lists, one of the core clauses' watches and one of the others'
+ * (list 2 * code + 1 and list 2 * code), so that core-first propagation visits only the
+ * clauses of the group it propagates. The lists share one array, sized to the clauses
+ * (drat.py's _watch_space): each list has a place with room for some watches; a full list
+ * moves to the free end of the array with twice the room; when the end has no room, every list
+ * is packed to the front with room in proportion to its length. */
 static inline int64_t packed_room(int64_t count) { return count + (count >> 1) + 2; }
 
+/* the list of code that holds clause c's watch (the core one when c is in the core) */
+static inline int64_t list_of(const State *st, int64_t code, int64_t c) {
+    return 2 * code + st->core[c];
+}
+
+/* (place, list) pairs by place, then list: lists without a place share place 0 */
 static int by_place(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /* Pack every watch list to the front of the array in place, in the order they lie: first
  * each list right after the one before (never rightward of where it was), then each, from
  * the last, rightward to make its room (never onto a list not yet moved). */
 static void pack_watches(State *st) {
-    int64_t codes = st->n_codes, *order = st->order, total = 0;
-    for (int64_t code = 0; code < codes; code++) {
-        order[2 * code] = st->watch_start[code];
-        order[2 * code + 1] = code;
-        total += packed_room(st->watch_count[code]);
+    int64_t lists = 2 * st->n_codes, *order = st->order, total = 0;
+    for (int64_t list = 0; list < lists; list++) {
+        order[2 * list] = st->lists[list].start;
+        order[2 * list + 1] = list;
+        total += packed_room(st->lists[list].count);
     }
     if (total > st->n_watches) fault(st);  /* more watches than _watch_space allows for */
-    qsort(order, (size_t)codes, 2 * sizeof(int64_t), by_place);  /* places are distinct */
+    st->scalars[WORK] += lists;  /* a packing is work: a call looks at the clock after it */
+    qsort(order, (size_t)lists, 2 * sizeof(int64_t), by_place);
     int64_t top = 0;
-    for (int64_t r = 0; r < codes; r++) {
-        int64_t code = order[2 * r + 1];
-        int64_t first = st->watch_start[code], n = st->watch_count[code];
+    for (int64_t r = 0; r < lists; r++) {
+        int64_t list = order[2 * r + 1];
+        int64_t first = st->lists[list].start, n = st->lists[list].count;
         memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
-        st->watch_start[code] = top;
+        st->lists[list].start = top;
         top += n;
     }
     top = st->scalars[WATCH_TOP] = total;
-    for (int64_t r = codes - 1; r >= 0; r--) {
-        int64_t code = order[2 * r + 1];
-        int64_t room = packed_room(st->watch_count[code]);
+    for (int64_t r = lists - 1; r >= 0; r--) {
+        int64_t list = order[2 * r + 1];
+        int64_t room = packed_room(st->lists[list].count);
         top -= room;
-        int64_t first = st->watch_start[code], n = st->watch_count[code];
+        int64_t first = st->lists[list].start, n = st->lists[list].count;
         memmove(st->watches + top, st->watches + first, (size_t)n * sizeof(int64_t));
-        st->watch_start[code] = top;
-        st->watch_room[code] = room;
+        st->lists[list].start = top;
+        st->lists[list].room = (int32_t)room;
     }
     st->scalars[PACKINGS] += 1;
 }
 
-/* Give code's full list twice its room at the free end, or pack the lists (after which every
+/* Give the full list twice its room at the free end, or pack the lists (after which every
  * list has room). */
-static void move_watches(State *st, int64_t code) {
-    int64_t room = 2 * st->watch_room[code] + 2;
+static void move_watches(State *st, int64_t list) {
+    int64_t room = 2 * (int64_t)st->lists[list].room + 2;
     int64_t top = st->scalars[WATCH_TOP];
     if (top + room > st->n_watches) {
         pack_watches(st);
         return;
     }
-    memcpy(st->watches + top, st->watches + st->watch_start[code],
-           (size_t)st->watch_count[code] * sizeof(int64_t));
-    st->watch_start[code] = top;
-    st->watch_room[code] = room;
+    memcpy(st->watches + top, st->watches + st->lists[list].start,
+           (size_t)st->lists[list].count * sizeof(int64_t));
+    st->lists[list].start = top;
+    st->lists[list].room = (int32_t)room;
     st->scalars[WATCH_TOP] = top + room;
 }
 
-static inline void watch(State *st, int64_t code, int64_t c, int64_t blocker) {
-    if (st->watch_count[code] == st->watch_room[code]) move_watches(st, code);
-    st->watches[st->watch_start[code] + st->watch_count[code]] =
-        (blocker << 32) | (c << 1) | st->core[c];
-    st->watch_count[code] += 1;
+/* Append watch w to the list (which may move it, or pack every list). */
+static inline void add_watch(State *st, int64_t list, int64_t w) {
+    if (st->lists[list].count == st->lists[list].room) move_watches(st, list);
+    st->watches[st->lists[list].start + st->lists[list].count] = w;
+    st->lists[list].count += 1;
 }
 
-/* Where in code's watch list clause c is, or -1; looked for from both ends at once (a clause
+static inline void watch(State *st, int64_t code, int64_t c, int64_t blocker) {
+    add_watch(st, list_of(st, code, c), (blocker << 32) | c);
+}
+
+/* Where in the list clause c's watch is, or -1; looked for from both ends at once (a clause
  * added last or first is found at once); the watches walked count as work. */
-static int64_t find_watch(State *st, int64_t code, int64_t c) {
-    int64_t low = st->watch_start[code], high = low + st->watch_count[code] - 1;
+static int64_t find_watch(State *st, int64_t list, int64_t c) {
+    int64_t low = st->lists[list].start, high = low + st->lists[list].count - 1;
     while (low <= high) {
         st->scalars[WORK] += 2;
-        if ((st->watches[high] & ID_BITS) >> 1 == c) return high;
-        if ((st->watches[low] & ID_BITS) >> 1 == c) return low;
+        if ((st->watches[high] & ID_BITS) == c) return high;
+        if ((st->watches[low] & ID_BITS) == c) return low;
         low += 1;
         high -= 1;
     }
     return -1;
 }
 
-static void unwatch(State *st, int64_t code, int64_t c) {
-    int64_t k = find_watch(st, code, c);
-    if (k >= 0) {
-        st->watches[k] = st->watches[st->watch_start[code] + st->watch_count[code] - 1];
-        st->watch_count[code] -= 1;
-    }
+/* Take clause c's watch out of the list (the last watch takes its place): the watch, or -1. */
+static int64_t unwatch(State *st, int64_t list, int64_t c) {
+    int64_t k = find_watch(st, list, c);
+    if (k < 0) return -1;
+    int64_t w = st->watches[k];
+    st->lists[list].count -= 1;
+    st->watches[k] = st->watches[st->lists[list].start + st->lists[list].count];
+    return w;
 }
 
-/* Clause c joins the core (and its watches say so). */
+/* Clause c joins the core (and its watches the core lists). */
 static void mark(State *st, int64_t c) {
     if (st->core[c]) return;
-    st->core[c] = 1;
     int64_t s = st->start[c];
     if (st->alive[c] && st->start[c + 1] - s >= 2) {
-        int64_t codes[2] = {st->db[s], st->db[s + 1]};
         for (int t = 0; t < 2; t++) {
-            int64_t k = find_watch(st, codes[t], c);
-            if (k >= 0) st->watches[k] |= 1;
+            int64_t w = unwatch(st, 2 * (int64_t)st->db[s + t], c);
+            if (w >= 0) add_watch(st, 2 * (int64_t)st->db[s + t] + 1, w);
         }
     }
+    st->core[c] = 1;
+}
+
+/* The watches of one list of false_code (the core clauses' or the others'): each clause moves
+ * its watch to a literal not false, or is unit and assigns its other watched literal, or
+ * conflicts; the conflicting clause or -1. */
+static int64_t visit(State *st, int64_t false_code, int64_t list) {
+    int32_t *db = st->db;
+    int8_t *value = st->value;
+    /* i and j count from the list's start, which a packing (when a watch moves to a full list)
+     * may move; the list's count stays n until the visit ends, so a packing keeps every watch
+     * not yet visited */
+    int64_t n = st->lists[list].count;
+    st->scalars[WORK] += n;
+    int64_t *watches = st->watches + st->lists[list].start;
+    int64_t i = 0, j = 0;
+    while (i < n) {
+        /* the clauses of the watches ahead whose blockers are not true are asked of memory
+         * before they are read: the start of the one 8 ahead, the literals of the one 4 ahead
+         * (a clause database larger than the cache waits on memory here most of the time) */
+        if (i + 8 < n) {
+            int64_t ahead = watches[i + 8];
+            if (value[ahead >> 32] != 1) __builtin_prefetch(st->start + (ahead & ID_BITS));
+        }
+        if (i + 4 < n) {
+            int64_t ahead = watches[i + 4];
+            if (value[ahead >> 32] != 1) __builtin_prefetch(db + st->start[ahead & ID_BITS]);
+        }
+        int64_t w = watches[i++];
+        if (value[w >> 32] == 1) {
+            watches[j++] = w;
+            continue;
+        }
+        int64_t c = w & ID_BITS;
+        int64_t s = st->start[c];
+        if (db[s] == false_code) {
+            db[s] = db[s + 1];
+            db[s + 1] = (int32_t)false_code;
+        }
+        int64_t other = db[s];
+        if (value[other] == 1) {
+            watches[j++] = (other << 32) | c;
+            continue;
+        }
+        /* a literal not false to watch instead: looked for in a long clause from where the
+         * last search in it stopped, round to it (a long clause whose literals are falsified
+         * one by one is walked once, not once per literal), in a short one from its third */
+        int moved = 0;
+        int64_t length = st->start[c + 1] - s;
+        if (length > 2) {
+            int64_t k = length > SEARCHED ? st->search[c] : 2, first = k;
+            for (;;) {
+                if (value[db[s + k]] != -1) {
+                    db[s + 1] = db[s + k];
+                    db[s + k] = (int32_t)false_code;
+                    add_watch(st, list_of(st, db[s + 1], c), (other << 32) | c);
+                    watches = st->watches + st->lists[list].start;  /* a packing moves it */
+                    if (length > SEARCHED) st->search[c] = (int32_t)k;
+                    moved = 1;
+                    break;
+                }
+                k = k + 1 < length ? k + 1 : 2;
+                if (k == first) break;
+            }
+        }
+        if (moved) continue;
+        watches[j++] = w;
+        if (value[other] == -1) {
+            while (i < n) watches[j++] = watches[i++];
+            st->lists[list].count = (int32_t)j;
+            return c;
+        }
+        assign(st, other, c);
+    }
+    st->lists[list].count = (int32_t)j;
+    return -1;
 }
 
 /* Unit propagation from the head of the trail; the conflicting clause or -1. With core_first
  * (drat-trim's core-first propagation) the core clauses propagate as far as they can before
  * any other clause is visited. */
 static int64_t propagate(State *st, int core_first) {
-    int32_t *db = st->db;
-    int8_t *value = st->value;
     int64_t core_head = st->scalars[HEAD], other_head = core_head;
     for (;;) {
-        int64_t group, false_code;  /* group visited: -1 all, 1 the core ones, 0 the others */
+        int64_t conflict;
         if (core_first && core_head < st->scalars[TRAIL]) {
-            false_code = st->trail[core_head++] ^ 1;
-            group = 1;
+            int64_t false_code = st->trail[core_head++] ^ 1;
+            conflict = visit(st, false_code, 2 * false_code + 1);
         } else if (other_head < st->scalars[TRAIL]) {
-            false_code = st->trail[other_head++] ^ 1;
-            group = core_first ? 0 : -1;
+            int64_t false_code = st->trail[other_head++] ^ 1;
+            conflict = core_first ? -1 : visit(st, false_code, 2 * false_code + 1);
+            if (conflict < 0) conflict = visit(st, false_code, 2 * false_code);
         } else {
             st->scalars[HEAD] = other_head;
             return -1;
         }
-        /* i and j count from the list's start, which a packing (when a watch moves to a full
-         * list) may move; the list's count stays n until the pass ends, so a packing keeps
-         * every watch not yet visited */
-        int64_t n = st->watch_count[false_code];
-        st->scalars[WORK] += n;
-        int64_t *watches = st->watches + st->watch_start[false_code];
-        int64_t i = 0, j = 0;
-        while (i < n) {
-            int64_t w = watches[i++];
-            if ((group >= 0 && (w & 1) != group) || value[w >> 32] == 1) {
-                watches[j++] = w;
-                continue;
-            }
-            int64_t c = (w & ID_BITS) >> 1;
-            int64_t s = st->start[c];
-            if (db[s] == false_code) {
-                db[s] = db[s + 1];
-                db[s + 1] = (int32_t)false_code;
-            }
-            int64_t other = db[s];
-            if (value[other] == 1) {
-                watches[j++] = (other << 32) | (w & ID_BITS);
-                continue;
-            }
-            /* a literal not false to watch instead: looked for from where the last search in
-             * this clause stopped, round to it (a long clause whose literals are falsified one
-             * by one is walked once, not once per literal) */
-            int moved = 0;
-            int64_t length = st->start[c + 1] - s;
-            if (length > 2) {
-                int64_t k = st->search[c], first = k;
-                for (;;) {
-                    if (value[db[s + k]] != -1) {
-                        db[s + 1] = db[s + k];
-                        db[s + k] = (int32_t)false_code;
-                        int64_t fresh = db[s + 1];
-                        if (st->watch_count[fresh] == st->watch_room[fresh]) {
-                            move_watches(st, fresh);
-                            watches = st->watches + st->watch_start[false_code];
-                        }
-                        st->watches[st->watch_start[fresh] + st->watch_count[fresh]] =
-                            (other << 32) | (c << 1) | st->core[c];
-                        st->watch_count[fresh] += 1;
-                        st->search[c] = (int32_t)k;
-                        moved = 1;
-                        break;
-                    }
-                    k = k + 1 < length ? k + 1 : 2;
-                    if (k == first) break;
-                }
-            }
-            if (moved) continue;
-            watches[j++] = w;
-            if (value[other] == -1) {
-                while (i < n) watches[j++] = watches[i++];
-                st->watch_count[false_code] = j;
-                st->scalars[HEAD] = other_head;
-                return c;
-            }
-            assign(st, other, c);
+        if (conflict >= 0) {
+            st->scalars[HEAD] = other_head;
+            return conflict;
         }
-        st->watch_count[false_code] = j;
     }
 }
 
@@ -310,8 +353,8 @@ static void detach(State *st, int64_t c) {
     int64_t s = st->start[c];
     st->alive[c] = 0;
     if (st->start[c + 1] - s >= 2) {
-        unwatch(st, st->db[s], c);
-        unwatch(st, st->db[s + 1], c);
+        unwatch(st, list_of(st, st->db[s], c), c);
+        unwatch(st, list_of(st, st->db[s + 1], c), c);
     }
 }
 
@@ -442,6 +485,44 @@ static int refutes(State *st, int64_t c, int64_t d, int64_t skip, int mark_used)
     return found;
 }
 
+/* The first place from k on (before end) where db holds code, or end. Sixteen literals are
+ * compared at a time, in a loop the compiler turns into vector instructions: a RAT check looks
+ * through every literal of the database for its candidates. */
+static int64_t find_code(const int32_t *db, int64_t k, int64_t end, int32_t code) {
+    for (; k + 16 <= end; k += 16) {
+        int any = 0;
+        for (int t = 0; t < 16; t++) any |= db[k + t] == code;
+        if (any) break;
+    }
+    for (; k < end; k++)
+        if (db[k] == code) return k;
+    return end;
+}
+
+/* One past the last clause in S: RAT's candidates are in S, and the clauses after the lemma
+ * checked are not (sixteen clauses looked at a time, as in find_code). */
+static int64_t end_of_s(const State *st) {
+    int64_t d = st->n_clauses;
+    for (; d >= 16; d -= 16) {
+        int any = 0;
+        for (int t = 0; t < 16; t++) any |= st->alive[d - 16 + t];
+        if (any) break;
+    }
+    while (d > 0 && !st->alive[d - 1]) d--;
+    return d;
+}
+
+/* The clause whose literals hold place k of db (the last clause that starts at or before k). */
+static int64_t clause_at(const State *st, int64_t k) {
+    int64_t low = 0, high = st->n_clauses - 1;
+    while (low < high) {
+        int64_t middle = low + (high - low + 1) / 2;
+        if (st->start[middle] <= k) low = middle;
+        else high = middle - 1;
+    }
+    return low;
+}
+
 /* Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
  * passed the deadline before the answer was known. */
 static int redundant(State *st, int64_t c, int mark_used, double deadline) {
@@ -449,22 +530,22 @@ static int redundant(State *st, int64_t c, int mark_used, double deadline) {
     int64_t p = st->pivot[c];
     if (p < 0) return 0;
     st->scalars[WORK] += st->n_clauses + st->n_literals;  /* every clause's literals looked at */
-    int64_t look = st->scalars[WORK] + WORK_PER_CALL;
-    for (int64_t d = 0; d < st->n_clauses; d++) {
+    int64_t look = st->scalars[WORK] + WORK_PER_CALL, end = st->start[end_of_s(st)];
+    /* the candidates, in the order of the clauses: each place of -p, a clause at a time */
+    for (int64_t k = find_code(st->db, st->start[0], end, (int32_t)(p ^ 1)); k < end;
+         k = find_code(st->db, k, end, (int32_t)(p ^ 1))) {
         if (st->scalars[WORK] > look) {  /* one RAT check may cost candidates x propagations: */
             if (past(deadline)) return -1;  /* a hostile lemma could outlast the time limit */
             look = st->scalars[WORK] + WORK_PER_CALL;
         }
+        int64_t d = clause_at(st, k);
+        k = st->start[d + 1];
         if (!st->alive[d]) continue;
-        int negated = 0, tautology = 0;
-        for (int64_t k = st->start[d]; k < st->start[d + 1]; k++) {
-            negated |= st->db[k] == (p ^ 1);
-            tautology |= st->db[k] == p;
-        }
-        if (negated && !tautology) {
-            if (mark_used) hint(st, -1 - d);
-            if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
-        }
+        int tautology = 0;
+        for (int64_t i = st->start[d]; i < st->start[d + 1]; i++) tautology |= st->db[i] == p;
+        if (tautology) continue;
+        if (mark_used) hint(st, -1 - d);
+        if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
     }
     return 1;
 }

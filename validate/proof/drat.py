@@ -48,9 +48,11 @@ reason of a root literal leaves S, the trail is cut back to that literal and pro
 again from the first root literal. The checks propagate core first (drat-trim's order): clauses
 already marked propagate as far as they can before any other is visited, so a conflict is found
 with marked clauses when it can be, and fewer lemmas are marked and checked (the order changes
-which conflict is found, never whether one is). :func:`check_drat` with ``backward=False``
-checks every lemma in the forward pass instead: the same verdicts as the plain-Python reference
-(:mod:`drat_reference`), which the property tests compare it with.
+which conflict is found, never whether one is); each literal has two watch lists, the marked
+clauses' and the others', so neither group's propagation walks the other's watches.
+:func:`check_drat` with ``backward=False`` checks every lemma in the forward pass instead: the
+same verdicts as the plain-Python reference (:mod:`drat_reference`), which the property tests
+compare it with.
 
 Memory: the clause database is built while the proof is read, in the array the reader fills,
 one int32 per literal, and a deletion's literals are dropped once it is matched to its clause
@@ -116,15 +118,13 @@ class _State(NamedTuple):
     reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
     position: np.ndarray  # int64 per variable: its place on the trail
     seen: np.ndarray  # uint8 per variable, for conflict analysis
-    watch_start: np.ndarray  # int64 per code: the code's watch list in `watches`
-    watch_count: np.ndarray  # int64 per code
-    watch_room: np.ndarray  # int64 per code: the watches its place holds
-    watches: np.ndarray  # int64 blocker << 32 | clause id << 1 | core (see _watch_space)
+    lists: np.ndarray  # _LIST per watch list (two per code), see drat.c's List
+    watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
     scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
     assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
-    order: np.ndarray  # int64, two per code: room to sort the watch lists by place (packing)
+    order: np.ndarray  # int64, two per list: room to sort the watch lists by place (packing)
 
 
 class _CState(ctypes.Structure):
@@ -200,35 +200,35 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
     written = lengths > 0
     pivot[written] = db[start[:-1][written]]
     n_codes = 2 * num_vars + 2
-    space = _watch_space(n_clauses, n_codes)
-    if space < _FIRST_ROOM * n_codes:  # (the kernels check no bounds: a bug, never a write)
-        raise RuntimeError("DRAT checker: more watches than the clauses allow")
+    n_lists = 2 * n_codes  # a code's core clauses' watches, and the others' (drat.c's list_of)
+    space = _watch_space(n_clauses, n_lists)
     st = _State(db, start, pivot, np.zeros(n_clauses, np.uint8), np.zeros(n_clauses, np.uint8),
                 np.flatnonzero(lengths == 1).astype(np.int64), step_clause, proof.deletions,
                 np.zeros(proof.deletions.shape[0], np.uint8), np.zeros(n_codes, np.int8),
                 np.zeros(num_vars + 1, np.int32), np.full(num_vars + 1, -1, np.int64),
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
-                np.arange(n_codes, dtype=np.int64) * _FIRST_ROOM, np.zeros(n_codes, np.int64),
-                np.full(n_codes, _FIRST_ROOM, np.int64),
+                np.zeros(n_lists, _LIST),
                 np.zeros(space, np.int64),
-                np.array([0, 0, 0, 0, 0, n_codes * _FIRST_ROOM, 0, 0], np.int64),
+                np.zeros(8, np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
-                np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_codes, np.int64))
+                np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))
     return st, n_formula, numbering
 
 
-#: the watches each code's list has room for at first
-_FIRST_ROOM = 4
+#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
+#: watches its place holds; all zero until its first watch
+_LIST = np.dtype([("place", np.int64), ("count", np.int32), ("room", np.int32)])
 
 
-def _watch_space(n_clauses: int, n_codes: int) -> int:
+def _watch_space(n_clauses: int, n_lists: int) -> int:
     """The watches the array of watch lists holds: the lists hold 2 watches per clause, and up
     to one more per clause during a propagation pass (the list visited keeps its count until
-    the pass ends, while its watches move to other lists); packed (:func:`_packed_room`),
-    1.5 times that plus 2 per code, which leaves at least 3.5 per clause free; and the first
-    places."""
-    return 8 * n_clauses + (_FIRST_ROOM + 2) * n_codes + 16
+    the pass ends, while its watches move to other lists); packed (drat.c's packed_room),
+    1.5 times that plus 2 per list, which leaves at least 3.5 per clause and 2 per list free:
+    a packing (which sorts every list) comes only after as many moves as there are lists
+    over three, however few the clauses are beside the variables."""
+    return 8 * n_clauses + 4 * n_lists + 16
 
 
 #: literals renumbered per slice of this many (bounded temporaries)
