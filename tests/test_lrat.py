@@ -25,6 +25,7 @@ from puzzlesat.validate.proof.database import ClauseDatabase
 from puzzlesat.validate.proof.drat import verify_drat
 from puzzlesat.validate.proof.lrat import (
     ADD,
+    DELETE,
     Certificate,
     HintFile,
     LratFormatError,
@@ -133,6 +134,26 @@ def test_the_corpus_certificates_are_byte_for_byte_the_golden_ones(tmp_path):
             write_lrat(cert, tmp_path / "c.lrat", len(clauses), binary)
             digest.update((tmp_path / "c.lrat").read_bytes())
     assert digest.hexdigest() == GOLDEN_CORPUS
+
+
+#: (-5 1 -1) holds 1 both ways, and -5 as (-5 2) does: "5" is RAT on 5 with these two as the
+#: clauses holding -5, and the refutation of "2" uses it (through (-5 2))
+TAUTOLOGY = [[-5, 1, -1], [-5, 2], [2, 3], [2, -3], [-2, 6], [-2, -6]]
+
+
+def test_a_formula_clause_true_under_every_assignment_is_deleted_before_the_lemmas(tmp_path):
+    """cake_lpr asks a hint group of every RAT candidate the witness does not satisfy, and
+    accepts none for a clause that holds a variable both ways (true under every assignment):
+    the certificate deletes the formula's such clauses first, and the checker never takes one
+    as a RAT candidate (found by a red team: cake_lpr refused the certificates of random
+    formulas with such a clause)."""
+    cert = certificate(TAUTOLOGY, b"5 0\n2 0\n0\n")
+    assert cert.kind[0] == DELETE and cert.hints[0:int(cert.hint_end[0])].tolist() == [1]
+    rat = cert.hints[int(cert.hint_end[0]):int(cert.hint_end[1])].tolist()
+    assert rat[0] == -2 and -1 not in rat  # the group of (-5 2), none of (-5 1 -1)
+    assert check_lrat(flat(TAUTOLOGY), cert)[0] is True
+    if CAKE:
+        assert cake_says(tmp_path, TAUTOLOGY, cert)
 
 
 @pytest.mark.parametrize("buffer", [1, 64, 1 << 12])

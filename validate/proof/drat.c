@@ -523,6 +523,21 @@ static int64_t clause_at(const State *st, int64_t k) {
     return low;
 }
 
+/* Does clause d hold a variable both ways (p and -p among them)? Such a clause is true under
+ * every assignment: never a RAT candidate (its resolvent is a tautology), and the certificate
+ * deletes the formula's first (cake_lpr asks a hint group of every candidate the witness does
+ * not satisfy, and accepts none for it). Uses seen, clear outside a conflict analysis. */
+static int tautology(State *st, int64_t d) {
+    int found = 0;
+    for (int64_t k = st->start[d]; k < st->start[d + 1]; k++) {
+        int64_t v = st->db[k] >> 1;
+        found |= st->seen[v];  /* a literal's variable seen before: its negation (no repeats) */
+        st->seen[v] = 1;
+    }
+    for (int64_t k = st->start[d]; k < st->start[d + 1]; k++) st->seen[st->db[k] >> 1] = 0;
+    return found;
+}
+
 /* Is lemma c RUP, or else RAT on its pivot, in the current S: 1 yes, 0 no, -1 the clock
  * passed the deadline before the answer was known. */
 static int redundant(State *st, int64_t c, int mark_used, double deadline) {
@@ -541,9 +556,7 @@ static int redundant(State *st, int64_t c, int mark_used, double deadline) {
         int64_t d = clause_at(st, k);
         k = st->start[d + 1];
         if (!st->alive[d]) continue;
-        int tautology = 0;
-        for (int64_t i = st->start[d]; i < st->start[d + 1]; i++) tautology |= st->db[i] == p;
-        if (tautology) continue;
+        if (tautology(st, d)) continue;
         if (mark_used) hint(st, -1 - d);
         if (!refutes(st, c, d, p ^ 1, mark_used)) return 0;
     }
@@ -656,6 +669,11 @@ int64_t drat_backward(State *st, int64_t begin, int64_t end, double deadline, in
     }
     out[0] = end;
     return GOING;
+}
+
+/* Flag each of the first n clauses that holds a variable both ways (see tautology). */
+void drat_tautologies(State *st, int64_t n, uint8_t *out) {
+    for (int64_t c = 0; c < n; c++) out[c] = (uint8_t)tautology(st, c);
 }
 
 /* analyze() and hint() for drat.py: the refutation's conflict, and the end of its record. */

@@ -7,7 +7,8 @@ starts as the formula, a multiset of clauses, each read as a set of literals (du
 * ``C 0`` (an addition, C not empty) is accepted when C is RUP in S (unit propagation on S and
   the negation of C reaches a conflict), or else RAT in S on its first literal p as written (for
   every clause D of S holding -p, each copy counted, the resolvent C | D - {-p} is RUP in S;
-  a D that holds p too is always true and constrains nothing: skipped, as drup does).
+  a D that holds p too, or any variable both ways, is always true and constrains nothing:
+  skipped, as drup skips the first).
   Then C joins S. (drat-trim, checking backward, looks only at the candidates D its core
   holds, and tries other pivots when p fails: a lemma it accepts that way is rejected here.)
 * ``0`` (the empty clause) is accepted when unit propagation on S alone reaches a conflict; the
@@ -162,6 +163,7 @@ _hint = native.kernel("drat_hint", None, _STATE, I64)
 _detach_and_rebuild = native.kernel("drat_detach_and_rebuild", I64, _STATE, I64)
 _check_lemma = native.kernel("drat_check_lemma", I64, _STATE, I64, F64)
 _pack = native.kernel("drat_pack_watches", None, _STATE)
+_tautologies = native.kernel("drat_tautologies", None, _STATE, I64, array(np.uint8))
 _hints_in_proof_order = native.kernel(
     "drat_hints_in_proof_order", I64, array(np.int32), array(np.int64), I64, array(np.int32),
     array(np.bool_), array(np.int32), array(np.int64))
@@ -435,7 +437,8 @@ def _certificate_steps(st: _State, n_formula: int, conflict_step: int,
     """The steps of the LRAT certificate of the hint records: the lemmas in it are those with
     a record (the checked ones), numbered on from the formula's clauses in proof order, the
     empty clause last; the deletions are those of certificate clauses the forward pass made
-    before the conflict."""
+    before the conflict, after those of the formula's clauses that hold a variable both ways
+    (drat.c's tautology: no check uses them, and cake_lpr refuses them as RAT candidates)."""
     n_clauses = st.alive.shape[0]
     # the records are backward: reversed they are in proof order, the empty clause's last
     lemmas = np.concatenate(records.lemmas)[::-1][:-1]
@@ -447,9 +450,13 @@ def _certificate_steps(st: _State, n_formula: int, conflict_step: int,
     new_id[n_clauses] = n_formula + lemmas.shape[0] + 1
     c = st.step_clause[:conflict_step + 1]
     deleting = st.step_delete[:conflict_step + 1] == 1
-    held = present[np.maximum(c, 0)]
+    tautologies = np.zeros(n_clauses + 1, np.uint8)
+    _run(_tautologies, st, n_formula, tautologies)
+    held = present[np.maximum(c, 0)] & (tautologies[np.maximum(c, 0)] == 0)
     chosen = held & np.where(deleting, (c >= 0) & (st.ignored[:conflict_step + 1] == 0), True)
-    c, deleting = c[chosen], deleting[chosen]
+    first = np.flatnonzero(tautologies)
+    c = np.concatenate((first, c[chosen]))
+    deleting = np.concatenate((np.ones(first.shape[0], np.bool_), deleting[chosen]))
     kind = np.append(deleting.astype(np.uint8), np.uint8(0))
     ids = np.append(np.where(deleting, 0, new_id[np.maximum(c, 0)]), new_id[n_clauses])
     return _Steps(kind, ids.astype(np.int64, copy=False), np.append(c, -1), new_id, present)
