@@ -34,7 +34,8 @@ import numpy as np
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.native import F64, I64, array
 
-#: clause ids fit a watch of drat.c (an int32 with the core bit)
+#: clause ids fit a watch of drat.c, and a watch list's count and room (twice a count) fit
+#: 32 bits (drat.c's List)
 MAX_CLAUSES = 2**30 - 1
 # slots of the scalars array: the first literal not taken, the end of the clauses' literals,
 # the clauses, the steps taken, the work of crowded buckets' walks and the work at which the
