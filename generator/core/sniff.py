@@ -38,8 +38,8 @@ def _head(path: str | os.PathLike) -> tuple[list[bytes], bytes]:
 def is_wcnf(path: str | os.PathLike) -> bool:
     """Whether the instance at ``path`` is WCNF: its first line that is not a comment is a
     hard clause or a ``p wcnf`` line, or its header says ``format: wcnf-2022`` (a DIMACS CNF
-    has a ``p cnf`` line there). Reads the
-    comments and one line more (stdin cannot be read twice: ``-`` is never WCNF here)."""
+    has a ``p cnf`` line there). Reads the comments and one line more (stdin cannot be read
+    twice: ``-`` is never WCNF here)."""
     if str(path) == "-":
         return False
     comments, first = _head(path)
