@@ -228,8 +228,8 @@ def _watch_space(n_clauses: int, n_lists: int) -> int:
     to one more per clause during a propagation pass (the list visited keeps its count until
     the pass ends, while its watches move to other lists); packed (drat.c's packed_room),
     1.5 times that plus 2 per list, which leaves at least 3.5 per clause and 2 per list free:
-    a packing (which sorts every list) comes only after as many moves as there are lists
-    over three, however few the clauses are beside the variables."""
+    a packing (which sorts every list) comes only after moves of a third of the lists at
+    least, however few the clauses are beside the variables."""
     return 8 * n_clauses + 4 * n_lists + 16
 
 
