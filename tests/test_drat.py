@@ -317,6 +317,29 @@ def test_extension_variables_far_beyond_the_formula_are_renumbered(piece):
                 slice_literals=piece)[0] is True
 
 
+@given(st.lists(st.integers(-2**31 + 1, 2**31 - 1), max_size=60))
+@settings(max_examples=100, deadline=None)
+def test_renumbering_gives_the_variables_beyond_the_bound_the_next_numbers_in_order(literals):
+    """Each variable above the bound kept gets kept + 1 + its rank among those above it (the
+    distinct values found by a sort, as np.unique finds them), sign kept."""
+    buffer = np.array(literals, np.int32)
+    numbering = drat._renumber(buffer, 7)
+    original = np.array(literals, np.int64)
+    beyond = np.unique(np.abs(original[np.abs(original) > numbering.kept]))
+    assert numbering.fresh.tolist() == beyond.tolist()
+    expected = [x if abs(x) <= numbering.kept else
+                int(np.sign(x)) * (numbering.kept + 1 + int(np.searchsorted(beyond, abs(x))))
+                for x in literals]
+    assert buffer.tolist() == expected
+
+
+def test_renumbering_looks_at_the_clock():
+    """Renumbering millions of huge variables takes seconds before any kernel runs: it looks at
+    the clock between slices, as the kernels do."""
+    with pytest.raises(TimeoutError):
+        drat._renumber(np.arange(1, 9, dtype=np.int32) * 10**8, 4, time.monotonic() - 1)
+
+
 # -- syntax variants of valid proofs -------------------------------------------------------------
 def test_binary_and_compressed_proofs_are_accepted(tmp_path):
     proof = cadical_proof(php(5))

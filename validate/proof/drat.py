@@ -193,7 +193,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
     else:  # its literals are the database's: the check frees them when done with them
         proof.literals = np.zeros(0, np.int32)
     db, start, step_clause, n_formula = database.built()
-    numbering = _renumber(db, slice_literals)
+    numbering = _renumber(db, slice_literals, deadline)
     num_vars = numbering.variables
     _codes(db, slice_literals)
     n_clauses = start.shape[0] - 1
@@ -251,29 +251,42 @@ class _Numbering(NamedTuple):
         return int(self.fresh[variable - self.kept - 1]) if variable > self.kept else variable
 
 
-def _renumber(buffer: np.ndarray, slice_literals: int = SLICE) -> _Numbering:
+def _renumber(buffer: np.ndarray, slice_literals: int = SLICE,
+              deadline: float | None = None) -> _Numbering:
     """Renumber, in place, the variables numbered beyond a bound that grows with the literals
     there are (a p line declaring 2**31 - 1 variables, a proof naming huge extension variables)
     densely after it, in increasing order: the checker's per-variable arrays stay in
-    proportion to its input, whatever the numbers say. Done ``slice_literals`` at a time."""
+    proportion to its input, whatever the numbers say. Done ``slice_literals`` at a time;
+    past ``deadline`` (``time.monotonic()``) a TimeoutError."""
     kept = max(buffer.shape[0] // _LITERALS_PER_VARIABLE, _KEPT_VARIABLES)
     slices = range(0, buffer.shape[0], slice_literals)
     largest, beyond = 0, []
     for a in slices:
+        _tick(deadline)
         magnitude = np.abs(buffer[a:a + slice_literals])
         largest = max(largest, int(magnitude.max()))
         huge = magnitude[magnitude > kept]
-        if huge.size:  # np.unique costs every check numpy.ma's import (20 ms) the first time
-            beyond.append(np.unique(huge))
+        if huge.size:
+            beyond.append(_distinct(huge))
     if not beyond:
         return _Numbering(largest, kept, np.zeros(0, np.int32))
-    fresh = np.unique(np.concatenate(beyond))
+    fresh = _distinct(np.concatenate(beyond))
     for a in slices:
+        _tick(deadline)
         part = buffer[a:a + slice_literals]
         where = np.abs(part) > kept
         renumbered = kept + 1 + np.searchsorted(fresh, np.abs(part[where]))
         part[where] = np.where(part[where] < 0, -renumbered, renumbered)
     return _Numbering(kept + fresh.shape[0], kept, fresh)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, in increasing order: a sort and a mask (np.unique hashes integers
+    in numpy 2, a second a million of them, and imports numpy.ma the first time)."""
+    values = np.sort(values)
+    keep = np.ones(values.shape[0], np.bool_)
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _codes(db: np.ndarray, slice_literals: int = SLICE) -> None:
