@@ -16,8 +16,12 @@ import pytest
 from conftest import TINY, assert_one_line_error, publish_tiny
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.validate.campaigns.calibrate import (
+    calibrate_suite,
+    plot_calibration,
+    read_calibration,
+)
 from puzzlesat.validate.runs import solvers as runner
-from puzzlesat.validate.runs.calibrate import calibrate_suite, plot_calibration, read_calibration
 from puzzlesat.validate.runs.solvers import solve_with_pysat
 
 
@@ -188,13 +192,13 @@ def test_cli_calibrate_prints_a_summary(calibrated, puzzlesat, tmp_path):
 
 @pytest.mark.parametrize("args, fragments", [
     (["--solvers", "nosuch"], ["unknown solver 'nosuch'", "minisat-bin",
-                               "model counters: ganak, approxmc"]),
+                               "mc: ganak, approxmc"]),
     (["--solvers", ","], ["--solvers is empty"]),
     (["--time-limit", "0"], ["--time-limit"]),
-    # a solver that takes none of the suite's instances (a CNF suite without counting ones)
-    (["--solvers", "ganak:5"], ["--solvers ganak", "takes none of the 3 instances"]),
-    (["--solvers", "cadical195,approxmc:5"], ["--solvers approxmc", "takes none"]),
-    (["--solvers", "rc2:5"], ["--solvers rc2", "takes none"]),
+    # a client of a track none of the suite's instances has (a SAT suite)
+    (["--solvers", "ganak:5"], ["--solvers ganak", "none of the 3 chosen"]),
+    (["--solvers", "cadical195,approxmc:5"], ["--solvers approxmc", "solves mc instances"]),
+    (["--solvers", "rc2:5"], ["--solvers rc2", "solves maxsat instances"]),
 ])
 def test_cli_calibrate_bad_options(calibrated, puzzlesat, args, fragments):
     suite, _ = calibrated

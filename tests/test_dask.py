@@ -9,10 +9,10 @@ from conftest import TINY
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import make_executor
 from puzzlesat.generator.suite import publish_suite, verify_suite
-from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.campaigns.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.campaigns.solve import solve_suite
+from puzzlesat.validate.campaigns.validate_suite import validate_suite
 from puzzlesat.validate.runs.command import SolverCommand
-from puzzlesat.validate.runs.solve import solve_suite
-from puzzlesat.validate.suite import validate_suite
 
 pytest.importorskip("distributed")
 

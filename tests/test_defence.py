@@ -14,9 +14,11 @@ import pytest
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
+from puzzlesat.generator.tracks import get_track
+from puzzlesat.validate.evidence import HeaderPuzzle
 from puzzlesat.validate.proof import check as proof_module
 from puzzlesat.validate.proof.check import ProofCheck
-from puzzlesat.validate.report import planted_witness_checks, validate_files
+from puzzlesat.validate.tracks import JudgeOptions, judge_files
 
 EDGE = {"rows": 3, "cols": 3, "border_colors": 2, "center_colors": 2}
 FLOW = {"width": 4, "height": 4, "colors": 4}
@@ -45,7 +47,7 @@ def planted(tmp_path):
 def test_the_planted_witness_is_evidence(planted):
     cnf, _, _ = planted
     dimacs = read_dimacs(cnf)
-    assert planted_witness_checks(dimacs) == (f"the planted witness satisfies all "
+    assert HeaderPuzzle(dimacs, get_track("sat")).witness() == (f"the planted witness satisfies all "
                                               f"{dimacs.num_clauses} clauses")
 
 
@@ -85,7 +87,8 @@ def test_a_flow_witness_comes_from_the_witness_file(tmp_path, puzzlesat, monkeyp
 
 def test_a_rejected_proof_on_a_planted_sat_instance_is_a_wrong_answer(planted, monkeypatch):
     stub_checker(monkeypatch, False)
-    verdict = validate_files(*planted)
+    instance, output, proof = planted
+    verdict = judge_files(instance, output, JudgeOptions(proof=proof))
     assert (verdict.verdict, verdict.exit_code, verdict.checker_failure) == ("WRONG-ANSWER", 3, "")
     assert verdict.notes == ["proof rejected by stub: s NOT VERIFIED"]
 
@@ -128,7 +131,7 @@ def test_validate_suite_reports_a_checker_failure(planted, tmp_path, puzzlesat, 
     assert result.code == 4
     assert result.out.splitlines()[1].startswith(f"CHECKER FAILURE {cnf.name}: stub verified")
     assert result.out.splitlines()[-1] == ("1 instances: 1 WRONG-ANSWER; 1 CHECKER FAILURES "
-                                           "(verified proofs of SAT instances)")
+                                           "(checks that fail only when puzzlesat is wrong)")
 
 
 def test_validate_suite_takes_a_flow_witness_from_witnesses(tmp_path, puzzlesat, monkeypatch):
@@ -165,8 +168,8 @@ def test_a_witness_is_evidence_whatever_the_header_expects(tmp_path, monkeypatch
     write_instance(str(tmp_path / "f.cnf"), inst.formula, header)
     (tmp_path / "f.out").write_text("s UNSATISFIABLE\n")
     (tmp_path / "f.drat").write_text("0\n")
-    verdict = validate_files(tmp_path / "f.cnf", tmp_path / "f.out",
-                             tmp_path / "f.drat" if checker is not None else None)
+    verdict = judge_files(tmp_path / "f.cnf", tmp_path / "f.out", JudgeOptions(
+        proof=tmp_path / "f.drat" if checker is not None else None))
     assert verdict.verdict == "WRONG-ANSWER"
     assert verdict.reason.startswith("claims UNSAT, but the planted witness satisfies all ")
     assert verdict.exit_code == (4 if checker else 3)

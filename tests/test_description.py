@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite.describe import tex
 from puzzlesat.generator.suite.publish import publish_suite
-from puzzlesat.validate.runs.calibrate import calibrate_suite
+from puzzlesat.validate.campaigns.calibrate import calibrate_suite
 
 
 def _has_tex() -> bool:

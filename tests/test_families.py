@@ -5,6 +5,7 @@ JSON round trips. A family added to the registry without a row here fails the fi
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 from pysat.solvers import Solver
@@ -50,23 +51,30 @@ PYTHON_API = {"edge-matching": api.edge_matching, "sliding": api.sliding, "flow"
 @pytest.mark.parametrize("name", family_names())
 def test_the_python_function_takes_the_family_params_as_typed_keywords(name):
     """Its keywords are the family's PARAMS with their defaults, in order, then the encoding
-    (the family's default), seed, solving and force; each has a type."""
+    (None: the track's first), seed, solving, force and the track (SAT by default); each has
+    a type."""
     family, signature = get_family(name), inspect.signature(PYTHON_API[name])
     keywords = list(signature.parameters.values())
     assert all(k.kind is k.KEYWORD_ONLY and k.annotation is not k.empty for k in keywords)
     count = len(family.PARAMS)
     assert [(k.name, k.default) for k in keywords[:count]] == \
         [(p.name, p.default) for p in family.PARAMS]
-    assert [k.name for k in keywords[count:]] == ["encoding", "seed", "solving", "force"]
-    assert signature.parameters["encoding"].default == next(iter(family.ENCODINGS))
+    assert [k.name for k in keywords[count:]] == ["encoding", "seed", "solving", "force",
+                                                  "track"]
+    assert signature.parameters["encoding"].default is None
+    assert signature.parameters["track"].default == "sat"
 
 
 @pytest.mark.parametrize("name", family_names())
 def test_the_python_function_makes_the_command_line_instance(name):
-    """Its instance has the header and bytes of the instance the params build."""
-    made = PYTHON_API[name](**SMALL[name], seed=3)
-    assert made.dimacs() == build(name, SMALL[name], None, 3).dimacs()
-    assert made.dimacs().endswith(made.dimacs(header=False))
+    """Its instance has the header and bytes of the instance the params build, for every
+    track the family has; without its header, the same text but the header's lines."""
+    for track in ("sat", *get_family(name).TRACKS):
+        made = PYTHON_API[name](**SMALL[name], seed=3, track=track)
+        assert made.text() == build(name, SMALL[name], None, 3, track=track).text()
+        lines = made.text().splitlines(keepends=True)
+        assert made.text(header=False) == "".join(
+            line for line in lines if not re.match(r"c [a-z-]+: ", line))
 
 
 @pytest.mark.parametrize("name", family_names())

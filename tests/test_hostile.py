@@ -204,7 +204,7 @@ def test_faults_of_puzzlesat_itself_are_failures(tmp_path, puzzlesat, monkeypatc
     """On a genuine instance (the header encodes to this very CNF) a decode that raises, or a
     referee that rejects the solver's valid model, is puzzlesat's bug: reported, exit 3."""
     from puzzlesat.generator.families import get_family
-    from puzzlesat.validate.report import validate_files
+    from puzzlesat.validate.tracks import judge_files
 
     assert puzzlesat("generate", *EM_SMALL, "-o", tmp_path / "x.cnf").code == 0
     (tmp_path / "x.out").write_text(puzzlesat("solve", tmp_path / "x.cnf").out)
@@ -217,7 +217,7 @@ def test_faults_of_puzzlesat_itself_are_failures(tmp_path, puzzlesat, monkeypatc
     else:
         monkeypatch.setattr(family, "check", lambda puzzle, solution: ["square 3 is odd"])
         problem = "square 3 is odd"
-    verdict = validate_files(tmp_path / "x.cnf", tmp_path / "x.out")
+    verdict = judge_files(tmp_path / "x.cnf", tmp_path / "x.out")
     assert verdict.verdict == "VERIFIED-SAT" and verdict.exit_code == 3
     assert verdict.puzzle.problems == [problem]
     assert f"INVALID: {problem}" in verdict.text()

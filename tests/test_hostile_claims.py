@@ -19,17 +19,22 @@ from test_tune import stub  # noqa: F401  (a fixture: the solver runner replaced
 from puzzlesat.generator.core.counting import Projection
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.core.wcnf_reader import parse_wcnf, read_wcnf
+from puzzlesat.generator.core.wcnf import parse_wcnf, read_wcnf
 from puzzlesat.generator.families.sliding import maxsat as sliding_maxsat
 from puzzlesat.generator.families.sliding.puzzle import Solution
-from puzzlesat.generator.maxsat import build_wcnf
-from puzzlesat.validate.count import judge_count, parse_count_output
-from puzzlesat.validate.runs.maxsat import maxsat_text
-from puzzlesat.validate.runs.tune import tune
+from puzzlesat.generator.instance import build
+from puzzlesat.validate.answers import maxsat_text, parse_count_output
+from puzzlesat.validate.campaigns.tune import tune
+from puzzlesat.validate.tracks.mc.judge import judge_count
 
 # -- a doctored header cannot certify an optimum ------------------------------------------------
 #: Korf's instance 9 cut at k = 4: its distance is 4; a budget of 8 leaves room for detours
 KORF = {"korf": 9, "k": 4, "budget": 8}
+
+
+def build_maxsat(family: str, params: dict, seed: int = 0):
+    """The MaxSAT instance ``generate --format wcnf`` builds."""
+    return build(family, params, seed=seed, track="maxsat")
 
 
 def _header_line(text: str, key: str) -> str:
@@ -56,7 +61,7 @@ def test_a_doctored_sliding_distance_certifies_no_optimum(tmp_path, puzzlesat):
     bound and bounds all raised to match) is refused in one line: the optimum is the one the
     params prove, so OPTIMUM FOUND at the doctored length is never VERIFIED-OPTIMUM."""
     honest = tmp_path / "honest.wcnf"
-    inst = build_wcnf("sliding", KORF)
+    inst = build_maxsat("sliding", KORF)
     assert puzzlesat("generate", "sliding", "--korf", "9", "--k", "4", "--budget", "8",
                      "--format", "wcnf", "-o", honest).code == 0
     doctored = tmp_path / "doctored.wcnf"
@@ -77,7 +82,7 @@ def test_a_doctored_sliding_distance_certifies_no_optimum(tmp_path, puzzlesat):
 def test_the_sliding_bounds_follow_the_params_not_the_puzzle_record():
     """The bounds of a sliding puzzle are the generator's proof for its params: a puzzle whose
     recorded lower bound was lowered is refused too (its bounds are not certified)."""
-    inst = build_wcnf("sliding", KORF)
+    inst = build_maxsat("sliding", KORF)
     bounds = sliding_maxsat.bounds(inst.puzzle, inst.params, Rng(0))
     assert (bounds.lower, bounds.upper, bounds.optimum) == (4, 4, 4)
     lowered = dataclasses.replace(inst.puzzle, lower_bound=2)
@@ -233,7 +238,7 @@ def test_a_counter_seed_out_of_range_is_one_line(puzzlesat, tmp_path, seed):
     read, not handed to a counter that takes it without a word."""
     pytest.importorskip("pyganak")
     result = puzzlesat("count", tmp_path / "none.cnf", "--seed", seed)
-    assert_one_line_error(result, "--seed must be an integer from 0 to 4294967295")
+    assert_one_line_error(result, "--seed", "0<=x<=4294967295")
 
 
 def test_an_infinite_time_line_leaves_the_verdict_json_valid(tmp_path, puzzlesat):

@@ -111,7 +111,7 @@ def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budge
                                                                     monkeypatch):
     """A MemoryError on one instance is that instance's verdict line; validate-suite goes on and
     its table holds every instance."""
-    import puzzlesat.validate.suite as report
+    import puzzlesat.validate.campaigns.validate_suite as report
 
     folder, lie = lying_budget
     suite, results = folder / "suite", folder / "res"
@@ -120,14 +120,14 @@ def test_validate_suite_goes_on_past_a_lying_header_and_memory_error(lying_budge
     for name in ("a", "b", "c"):
         lie(100_000_000 if name == "c" else 8, f"suite/instances/{name}.cnf")
         (results / f"{name}.cnf.out").write_bytes((folder / "s.out").read_bytes())
-    real = report.validate_files
+    real = report.judge_files
 
     def starved(instance, *args, **kwargs):
         if instance.name == "b.cnf":
             raise MemoryError
         return real(instance, *args, **kwargs)
 
-    monkeypatch.setattr(report, "validate_files", starved)
+    monkeypatch.setattr(report, "judge_files", starved)
     result = puzzlesat("validate-suite", suite, results, "-o", folder / "t.csv")
     assert "MALFORMED b.cnf: out of memory while checking this output" in result.out
     assert result.out.splitlines()[-1] == "3 instances: 2 VERIFIED-SAT, 1 MALFORMED"

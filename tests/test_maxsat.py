@@ -12,16 +12,23 @@ from conftest import assert_one_line_error
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.core.wcnf_reader import read_wcnf
+from puzzlesat.generator.core.wcnf import read_wcnf
 from puzzlesat.generator.families.edgematch import maxsat as em
 from puzzlesat.generator.families.edgematch.puzzle import Solution
-from puzzlesat.generator.maxsat import build_wcnf
-from puzzlesat.validate.maxsat import Certified, judge_maxsat, parse_maxsat_output
-from puzzlesat.validate.output import MalformedOutput
-from puzzlesat.validate.runs.maxsat import maxsat_text, run_rc2
+from puzzlesat.generator.instance import build
+from puzzlesat.validate.answers import MalformedOutput, maxsat_text, parse_maxsat_output
+from puzzlesat.validate.runs.limits import TimeLimit
+from puzzlesat.validate.tracks.maxsat.clients import run as run_maxsat
+from puzzlesat.validate.tracks.maxsat.judge import Certified, open_case
+from puzzlesat.validate.tracks.maxsat.judge import judge as judge_maxsat
 
 EM = ("edge-matching", "--rows", "4", "--cols", "4", "--border-colors", "2",
       "--center-colors", "3")
+
+
+def build_maxsat(family: str, params: dict, seed: int = 0):
+    """The MaxSAT instance ``generate --format wcnf`` builds."""
+    return build(family, params, seed=seed, track="maxsat")
 
 
 def generate(puzzlesat, path, *args):
@@ -71,7 +78,7 @@ def test_bounds_of_several_recoloured_sides():
     """Recolouring two sides: the lower bound is half the odd colours, the upper bound the
     planted arrangement's unmatched edges; certified only when they meet."""
     params = {"rows": 5, "cols": 5, "border_colors": 2, "center_colors": 4}
-    inst = build_wcnf("edge-matching", params, seed=1)
+    inst = build_maxsat("edge-matching", params, seed=1)
     puzzle = inst.puzzle
     centre = np.flatnonzero((puzzle.pieces != 0).all(axis=1))
     puzzle.pieces[centre[0], 0] = 4 if puzzle.pieces[centre[0], 0] != 4 else 3
@@ -124,13 +131,13 @@ def test_a_forged_o_line_is_wrong_cost(tmp_path, puzzlesat, parity):
 def test_a_forged_optimum_claim_is_wrong_answer(tmp_path, puzzlesat, parity):
     """OPTIMUM FOUND with a correct o line for a worse placement (two pieces swapped)."""
     instance, witness, _ = parity
-    inst = build_wcnf("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
+    inst = build_maxsat("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
                                         "center_colors": 3, "unsat": "parity"}, seed=0)
-    piece = inst.bounds.arrangement.piece.copy()
+    piece = inst.certified.arrangement.piece.copy()
     piece[[5, 10]] = piece[[10, 5]]  # two center squares of a 4x4 board
-    worse = Solution(piece, inst.bounds.arrangement.rotation)
+    worse = Solution(piece, inst.certified.arrangement.rotation)
     model = em.assignment_wcnf(inst.puzzle, "sides", worse)
-    cost = inst.wcnf.cost(model)
+    cost = inst.formula.cost(model)
     assert cost > 1
     text = maxsat_text("OPTIMUM", model, cost).decode()
     result = puzzlesat("validate", instance, forged(tmp_path, text))
@@ -179,13 +186,9 @@ def test_a_cost_below_the_lower_bound_is_a_checker_failure(parity):
     """A model of checked cost below the certified lower bound indicts the certificate
     (exit 4), not the solver."""
     instance, _, out = parity
-    wcnf = read_wcnf(instance)
-    inst = build_wcnf("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
-                                        "center_colors": 3, "unsat": "parity"}, seed=0)
-    answer = parse_maxsat_output(out.read_bytes(), wcnf.num_vars)
-    claimed_too_high = Certified(2, 2, 2, "a wrong certificate", True)
-    verdict = judge_maxsat(wcnf, answer, claimed_too_high, inst.family, inst.maxsat,
-                           inst.puzzle, "sides")
+    case = open_case(instance)
+    case.certified = Certified(2, 2, 2, "a wrong certificate", True)
+    verdict = judge_maxsat(case, out.read_bytes())
     assert verdict.exit_code == 4 and "below the certified lower bound 2" in \
         verdict.checker_failure
 
@@ -209,7 +212,7 @@ def test_rc2_past_its_time_limit_answers_unknown(tmp_path, puzzlesat):
     """RC2 runs in a killable child: past the limit it is killed and the answer is UNKNOWN."""
     instance = tmp_path / "hard.wcnf"
     generate(puzzlesat, instance, "sliding", "--korf", "9", "--k", "12", "--budget", "16")
-    result = run_rc2(instance, time_limit=1.0)
+    result = run_maxsat("rc2", instance, TimeLimit(1.0))
     assert result.status == "UNKNOWN" and result.exit_code == 0
     assert "CPU limit of 1 s reached" in result.text()
 
@@ -240,9 +243,13 @@ def test_an_external_maxsat_binary(tmp_path, puzzlesat, parity):
 
 
 def test_families_without_a_maxsat_form_say_so(tmp_path, puzzlesat):
-    """``--format wcnf`` on flow, or on an unbounded edge-matching board: one clear line."""
+    """``--format wcnf`` on flow (its generate offers cnf alone), or on an unbounded
+    edge-matching board: one clear line; the Python API names the families that have one."""
     result = puzzlesat("generate", "flow", "--format", "wcnf", "-o", tmp_path / "f.wcnf")
-    assert_one_line_error(result, "no MaxSAT form")
+    assert_one_line_error(result, "'wcnf' is not 'cnf'")
+    with pytest.raises(UserError, match=r"no MaxSAT form \(--format wcnf: edge-matching, "
+                                        r"sliding\)"):
+        build("flow", {"width": 4, "height": 4}, track="maxsat")
     result = puzzlesat("generate", "edge-matching", "--rows", "3", "--center-colors", "3",
                        "--unbounded", "--format", "wcnf", "-o", tmp_path / "u.wcnf")
     assert_one_line_error(result, "bounded, unsigned puzzles only")
@@ -257,7 +264,7 @@ def test_output_parser_reads_the_evaluation_format():
     with pytest.raises(MalformedOutput):
         parse_maxsat_output(b"s OPTIMUM\n", 4)
     with pytest.raises(UserError):
-        build_wcnf("sliding", {"korf": 9, "k": 6, "budget": 4})
+        build_maxsat("sliding", {"korf": 9, "k": 6, "budget": 4})
 
 
 MSE_TINY = b"""
@@ -352,13 +359,13 @@ def test_the_maxsat_bundle(tmp_path, puzzlesat):
     (tmp_path / "sat").mkdir()
     sat = publish_tiny(tmp_path / "sat")
     result = puzzlesat("submission", sat, "--track", "maxsat", "-o", tmp_path / "c")
-    assert_one_line_error(result, "not WCNF")
+    assert_one_line_error(result, "are not maxsat instances")
 
 
 def test_the_picture_marks_unmatched_edges():
     """The description's picture of an arrangement draws each unmatched inner edge in red:
     one for a parity board's planted arrangement, none for the puzzle alone."""
-    inst = build_wcnf("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
+    inst = build_maxsat("edge-matching", {"rows": 4, "cols": 4, "border_colors": 2,
                                         "center_colors": 3, "unsat": "parity"}, seed=0)
-    assert inst.family.render_tikz(inst.puzzle, inst.bounds.arrangement).count("draw[red") == 1
+    assert inst.family.render_tikz(inst.puzzle, inst.certified.arrangement).count("draw[red") == 1
     assert inst.family.render_tikz(inst.puzzle).count("draw[red") == 0

@@ -15,13 +15,13 @@ import pytest
 from conftest import assert_one_line_error, instance_row, publish_tiny
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
-from puzzlesat.validate.runs.clients import run_client
-from puzzlesat.validate.runs.command import minisat_answer
+from puzzlesat.validate.answers import minisat_answer
+from puzzlesat.validate.campaigns.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.campaigns.tune.cache import run_client
 from puzzlesat.validate.runs.limits import TimeLimit
 from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.solvers import clauses
-from puzzlesat.validate.runs.submission_rules import Rules, check_instances, selection
+from puzzlesat.validate.tracks.sat.bundle import Rules, check_instances, selection
 
 #: a fake MiniSat binary: argv is ``-verb=0 CNF RESULT``; the mode comes from the environment
 FAKE_MINISAT = r'''#!{python}
@@ -136,7 +136,7 @@ def test_a_missing_or_not_executable_binary_is_one_line(suite, puzzlesat, tmp_pa
 
 def test_an_unknown_solver_name_lists_the_binaries(suite, puzzlesat):
     assert_one_line_error(puzzlesat("calibrate", suite, "--solvers", "minisat"),
-                          "unknown solver 'minisat'", "binaries: minisat-bin, kissat-bin")
+                          "unknown solver 'minisat'", "minisat-bin, kissat-bin")
 
 
 @pytest.mark.parametrize("margin", ["0.5", "nan", "-1"])

@@ -6,7 +6,7 @@ import lzma
 
 import pytest
 
-from puzzlesat.validate.output import MalformedOutput, parse_output, read_output
+from puzzlesat.validate.answers import MalformedOutput, output_bound, parse_output, read_answer
 
 
 @pytest.mark.parametrize("text, status, literals", [
@@ -57,7 +57,7 @@ def test_time_comment_and_long_v_line_warning():
 def test_compressed_output_file(tmp_path):
     path = tmp_path / "out.txt.xz"
     path.write_bytes(lzma.compress(b"s SATISFIABLE\nv -1 0\n"))
-    assert read_output(path, 1).literals.tolist() == [-1]
+    assert parse_output(read_answer(path, output_bound(1))).literals.tolist() == [-1]
 
 
 @pytest.mark.parametrize("text, reason", [

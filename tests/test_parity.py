@@ -172,13 +172,14 @@ def test_model_of_a_certified_instance_blames_the_encoding(puzzlesat, tmp_path, 
 
 def _claimed_unsat(tmp_path, inst, certificate: str) -> tuple[bool, str]:
     """``inst`` written as liar.cnf with a header claiming UNSAT by ``certificate``, and what
-    the validator makes of that claim (:func:`certified_unsat`)."""
-    from puzzlesat.validate.report import certified_unsat
+    the validator makes of that claim (:meth:`HeaderPuzzle.certificate`)."""
+    from puzzlesat.generator.tracks import get_track
+    from puzzlesat.validate.evidence import HeaderPuzzle
 
-    inst.expected, inst.expected_from = "UNSAT", certificate
+    inst.made.expected, inst.made.expected_from = "UNSAT", certificate
     cnf = tmp_path / "liar.cnf"
     write_instance(str(cnf), inst.formula, inst.header())
-    return certified_unsat(read_dimacs(cnf))
+    return HeaderPuzzle(read_dimacs(cnf), get_track("sat")).certificate()
 
 
 def test_header_certificate_that_does_not_hold_is_not_trusted(tmp_path):

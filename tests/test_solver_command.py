@@ -20,6 +20,7 @@ from test_solver_runs import HARD, SAT_CNF, UNSAT_CNF, suite, wait_gone
 from puzzlesat.generator.core.files import compress
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.instance import build
+from puzzlesat.validate.answers import output_bound, sat_status
 from puzzlesat.validate.runs import command as command_module
 from puzzlesat.validate.runs.limits import TimeLimit
 
@@ -234,7 +235,8 @@ def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
     tracemalloc.start()
     try:
         run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60),
-                                         tmp_path / "u.drat")
+                                         sat_status, output_bound(2),
+                                         proof_to=tmp_path / "u.drat")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -252,8 +254,8 @@ def test_a_proof_left_as_a_symlink_is_never_copied(tmp_path, fake, monkeypatch):
     monkeypatch.setenv("SECRET_FILE", str(secret))
     (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("symlink-proof", "{proof}"))
-    run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60),
-                                     tmp_path / "u.drat")
+    run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60), sat_status,
+                                     output_bound(2), proof_to=tmp_path / "u.drat")
     assert run.status == "UNSAT"
     assert not (tmp_path / "u.drat").exists()
     assert any("wrote no proof file" in note and "symlink is never followed" in note

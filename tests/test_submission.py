@@ -23,11 +23,25 @@ from puzzlesat.generator.suite.calibration import calibration_files
 from puzzlesat.generator.suite.folder import ManifestRow
 from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.spec import read_published
-from puzzlesat.validate.runs import submission
-from puzzlesat.validate.runs.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.campaigns.calibrate import calibrate_suite, read_calibration
+from puzzlesat.validate.campaigns.submission import check_submission as check_suite
+from puzzlesat.validate.campaigns.submission import write_submission
+from puzzlesat.validate.runs.bundle import MARKER
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.runs.submission import MARKER, build_bundle, check_submission
-from puzzlesat.validate.runs.submission_rules import Rules, check_instances
+from puzzlesat.validate.tracks.sat import bundle as submission
+from puzzlesat.validate.tracks.sat.bundle import Rules, check_instances
+
+
+def check_submission(suite, rules):
+    """The SAT Competition's check of a published suite."""
+    return check_suite(suite, "sat", rules)[1]
+
+
+def build_bundle(suite, output, check):
+    """Write the SAT bundle of a check that holds."""
+    from puzzlesat.validate.tracks import get_track
+
+    return write_submission(suite, output, get_track("sat"), check)
 
 if importlib.util.find_spec("gbdc") is None:  # in the test extra; never imported here
     pytest.skip("gbdc is not installed", allow_module_level=True)

@@ -60,7 +60,8 @@ def _toy_module() -> types.ModuleType:
         return f
 
     toy.instance_name = instance_name
-    toy.estimate = lambda params, encoding: Estimate(params["n"], 2 * params["n"],
+    toy.TRACKS = {}  # the SAT track only
+    toy.estimate = lambda params, encoding, puzzle=None: Estimate(params["n"], 2 * params["n"],
                                                      2 * params["n"] * (len(str(params["n"])) + 4))
     toy.generate = generate
     toy.encode = encode

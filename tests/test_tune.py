@@ -16,17 +16,17 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
-from puzzlesat.validate.runs.clients import Limit, parse_limit
-from puzzlesat.validate.runs.solvers import SolveResult
-from puzzlesat.validate.runs.tune import cache as tune_module
-from puzzlesat.validate.runs.tune import tune
-from puzzlesat.validate.runs.tune.cache import RunCache
-from puzzlesat.validate.runs.tune.plan import (
+from puzzlesat.validate.campaigns.tune import cache as tune_module
+from puzzlesat.validate.campaigns.tune import tune
+from puzzlesat.validate.campaigns.tune.cache import RunCache
+from puzzlesat.validate.campaigns.tune.plan import (
     Axis,
     make_plan,
     parse_axis,
     parse_follow,
 )
+from puzzlesat.validate.runs.solvers import SolveResult
+from puzzlesat.validate.tracks import Limit, parse_limit
 
 FIXED = ("border_colors=2", "scramble")
 FOLLOW = ("center_colors=0.5*rows",)
@@ -61,7 +61,7 @@ def stub(monkeypatch):
             where[gbd_hash_of_literals(inst.formula.flat_literals())] = (value, task.replicate)
     calls = []
 
-    def run_client(solver, source, time_limit):
+    def run_client(solver, source, time_limit, track="sat"):
         value, replicate = where[gbd_hash_of_literals(source[0])]
         calls.append((value, replicate, solver, time_limit.cpu))
         seconds = TIMES[value][replicate][solver != "minisat22"]
@@ -143,10 +143,10 @@ def test_second_run_makes_no_solver_run_and_writes_the_same_files(stub, tmp_path
 def test_interrupted_tune_resumes_where_it_stopped(stub, tmp_path, monkeypatch):
     run = tune_module.run_client
 
-    def interrupted(solver, source, time_limit):
+    def interrupted(solver, source, time_limit, track="sat"):
         if len(stub) == 7:
             raise KeyboardInterrupt
-        return run(solver, source, time_limit)
+        return run(solver, source, time_limit, track)
 
     monkeypatch.setattr(tune_module, "run_client", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -317,7 +317,7 @@ def test_a_plan_past_the_bound_is_refused_before_any_sample_is_made(monkeypatch)
     def parse_spec(*args, **kwargs):
         raise AssertionError("a plan past the bound was built")
 
-    monkeypatch.setattr("puzzlesat.validate.runs.tune.plan.parse_spec", parse_spec)
+    monkeypatch.setattr("puzzlesat.validate.campaigns.tune.plan.parse_spec", parse_spec)
     with pytest.raises(UserError, match=r"up to 100002 instances \(3 axis values x 16667 "
                                         r"samples x 2 encodings\), more than 100000"):
         make_plan("edge-matching", FIXED, "rows=3..5", FOLLOW, ("all", "compact"), 16667)
@@ -419,7 +419,7 @@ def test_dask_executor_gives_the_same_answer(stub, tmp_path):
 
 
 def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, monkeypatch):
-    def dies(solver, source, time_limit):
+    def dies(solver, source, time_limit, track="sat"):
         return SolveResult("UNKNOWN", solver, 0.5, notes=["solver process died (exit code -9)"])
 
     monkeypatch.setattr(tune_module, "run_client", dies)

@@ -19,9 +19,18 @@ from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.families import FAMILY_MODULES
 from puzzlesat.generator.families.params import Estimate
 from puzzlesat.validate import model as model_check
+from puzzlesat.validate.answers import MalformedOutput, SolverOutput, parse_output
 from puzzlesat.validate.model import falsified_clauses
-from puzzlesat.validate.output import MalformedOutput, SolverOutput, parse_output
-from puzzlesat.validate.report import judge
+from puzzlesat.validate.tracks import JudgeOptions
+from puzzlesat.validate.tracks.sat.judge import case_of, judge_output
+from puzzlesat.validate.tracks.sat.judge import judge as judge_answer
+
+
+def judge(dimacs, output, proof=None):
+    """The SAT judge's verdict on a parsed answer (or the MalformedOutput reading it raised)."""
+    if isinstance(output, MalformedOutput):
+        return judge_answer(case_of(dimacs), output)
+    return judge_output(case_of(dimacs), output, JudgeOptions(proof=proof))
 
 
 def dimacs_text(clauses, num_vars, header=None) -> bytes:

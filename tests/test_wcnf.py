@@ -11,9 +11,14 @@ from conftest import assert_one_line_error
 
 from puzzlesat.generator.core.cnf import Deferred
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.sniff import is_wcnf
-from puzzlesat.generator.core.wcnf import MAX_WEIGHT, Wcnf, wcnf_bytes, wcnf_clause_bytes
-from puzzlesat.generator.core.wcnf_reader import parse_wcnf
+from puzzlesat.generator.core.head import read_head
+from puzzlesat.generator.core.wcnf import (
+    MAX_WEIGHT,
+    Wcnf,
+    parse_wcnf,
+    wcnf_bytes,
+    wcnf_clause_bytes,
+)
 
 
 def reference_wcnf(wcnf: Wcnf) -> bytes:
@@ -113,12 +118,14 @@ def test_malformed_wcnf_is_one_clear_error(text, message):
 
 
 def test_malformed_wcnf_on_the_command_line(tmp_path, puzzlesat):
-    """``validate`` on a WCNF with a zero weight, ``show`` on a pre-2022 WCNF: one line,
-    exit 2, no traceback."""
+    """``show`` on a WCNF with a zero weight or in the pre-2022 format, ``validate`` on one
+    without a puzzlesat header (refused before its clauses are read): one line, exit 2, no
+    traceback."""
     (tmp_path / "bad.wcnf").write_bytes(b"c family: edge-matching\nh 1 2 0\n0 1 0\n")
+    assert_one_line_error(puzzlesat("show", tmp_path / "bad.wcnf"), "line 3", "weight 0")
     (tmp_path / "out").write_text("s UNKNOWN\n")
     result = puzzlesat("validate", tmp_path / "bad.wcnf", tmp_path / "out")
-    assert_one_line_error(result, "line 3", "weight 0")
+    assert_one_line_error(result, "not a puzzlesat instance", "encoding, puzzle")
     (tmp_path / "old.wcnf").write_bytes(b"c old\np wcnf 2 1 10\n10 1 0\n")
     assert_one_line_error(puzzlesat("show", tmp_path / "old.wcnf"), "line 2", "pre-2022")
 
@@ -133,7 +140,7 @@ def test_format_is_told_by_the_first_clause_line(tmp_path):
              "e.wcnf": b"p wcnf 1 1 3\n3 1 0\n"}
     for name, text in cases.items():
         (tmp_path / name).write_bytes(text)
-        assert is_wcnf(tmp_path / name) == name.endswith(".wcnf"), name
+        assert (read_head(tmp_path / name).format == "wcnf") == name.endswith(".wcnf"), name
 
 
 def test_generated_wcnf_is_deterministic_and_pinned(tmp_path, puzzlesat):

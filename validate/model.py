@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlesat.validate.output import MalformedOutput
+from puzzlesat.validate.answers import MalformedOutput
 
 
 def given_literals(literals: np.ndarray, num_vars: int) -> np.ndarray:

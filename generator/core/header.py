@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.structured import load_json
 
 FORMAT_VERSION = 1
@@ -57,3 +58,23 @@ def parse_header(comment_lines: Iterable[str], name: str = "header") -> dict:
         else:
             header[key] = text
     return header
+
+
+_COUNT = re.compile(r"[0-9]+")
+
+
+def read_count(text: object, what: str, digits: int = 30) -> int:
+    """A count written in a header or a file: ASCII decimal digits only (``str.isdigit``
+    would take ``¹`` or ``١``, which ``int`` refuses or reads as 1), at most ``digits`` of
+    them, else a UserError naming ``what``."""
+    if not (isinstance(text, str) and len(text) <= digits and _COUNT.fullmatch(text)):
+        raise UserError(f"{what} {str(text)[:40]!r} is not a non-negative integer (ASCII "
+                        f"digits)")
+    return int(text)
+
+
+def header_count(header: dict, key: str, digits: int = 30) -> int | None:
+    """The header's ``key`` as a count (:func:`read_count`); None when it says ``unknown``
+    or is absent."""
+    text = header.get(key, "unknown")
+    return None if text == "unknown" else read_count(text, f"header line 'c {key}:'", digits)

@@ -114,6 +114,29 @@ def read_stream(handle: BinaryIO, name: str, limit: int, what: str = "input",
     return b"".join(parts)
 
 
+def line_chunks(handle: BinaryIO, name: str, limit: int, what: str = "input",
+                size: int = 1 << 20) -> Iterator[bytes]:
+    """The text of an open binary file (decompressed as :func:`input_pieces` does) in chunks
+    of about ``size`` bytes, each ending with a line's newline (the last one where the text
+    ends), so a reader parses one chunk at a time and keeps only what it parsed;
+    :class:`InputTooLong` once they pass ``limit`` bytes (the most ``what`` can hold)."""
+    held, total = b"", 0
+    with contextlib.closing(input_pieces(handle, name)) as pieces:
+        for piece in pieces:
+            total += len(piece)
+            if total > limit:
+                raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {what} can "
+                                   f"hold")
+            held += piece
+            if len(held) >= size:
+                cut = held.rfind(b"\n") + 1
+                if cut:
+                    yield held[:cut]
+                    held = held[cut:]
+    if held:
+        yield held
+
+
 def input_pieces(handle: BinaryIO, name: str) -> Generator[bytes, None, None]:
     """The text of an open binary file in pieces of at most 1 MB, decompressed as it is read
     when its magic bytes say xz, gzip or bzip2 (for a reader that streams: it holds one

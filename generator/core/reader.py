@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.head import MAX_COMMENT_BYTES, Comments, first_other, scan_comments
 from puzzlesat.generator.core.header import parse_header
 from puzzlesat.generator.core.inputs import MAGIC, input_pieces, open_input, read_input, read_stream
 
@@ -29,14 +30,15 @@ def read_bytes(path: str | os.PathLike, limit: int | None = None, what: str = "i
 
 @dataclass
 class Dimacs:
-    """A parsed instance: header, declared counts and the clauses as one flat literal array
-    (each clause followed by 0)."""
+    """A parsed instance: header, declared counts, the clauses as one flat literal array
+    (each clause followed by 0), and the comment lines a reader keeps (the header's, the
+    counting lines: :func:`~puzzlesat.generator.core.head.scan_comments`)."""
 
     header: dict
     num_vars: int
     num_clauses: int
     literals: np.ndarray
-    comments: list[str] = field(default_factory=list)
+    comments: Comments = field(default_factory=Comments)
 
     @property
     def clause_ends(self) -> np.ndarray:
@@ -95,11 +97,10 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
         if re.search(rb"^[ \t]*[pP]", text, re.M):
             raise UserError(f"{name}: malformed 'p cnf' line")
         raise UserError(f"{name}: no 'p cnf' line")
-    head = text[: p.start()]
-    comments = [line.strip().decode("utf-8", "replace") for line in head.splitlines()]
-    if any(line and not line.startswith("c") for line in comments):
+    head = memoryview(text)[: p.start()]
+    if first_other(head) is not None:
         raise UserError(f"{name}: clauses before the 'p cnf' line")
-    comments = [line for line in comments if line]
+    comments = scan_comments(head, name)
     # Clause text holds only digits, '-' and white space, so a scan for 'c' or '%' (in C)
     # tells whether the slower line-wise regular expressions are needed at all; without them
     # the clauses are read in place (a memoryview), never copied.
@@ -107,8 +108,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     clauses: memoryview | bytes = memoryview(text)[body:]
     if text.find(b"c", body) >= 0:
         clauses = bytes(clauses)
-        comments += [m.group(0).decode("utf-8", "replace").strip()
-                     for m in _COMMENT_LINE.finditer(clauses)]
+        comments.add(scan_comments(clauses, name), name)
         clauses = _COMMENT_LINE.sub(b"", clauses)
     if text.find(b"%", body) >= 0:
         clauses = bytes(clauses)
@@ -144,7 +144,7 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
         worst = int(np.abs(literals).max())
         if worst > num_vars:
             raise UserError(f"{name}: literal {worst} is beyond the declared {num_vars} variables")
-    return Dimacs(parse_header(comments, name), num_vars, num_clauses, literals, comments)
+    return Dimacs(parse_header(comments.header, name), num_vars, num_clauses, literals, comments)
 
 
 _MALFORMED_MINUS = "malformed literal (a '-' must start a number 1-9...)"
@@ -316,11 +316,6 @@ def _stray_bytes(clauses: memoryview) -> bytes:
     return b""
 
 
-#: bytes of comments (the header, and ``c`` lines among the clauses) an instance may hold
-#: beyond what its p line allows for clauses
-MAX_COMMENT_BYTES = 64 << 20
-
-
 def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
     """The most bytes a DIMACS text with this p line can hold: every clause at most V distinct
     literals of ``len(str(V)) + 2`` bytes and its ``0``, twice over for layout (CRLF, runs of
@@ -378,9 +373,19 @@ def read_dimacs(path: str | os.PathLike) -> Dimacs:
         mapped = _map_plain(handle)
         if mapped is not None:
             return parse_dimacs(mapped, str(path))
-        text = read_stream(handle, str(path), MAX_COMMENT_BYTES,
-                           "the comments before a p line", _PLineBound())
+        text = _read_text(handle, str(path))
     return parse_dimacs(text, str(path))
+
+
+def read_dimacs_text(path: str | os.PathLike, follow_symlinks: bool = True) -> bytes:
+    """The decompressed text of a DIMACS file, read no further than its p line allows."""
+    with open_input(path, "instance", follow_symlinks) as handle:
+        return _read_text(handle, str(path))
+
+
+def _read_text(handle, name: str) -> bytes:
+    return read_stream(handle, name, MAX_COMMENT_BYTES, "the comments before a p line",
+                       _PLineBound())
 
 
 def read_num_vars(path: str | os.PathLike) -> int | None:

@@ -1,4 +1,5 @@
-"""Weighted partial MaxSAT formulas and their WCNF text (the MaxSAT Evaluation's 2022+ format).
+"""Weighted partial MaxSAT formulas and their WCNF text (the MaxSAT Evaluation's 2022+ format),
+written and read.
 
 A :class:`Wcnf` is a :class:`~puzzlesat.generator.core.cnf.Formula` of hard clauses and ordered
 blocks of soft clauses, each soft clause with an integer weight. The text has no ``p`` line:
@@ -22,17 +23,39 @@ h 1 2 3 0
 2 -3 0
 >>> w.cost(np.array([False, True, False, False]))
 2
+
+Reading is strict about everything the format forbids, one clear line for each mistake (a
+:class:`UserError` naming the file and line): a ``p`` line (the pre-2022 format), a clause
+line that starts with neither ``h`` nor a weight, a weight of 0, a negative weight, a weight
+of 2^63 or more, weights summing to 2^64 - 1 or more, a clause that does not end with its
+``0`` on its line, a ``0`` inside a clause, an empty clause, a literal beyond +-(2^31 - 1),
+any other character. The text is read a chunk of lines at a time and parsed by numpy into
+flat arrays (no Python object per line), so a file costs what its clauses hold.
+
+>>> f = parse_wcnf(b"c x: 1\\nh 1 -2 0\\n3 2 0\\n", "demo")
+>>> f.num_vars, f.hard.tolist(), f.soft.tolist(), f.weights.tolist(), f.header
+(2, [1, -2, 0], [2, 0], [3], {'x': '1'})
+>>> parse_wcnf(b"h 1 2\\n", "demo")
+Traceback (most recent call last):
+...
+puzzlesat.generator.core.errors.UserError: demo: line 1: the clause does not end with 0
 """
 
 from __future__ import annotations
 
 import io
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from puzzlesat.generator.core.cnf import LITERAL_DTYPE, ClauseBlock, DeferredBlock, Formula
-from puzzlesat.generator.core.header import header_lines
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.head import Comments, scan_comments
+from puzzlesat.generator.core.header import header_lines, parse_header
+from puzzlesat.generator.core.inputs import line_chunks, open_input, read_stream
+from puzzlesat.generator.core.reader import parse_literals
 from puzzlesat.generator.core.writer import RunWriter, Stage
 
 #: weights are 1 <= w < MAX_WEIGHT, their sum below MAX_TOTAL (the Evaluation's 2022+ rules)
@@ -191,3 +214,227 @@ def wcnf_head(header: dict | None = None) -> bytes:
 def wcnf_bytes(wcnf: Wcnf, header: dict | None = None) -> bytes:
     """Header and clause lines: the whole WCNF text."""
     return wcnf_head(header) + wcnf_clause_bytes(wcnf)
+
+
+# -- reading ----------------------------------------------------------------------------------
+@dataclass
+class WcnfFile:
+    """A parsed WCNF: header, the hard and soft clauses as flat literal arrays (each clause
+    followed by 0), one uint64 weight per soft clause, V = the largest variable, and the
+    comment lines a reader keeps."""
+
+    header: dict
+    num_vars: int
+    hard: np.ndarray
+    soft: np.ndarray
+    weights: np.ndarray
+    comments: Comments = field(default_factory=Comments)
+
+    @property
+    def num_clauses(self) -> int:
+        """Hard and soft clauses together."""
+        return int(np.count_nonzero(self.hard == 0)) + int(self.weights.size)
+
+    @property
+    def total_weight(self) -> int:
+        """The sum of the soft weights (exact)."""
+        return sum(self.weights.tolist())
+
+    def hard_falsified(self, model: np.ndarray) -> np.ndarray:
+        """Indices of the hard clauses ``model`` (bool, index 0 unused) falsifies."""
+        return np.flatnonzero(falsified_mask(self.hard, model))
+
+    def cost(self, model: np.ndarray) -> int:
+        """The summed weight of the soft clauses ``model`` falsifies."""
+        return sum(self.weights[falsified_mask(self.soft, model)].tolist())
+
+
+#: a WCNF text read without a header to bound it: 1 GB, far past any instance this tool makes
+MAX_WCNF_BYTES = 1 << 30
+
+
+def read_wcnf(path: str | os.PathLike, limit: int = MAX_WCNF_BYTES) -> WcnfFile:
+    """Read a plain, .xz, .gz or .bz2 WCNF file (compression detected from its bytes), at
+    most ``limit`` bytes of text (the caller's bound from the file's header; an
+    :class:`~puzzlesat.generator.core.inputs.InputTooLong` past it)."""
+    with open_input(path, "instance") as handle:
+        return _parse_chunks(line_chunks(handle, str(path), limit, WHAT), str(path))
+
+
+def read_wcnf_text(path: str | os.PathLike, limit: int = MAX_WCNF_BYTES,
+                   follow_symlinks: bool = True) -> bytes:
+    """The decompressed text of a WCNF file, at most ``limit`` bytes (as :func:`read_wcnf`)."""
+    with open_input(path, "instance", follow_symlinks) as handle:
+        return read_stream(handle, str(path), limit, WHAT)
+
+
+#: what holds a WCNF text, for the message past its limit
+WHAT = "a WCNF instance with this header"
+
+
+def parse_wcnf(text: bytes, name: str = "input") -> WcnfFile:
+    """Parse WCNF 2022+ text (one clause per line), or a UserError saying what and where."""
+    return _parse_chunks([bytes(text)], name)
+
+
+def _parse_chunks(chunks: Iterable[bytes], name: str) -> WcnfFile:
+    comments = Comments()
+    hard: list[np.ndarray] = []
+    soft: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    line, total = 0, 0
+    for chunk in chunks:
+        comments.add(scan_comments(chunk, name), name)
+        parts = _parse_lines(chunk, name, line)
+        hard.append(parts[0])
+        soft.append(parts[1])
+        weights.append(parts[2])
+        total += _exact_sum(parts[2])
+        line += chunk.count(b"\n")
+    if total >= MAX_TOTAL:
+        raise UserError(f"{name}: the soft weights sum to {total}, not below 2^64 - 1")
+    flat_hard, flat_soft = _joined(hard, LITERAL_DTYPE), _joined(soft, LITERAL_DTYPE)
+    num_vars = max([int(np.abs(a).max()) for a in (flat_hard, flat_soft) if a.size] or [0])
+    return WcnfFile(parse_header(comments.header, name), num_vars, flat_hard, flat_soft,
+                    _joined(weights, np.uint64), comments)
+
+
+def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _exact_sum(weights: np.ndarray) -> int:
+    """The sum of uint64 weights as an exact integer (numpy's would wrap)."""
+    return (int(np.sum(weights >> np.uint64(32), dtype=np.uint64)) << 32) + int(
+        np.sum(weights & np.uint64(0xFFFFFFFF), dtype=np.uint64))
+
+
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\r\n")] = True
+_LITERAL_BYTE = np.zeros(256, dtype=bool)
+_LITERAL_BYTE[list(b"0123456789-")] = True
+#: the most digits of a weight below 2^63 (leading zeros aside)
+_WEIGHT_DIGITS = len(str(MAX_WEIGHT))
+
+
+def _parse_lines(chunk: bytes, name: str, before: int) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """(hard flat literals, soft flat literals, soft weights) of the clause lines of
+    ``chunk`` (whole lines; ``before`` lines precede it in the file), in numpy passes over its
+    bytes; the first mistake in line order is a UserError naming its line."""
+    a = np.frombuffer(chunk, dtype=np.uint8)
+    if not a.size:
+        empty = np.zeros(0, dtype=LITERAL_DTYPE)
+        return empty, empty, np.zeros(0, dtype=np.uint64)
+    space = _SPACE[a]
+    line_of = np.cumsum(a == ord("\n")) - (a == ord("\n"))  # a newline ends its own line
+    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
+    ends = np.flatnonzero(~space & np.concatenate((space[1:], [True])))
+    token_line = line_of[starts]
+    leads = np.concatenate(([True], token_line[1:] != token_line[:-1]))
+    first_byte = a[starts[leads]]
+    comment = np.zeros(int(line_of[-1]) + 1, dtype=bool)
+    comment[token_line[leads]] = first_byte == ord("c")
+    clause_line = ~comment[token_line]
+    is_hard = np.zeros_like(comment)
+    is_hard[token_line[leads]] = (first_byte == ord("h")) & (ends[leads] == starts[leads])
+    problems: list[tuple[int, str]] = []  # (line, what), the earliest is reported
+
+    def problem(lines: np.ndarray, what) -> None:
+        if lines.size:
+            problems.append((int(lines[0]), what(int(lines[0])) if callable(what) else what))
+
+    lead_lines = token_line[leads]
+    kinds = first_byte[~comment[lead_lines]]
+    lead_clause = lead_lines[~comment[lead_lines]]
+    problem(lead_clause[kinds == ord("p")],
+            "a 'p' line: this is the pre-2022 WCNF format (the 2022+ format has no 'p' line; "
+            "hard clauses start with 'h')")
+    problem(lead_clause[kinds == ord("-")], lambda n: f"negative weight "
+            f"{_token(chunk, starts, ends, leads, token_line, n)}")
+    weight = (kinds >= ord("0")) & (kinds <= ord("9"))
+    hard_lead = is_hard[lead_clause]
+    other = ~weight & ~hard_lead & (kinds != ord("p")) & (kinds != ord("-"))
+    problem(lead_clause[other], lambda n: f"a clause starts with 'h' or a weight, not "
+            f"{_token(chunk, starts, ends, leads, token_line, n)!r}")
+    # literal tokens: every token of a clause line after its first
+    literal = clause_line & ~leads
+    marks = np.zeros(a.size + 1, dtype=np.int32)
+    marks[starts[literal]] += 1  # token starts are distinct, and so are the bytes after ends
+    marks[ends[literal] + 1] -= 1
+    in_literal = np.cumsum(marks[:-1]) > 0
+    stray = np.flatnonzero(in_literal & ~_LITERAL_BYTE[a])
+    problem(line_of[stray], lambda n: f"unexpected character "
+            f"{chr(a[stray[0]]) if 32 <= a[stray[0]] < 127 else hex(a[stray[0]])!r}")
+    weight_lines = lead_clause[weight]
+    digits = _weight_digits(a, starts[leads][~comment[lead_lines]][weight],
+                            ends[leads][~comment[lead_lines]][weight])
+    problem(weight_lines[digits.bad], lambda n: f"a clause starts with 'h' or a weight, not "
+            f"{_token(chunk, starts, ends, leads, token_line, n)!r}")
+    problem(weight_lines[digits.long], lambda n: "a weight of more than "
+            f"{_WEIGHT_DIGITS} digits is 2^63 or more")
+    problem(weight_lines[digits.zero], "weight 0 (weights are 1 <= w < 2^63)")
+    problem(weight_lines[digits.big], lambda n: f"weight "
+            f"{_token(chunk, starts, ends, leads, token_line, n)} is 2^63 or more")
+    if problems:  # the clause check needs clean literal text
+        _raise(problems, name, before)
+    text = np.where(in_literal, a, ord(" ")).astype(np.uint8).tobytes()
+    values = parse_literals(text, name)
+    lines = token_line[literal]
+    last = np.concatenate((lines[1:] != lines[:-1], [True])) if lines.size else lines
+    # clause lines with no literal token at all (a bare 'h' or weight)
+    bare = np.setdiff1d(lead_clause, lines)
+    problem(bare, "the clause does not end with 0")
+    problem(lines[last & (values != 0)], "the clause does not end with 0")
+    problem(lines[~last & (values == 0)], "a 0 inside the clause")
+    only_zero = last & (values == 0) & np.concatenate(([True], last[:-1]))
+    problem(lines[only_zero], "an empty clause")
+    if problems:
+        _raise(problems, name, before)
+    hard_value = is_hard[lines]
+    return (values[hard_value].astype(LITERAL_DTYPE), values[~hard_value].astype(LITERAL_DTYPE),
+            digits.values)
+
+
+def _raise(problems: list[tuple[int, str]], name: str, before: int):
+    line, what = min(problems, key=lambda p: p[0])
+    raise UserError(f"{name}: line {before + line + 1}: {what}")
+
+
+def _token(chunk: bytes, starts, ends, leads, token_line, line: int) -> str:
+    """The first token of line ``line`` of the chunk, as text (at most 30 characters)."""
+    index = int(np.flatnonzero(leads & (token_line == line))[0])
+    return chunk[starts[index]: ends[index] + 1].decode("latin-1")[:30]
+
+
+@dataclass
+class _Weights:
+    values: np.ndarray  # uint64, one per weight token (0 where the token is bad)
+    bad: np.ndarray  # bool: a byte that is not a digit
+    long: np.ndarray  # bool: more significant digits than any weight below 2^63
+    zero: np.ndarray
+    big: np.ndarray  # bool: 2^63 or more
+
+
+def _weight_digits(a: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> _Weights:
+    """The weights written from ``starts`` to ``ends`` (inclusive) in ``a``, digit position by
+    digit position from the last (at most as many passes as the longest token has digits)."""
+    length = ends - starts + 1
+    values = np.zeros(starts.size, dtype=np.uint64)
+    bad = np.zeros(starts.size, dtype=bool)
+    long = np.zeros(starts.size, dtype=bool)
+    scale = np.uint64(1)
+    for place in range(int(length.max(initial=0))):
+        here = place < length
+        digit = a[np.where(here, ends - place, 0)].astype(np.int64) - ord("0")
+        bad |= here & ((digit < 0) | (digit > 9))
+        if place < _WEIGHT_DIGITS:
+            values += np.where(here & ~bad, digit, 0).astype(np.uint64) * scale
+            scale = scale * np.uint64(10) if place + 1 < _WEIGHT_DIGITS else scale
+        else:
+            long |= here & (digit != 0)
+    long &= ~bad
+    values[bad | long] = 0
+    # 19 digits hold up to 10^19 - 1, below 2^64: the sum never wrapped
+    return _Weights(values, bad, long, (values == 0) & ~bad & ~long,
+                    values >= np.uint64(MAX_WEIGHT))

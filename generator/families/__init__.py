@@ -6,10 +6,10 @@ through :func:`get_family`. Every family folder has the same files, each the hom
 the contract: ``puzzle.py`` (Puzzle, Solution, their JSON, the referee ``check`` and the
 ``witness``), ``generate.py`` (``generate``, ``uses_seed``, ``instance_name``), ``encode.py``
 (``encode``, ``decode``, ``assignment``), ``certificate.py`` (``expected`` and
-``check_certificate``), ``estimate.py``, ``render.py`` and ``count.py`` (``shown`` and
-``known_count`` for model counting: its contract and the registry are in :mod:`.counting`);
-the package's ``__init__.py`` holds the family's card (names, story, references, params,
-encodings) and gathers the contract.
+``check_certificate``), ``estimate.py``, ``render.py``, and one module per track beyond SAT: ``count.py`` (model
+counting) and, where the family has a MaxSAT form, ``maxsat.py`` (each track's contract is
+in :mod:`puzzlesat.generator.tracks`); the package's ``__init__.py`` holds the family's card
+(names, story, references, params, encodings, its track modules) and gathers the contract.
 Parameters, their coercion, size limits and the name rule live in :mod:`.params`.
 
 ``NAME``           the family's public name (``"edge-matching"``)
@@ -21,6 +21,8 @@ Parameters, their coercion, size limits and the name rule live in :mod:`.params`
 ``PARAMS``         tuple of :class:`Param`: the generator's parameters (CLI options and suite
                    keys are derived from them)
 ``ENCODINGS``      dict name -> one-line description; the first is the default
+``TRACKS``         dict track name -> the family's module for that track (``mc``, ``maxsat``):
+                   the one place a track finds a family's form of it
 ``generate(params, rng, solving=None) -> Puzzle``   params are normalised (see
                    :func:`.params.normalize_params`); ``rng`` is a
                    :class:`puzzlesat.generator.core.seeds.Rng`; ``solving`` a
@@ -95,6 +97,7 @@ class Family(Protocol[PuzzleT, SolutionT]):
     HARDNESS_PARAM: str
     PARAMS: tuple[Param, ...]
     ENCODINGS: dict[str, str]
+    TRACKS: dict[str, Any]
 
     def generate(self, params: dict, rng: Any, solving: Solving | None = None) -> PuzzleT:
         """The puzzle drawn from ``params`` (normalised) and ``rng``."""

@@ -1,16 +1,6 @@
-"""Model counting for every family: what a family's ``count`` module keeps, and the registry.
-
-A family's counting module (``<family>/count.py``) defines
-
-``shown(puzzle, encoding, formula) -> np.ndarray``   the variables that name a solution of the
-                   puzzle (the projection set): every other variable is auxiliary
-``known_count(puzzle, encoding, formula, shown, solving) -> Count``   the number of models
-                   of ``formula`` projected onto ``shown``, found without any model counter (an
-                   exhaustive search over the puzzle's own moves or pieces, a uniqueness proof,
-                   or :func:`count_by_enumeration` with ``solving``), with how it is known;
-                   ``Count(None, why)`` when it is not
-``STORY``          what a count counts (projected onto which variables, how symmetry is
-                   treated) and how it is certified, for a counting suite's description
+"""What the families' counting modules (``<family>/count.py``) share: the :class:`Count` they
+give, and certified counting by enumeration. Their contract is the counting track's
+(:mod:`puzzlesat.generator.tracks.mc`).
 
 Counting by enumeration is certified: a solver lists the models projected onto the shown
 variables, blocking each; every model found is checked against every clause here (so each is a
@@ -23,16 +13,13 @@ that making instances never imports the validator.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from types import ModuleType
 
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.solving import Solving
-from puzzlesat.generator.families import FAMILY_MODULES
 
 
 @dataclass(frozen=True)
@@ -41,12 +28,6 @@ class Count:
 
     value: int | None
     source: str
-
-
-def count_module(family) -> ModuleType:
-    """The counting module of ``family`` (a family module)."""
-    folder = FAMILY_MODULES[family.NAME]
-    return importlib.import_module(f"puzzlesat.generator.families.{folder}.count")
 
 
 def count_by_enumeration(formula: Formula, shown: np.ndarray, limit: int,

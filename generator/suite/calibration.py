@@ -21,12 +21,16 @@ from puzzlesat.generator.suite.folder import read_suite_file, read_table, table_
 CALIBRATION_FILE = "calibration.csv"
 #: the plots drawn beside it, ``calibration-<family>.png`` and ``.svg``
 CALIBRATION_PLOTS = "calibration-*"
+#: the instance columns of the table: what it is, its track, its hardness, its known result
+INSTANCE_COLUMNS = ("hash", "name", "file", "family", "track", "hardness-param", "hardness",
+                    "expected")
 #: the table's columns, in order: the instance, the solver and its CPU time limit, then
 #: what the run gave (CPU seconds, wall seconds beside them, what ended the run, the
-#: validator's verdict) and the machine it ran on (CPU model and cores, load at the start)
-COLUMNS = ("hash", "name", "file", "family", "hardness-param", "hardness", "expected",
-           "solver", "time-limit", "status", "cpu-seconds", "wall-seconds", "ended-by",
-           "verdict", "reason", "machine", "load")
+#: track judge's verdict) and the machine it ran on (CPU model and cores, load at the start)
+COLUMNS = (*INSTANCE_COLUMNS, "solver", "time-limit", "status", "cpu-seconds",
+           "wall-seconds", "ended-by", "verdict", "reason", "machine", "load")
+#: the columns a table may lack, written before they were (its rows take their default)
+LATER_COLUMNS = ("track",)
 #: the wall-clock seconds column of tables written before runs were timed in CPU seconds
 OLD_SECONDS = "seconds"
 #: the columns every table has, old or new

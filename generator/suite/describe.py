@@ -28,11 +28,9 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
-from puzzlesat.generator.maxsat import build_wcnf, maxsat_module
-from puzzlesat.generator.suite import describe_mc
 from puzzlesat.generator.suite.folder import ManifestRow
+from puzzlesat.generator.tracks import TRACKS, get_track
 
-RESULTS = ("sat", "unsat", "unknown")
 #: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)
 PICTURE_WIDTH = 3.6
 
@@ -42,15 +40,22 @@ def _title(spec) -> str:
     return spec.extra.get("title") or f"The {spec.name} benchmark suite"
 
 
+def _tracks(rows: list[ManifestRow]) -> list:
+    """The track modules of the rows, in registry order."""
+    present = {row.track for row in rows}
+    return [get_track(name) for name in TRACKS if name in present]
+
+
+def _of_track(track, rows: list[ManifestRow]) -> list[ManifestRow]:
+    return [row for row in rows if row.track == track.NAME]
+
+
 def _result_counts(rows: list[ManifestRow]) -> str:
-    """``10 sat, 4 unsat``; MaxSAT (WCNF) rows count as certified optima or open."""
-    counts = Counter(row.result for row in rows if not row.maxsat)
-    optima = Counter("open" if row.certified_optimum is None else "optimum"
-                     for row in rows if row.maxsat)
-    return ", ".join([f"{counts[r]} {r}" for r in RESULTS if counts[r]]
-                     + ([f"{optima['optimum']} with a certified optimum"]
-                        if optima["optimum"] else [])
-                     + ([f"{optima['open']} open"] if optima["open"] else []))
+    """``10 sat, 4 unsat``, ``3 with a certified optimum, 1 open``: what each row's track
+    knows its instance to be, in the tracks' order."""
+    counts = Counter(get_track(row.track).result_word(row) for row in rows)
+    words = dict.fromkeys(word for track in _tracks(rows) for word in track.RESULTS)
+    return ", ".join(f"{counts[word]} {word}" for word in words if counts[word])
 
 
 def _param_values(rows: list[ManifestRow], family: str) -> dict[str, list[str]]:
@@ -66,19 +71,21 @@ def _param_values(rows: list[ManifestRow], family: str) -> dict[str, list[str]]:
 
 
 def _encodings(rows: list[ManifestRow], family: str) -> list[tuple[str, str]]:
-    """(label, description) of each encoding the family's rows use; a WCNF row's encoding is
-    its MaxSAT form's, labelled with the format and its objective."""
-    out = {}
-    for row in rows:
-        if row.family != family:
-            continue
-        if row.maxsat:
-            module = maxsat_module(family)
-            out[f"{row.encoding} (wcnf)"] = (f"{module.ENCODINGS[row.encoding]}; MaxSAT, "
-                                                f"minimise {module.OBJECTIVE}")
-        else:
-            out[row.encoding] = get_family(family).ENCODINGS[row.encoding]
-    return list(out.items())
+    """(label, description) of each encoding the family's rows use, as each row's track
+    tells it (a WCNF row's is its MaxSAT form's, labelled with the format and objective)."""
+    return list(dict(get_track(row.track).encoding_text(get_family(family), row.encoding)
+                     for row in rows if row.family == family).items())
+
+
+def _family_notes(rows: list[ManifestRow], family: str) -> list[tuple[str, str]]:
+    """(label, text) the suite's tracks add under a family (what a count counts)."""
+    return [note for track in _tracks(rows) for note in track.family_notes(get_family(family))]
+
+
+def _calibration_of(rows: list[ManifestRow], calibration: list[dict]) -> list[dict]:
+    """The calibration table's runs on the instances ``rows``."""
+    names = {row.name for row in rows}
+    return [run for run in calibration if run.get("name") in names]
 
 
 def _references(spec) -> list[dict]:
@@ -130,10 +137,9 @@ def _regenerate_lines(spec) -> list[str]:
 
 # -- description.md -------------------------------------------------------------------------------
 def markdown(spec, rows: list[ManifestRow], calibration: list[dict] | None = None) -> str:
-    """The suite described for readers of the published folder; a counting suite's also
-    says what each family's count counts and lists the counts beside the ``calibration``
-    table's counter times."""
-    counts = describe_mc.counting(rows)
+    """The suite described for readers of the published folder, with what each track adds
+    (a counting suite's says what each family's count counts and lists the counts beside the
+    ``calibration`` table's counter times)."""
     lines = [f"# {_title(spec)}", "",
              f"Version {spec.version} by {spec.author}: {len(rows)} instances "
              f"({_result_counts(rows)}), made by puzzlesat {VERSION} from "
@@ -148,16 +154,17 @@ def markdown(spec, rows: list[ManifestRow], calibration: list[dict] | None = Non
         lines += ["", "Parameters:", ""]
         lines += [f"- `{k}`: {', '.join(v)}" for k, v in _param_values(rows, name).items()]
         lines.append("")
-        if counts:
-            lines += ["What is counted: " + describe_mc.family_count_story(name), ""]
+        for label, text in _family_notes(rows, name):
+            lines += [f"{label}: {text}", ""]
     lines += ["## Instances", "",
               "| name | encoding | variables | clauses | result | known from | GBD hash |",
               "|---|---|--:|--:|---|---|---|"]
     lines += [f"| {r.name} | {r.encoding} | {r.variables} | {r.clauses} | "
               f"{r.result} | {r.expected_from} | `{r.hash}` |" for r in rows]
     lines.append("")
-    if counts:
-        lines += describe_mc.markdown_section(rows, calibration or [])
+    for track in _tracks(rows):
+        mine = _of_track(track, rows)
+        lines += track.markdown_section(mine, _calibration_of(mine, calibration or []))
     lines += ["## Regenerating", "", "```"] + _regenerate_lines(spec) + ["```", ""]
     references = _references(spec)
     if references:
@@ -258,10 +265,9 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
           solving: Solving | None = None, calibration: list[dict] | None = None) -> str:
     """A 1-2 page IEEE-proceedings benchmark description, ready to edit and to compile with
     pdflatex: a picture of the smallest instance of each family, a summary table per group
-    and, when the suite is calibrated, its hardness ``plots`` (file names beside it). A
-    counting suite's says what each family's count counts and how it is certified, and
-    lists every count beside the ``calibration`` table's counter times."""
-    counts = describe_mc.counting(rows)
+    and, when the suite is calibrated, its hardness ``plots`` (file names beside it), with
+    what each track adds (a counting suite's says what each family's count counts and how it
+    is certified, and lists every count beside the ``calibration`` table's counter times)."""
     references = _references(spec)
     cites = "~\\cite{" + ",".join(f"ref{i}" for i in range(1, len(references) + 1)) + "}" \
         if references else ""
@@ -270,13 +276,7 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
            r"\begin{document}", f"\\title{{{tex(_title(spec))}}}",
            f"\\author{{\\IEEEauthorblockN{{{tex(spec.author)}}}}}", r"\maketitle", "",
            r"\begin{abstract}",
-           tex(describe_mc.abstract(rows, spec.families) if counts else
-               f"{len(rows)} instances ({_result_counts(rows)}) of the families "
-               f"{', '.join(spec.families)}, generated by puzzlesat {VERSION} "
-               + ("with a known answer for every satisfiable instance"
-                  if not all(r.maxsat for r in rows) else
-                  "as weighted partial MaxSAT (WCNF 2022+), with the optimum certified by "
-                  "construction wherever the header gives one")) + cites + ".",
+           tex(_abstract(rows, spec.families)) + cites + ".",
            r"\end{abstract}", "", r"\section{Introduction}",
            _tex_paragraphs(spec.extra.get("description", "")) or "% TODO: why these instances.",
            ""]
@@ -292,14 +292,15 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
                 r"\emph{Parameters:} " + "; ".join(
                     f"\\texttt{{{tex(k)}}} {tex(', '.join(v))}"
                     for k, v in _param_values(rows, name).items()) + ".", ""]
-        if counts:
-            out += [r"\emph{What is counted:} " + tex(describe_mc.family_count_story(name)), ""]
+        out += [line for label, text in _family_notes(rows, name)
+                for line in (f"\\emph{{{tex(label)}:}} {tex(text)}", "")]
     out += [r"\section{The instances}",
             r"Table~\ref{tab:instances} sums the instances up by group; Fig.~\ref{fig:suite} "
             r"shows the smallest instance of each family"
             + (" and how hard the instances are." if plots else "."), _summary_table(rows), ""]
-    if counts:
-        out += describe_mc.latex_section(rows, calibration or [], tex)
+    for track in _tracks(rows):
+        mine = _of_track(track, rows)
+        out += track.latex_section(mine, _calibration_of(mine, calibration or []), tex)
     out += [r"\section{Reproducing the suite}",
             tex(f"Every instance's seed is derived with sha256 from the master seed "
                 f"{spec.seed} and the instance's puzzle key; each file's header names its "
@@ -315,6 +316,16 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
         out.append(r"\end{thebibliography}")
     out += [r"\end{document}", ""]
     return "\n".join(out)
+
+
+def _abstract(rows: list[ManifestRow], families: list[str]) -> str:
+    """The abstract's words (plain text): the track's, for a suite of one track."""
+    tracks = _tracks(rows)
+    if len(tracks) == 1:
+        return tracks[0].abstract(_result_counts(rows), rows, families)
+    return (f"{len(rows)} instances ({_result_counts(rows)}) of the families "
+            f"{', '.join(families)} for the tracks {', '.join(t.TITLE for t in tracks)}, "
+            f"generated by puzzlesat {VERSION}")
 
 
 def _tex_paragraphs(text: str) -> str:
@@ -367,11 +378,9 @@ def _picture(spec, task, solving: Solving | None) -> str:
     family = get_family(task.family)
     params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
               for k, v in task.params.items()}
-    if task.format == "wcnf":  # the arrangement of the upper bound, unmatched edges and all
-        inst = build_wcnf(task.family, params, task.encoding, task.seed, task.name)
-        return family.render_tikz(inst.puzzle, inst.bounds.arrangement, width=PICTURE_WIDTH)
     puzzle = family.generate(params, Rng(task.seed if task.seed is not None else 0), solving)
-    return family.render_tikz(puzzle, family.witness(puzzle), width=PICTURE_WIDTH)
+    solution = get_track(task.track).picture(family, puzzle, params, task.seed)
+    return family.render_tikz(puzzle, solution, width=PICTURE_WIDTH)
 
 
 def _summary_table(rows: list[ManifestRow]) -> str:
@@ -384,19 +393,12 @@ def _summary_table(rows: list[ManifestRow]) -> str:
              r"\hline", r"grp & family, encoding & n & variables & clauses & result \\",
              r"\hline"]
     for g in _group_summary(rows):
-        results = Counter(r.result for r in rows if r.group == g["group"]
-                          and r.family == g["family"] and r.encoding == g["encoding"])
-        unknown = f"/{results['unknown']}?" if results["unknown"] else ""
-        result = f"{results['sat']}/{results['unsat']}{unknown}"
-        mine = [r for r in rows if r.group == g["group"] and r.maxsat]
-        if mine:  # a WCNF group: its certified optima
-            known = [r.certified_optimum for r in mine]
-            optima = sorted({o for o in known if o is not None})
-            result = ("opt " + "--".join(dict.fromkeys(map(str, (optima[0], optima[-1]))))
-                      if optima else "") + (" open" if None in known else "")
+        mine = [r for r in rows if r.group == g["group"] and r.family == g["family"]
+                and r.encoding == g["encoding"]]
+        result = get_track(mine[0].track).table_result(mine)
         lines.append(f"{g['group']} & {tex(g['family'])}, \\texttt{{{tex(g['encoding'])}}} & "
                      f"{g['count']} & {_short_span(g['variables'])} & "
-                     f"{_short_span(g['clauses'])} & {result.strip()} \\\\")
+                     f"{_short_span(g['clauses'])} & {result} \\\\")
     lines += [r"\hline", r"\end{tabularx}", r"\end{table}"]
     return "\n".join(lines)
 

@@ -21,6 +21,7 @@ from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.generator.core.structured import load_json, utf8_text
 from puzzlesat.generator.families.params import SAFE_NAME
+from puzzlesat.generator.tracks import formats, track_for
 
 # -- the layout of a suite folder and a results folder, every name in one place --------------
 SPEC_FILE = "suite.toml"
@@ -121,7 +122,7 @@ _ROW_CHECKS = {
     "expected-from": lambda v: isinstance(v, str) and len(v) < 1000,
     "text-sha256": _hex64,
     "group": _count,
-    "format": lambda v: v in ("cnf", "wcnf"),
+    "format": lambda v: v in formats(),
     "optimum": lambda v: v is None or v == "unknown" or isinstance(v, str)
     and re.fullmatch(r"[0-9]{1,30}", v) is not None,
     "count": lambda v: v is None or v == "unknown" or isinstance(v, str)
@@ -151,7 +152,7 @@ class ManifestRow:
     expected_from: str
     text_sha256: str  # of the uncompressed text
     group: int  # the spec's [[group]] number
-    format: str = "cnf"  # or "wcnf"
+    format: str = "cnf"  # its track's file format
     optimum: str | None = None  # a WCNF instance's certified optimum, "unknown" if none
     count: str | None = None  # a counting instance's certified count, "unknown" if none
     count_from: str | None = None  # how that count is known
@@ -180,9 +181,9 @@ class ManifestRow:
                 for number, row in enumerate(rows, 1)]
 
     @property
-    def maxsat(self) -> bool:
-        """A WCNF instance of the MaxSAT Evaluation."""
-        return self.format == "wcnf"
+    def track(self) -> str:
+        """The instance's track: its format's, a counting one's when it has a count."""
+        return track_for(self.format, self.count is not None).NAME
 
     @property
     def certified_optimum(self) -> int | None:

@@ -18,6 +18,8 @@ from puzzlesat.generator.suite.calibration import CALIBRATION_FILE
 from puzzlesat.generator.suite.folder import MANIFEST, SPEC_FILE, ManifestRow, table_bytes
 from puzzlesat.generator.suite.spec import Spec, Task
 
+#: the header lines of a counting instance its manifest row repeats
+COUNT_KEYS = ("count", "count-from")
 MANIFEST_COLUMNS = ("hash", "author", "family", "result", "name", "file", "encoding",
                     "variables", "clauses", "bytes", "sha256", "seed", "params")
 
@@ -46,10 +48,10 @@ def manifest_row(spec: Spec, task: Task, result: Built, data: bytes) -> dict:
         "group": task.group,
         "replicate": task.replicate,
         "format": task.format,
-        "optimum": result.optimum,
-        # a counting instance's known count (the rows of other instances stay as they were)
-        **({} if result.count is None else {"count": result.count,
-                                            "count-from": result.count_from}),
+        # what the track certifies, as its header says it: every row has an optimum (None
+        # but for WCNF), a counting row its count (other rows stay as they were written)
+        "optimum": result.certified.get("optimum"),
+        **{key: result.certified[key] for key in COUNT_KEYS if key in result.certified},
     }
 
 

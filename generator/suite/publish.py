@@ -51,6 +51,7 @@ from puzzlesat.generator.suite.folder import (
 )
 from puzzlesat.generator.suite.manifest import manifest_row, suite_files
 from puzzlesat.generator.suite.spec import Spec, Task, load_spec
+from puzzlesat.generator.tracks import get_track
 
 
 @dataclass
@@ -129,12 +130,11 @@ def check_sizes(spec: Spec, force: bool) -> None:
     from puzzlesat.generator.instance import check_size
 
     for task in spec.tasks:
-        if task.format == "wcnf":  # MaxSAT forms have no size estimate of their own
-            continue
         params = {k: spec.sources.get(v, v) if isinstance(v, str) else v
                   for k, v in task.params.items()}  # the spec's params are normalised
         try:
-            check_size(get_family(task.family), params, task.encoding, force, seed=task.seed)
+            check_size(get_family(task.family), params, task.encoding, force, seed=task.seed,
+                       track=get_track(task.track))
         except UserError as exc:
             raise UserError(f"[[group]] {task.group}, instance {task.name}: {exc}") from None
 

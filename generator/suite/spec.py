@@ -32,11 +32,10 @@ from puzzlesat.generator.core.structured import load_toml
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.families.params import (
     SAFE_NAME,
-    check_encoding,
     file_params,
     normalize_params,
 )
-from puzzlesat.generator.maxsat import check_maxsat_encoding, maxsat_module
+from puzzlesat.generator.instance import check_track_encoding
 from puzzlesat.generator.suite.folder import (
     INPUTS,
     MANIFEST,
@@ -46,6 +45,7 @@ from puzzlesat.generator.suite.folder import (
     read_suite_file,
     witness_file,
 )
+from puzzlesat.generator.tracks import track_for
 
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}
@@ -54,10 +54,10 @@ REQUIRED_SUITE_KEYS = ("name", "author", "version", "seed")
 #: competition allows, beside the family sections, the figure and the table (measured:
 #: a 10 KB description made 3 pages)
 MAX_TEXT = {"description": 2000, "title": 200, "author": 300}
+#: a group's ``format`` and ``count`` choose its track (:func:`~puzzlesat.generator.tracks.track_for`):
+#: DIMACS CNF (the default), with ``count = true`` a counting CNF, or WCNF 2022+
 GROUP_KEYS = ("family", "encoding", "encodings", "replicates", "params", "zip", "format",
               "count")
-#: a group's ``format``: DIMACS CNF (the default) or WCNF 2022+ for the MaxSAT Evaluation
-FORMATS = ("cnf", "wcnf")
 #: a suite of more instances than this needs ``--force`` (checked before the task list is made)
 MAX_SUITE_INSTANCES = 100_000
 #: no suite has more instances than this, even with ``--force``: the task list is held in
@@ -79,8 +79,8 @@ class Task:
     compression: str
     group: int
     replicate: int
-    format: str = "cnf"  # or "wcnf"
-    count: bool = False  # a model-counting instance (``count = true`` in its group)
+    format: str = "cnf"  # the file format of its track
+    track: str = "sat"  # the track its group's format and count ask for
 
     @property
     def file(self) -> str:
@@ -310,9 +310,6 @@ def _expand_group(group: Any, number: int, suite: dict,
     if "encoding" in group and "encodings" in group:
         raise UserError("give 'encoding' or 'encodings', not both")
     families = _axis(group.get("family"), str, "family", required=True)
-    output_format = group.get("format", "cnf")
-    if output_format not in FORMATS:
-        raise UserError(f"format must be one of {', '.join(FORMATS)}, got {output_format!r}")
     encodings = _axis(group.get("encodings", group.get("encoding")), str, "encodings")
     replicates = _replicates(group.get("replicates", 1))
     raw_params, zipped = group.get("params", {}), group.get("zip", {})
@@ -322,8 +319,9 @@ def _expand_group(group: Any, number: int, suite: dict,
     count = group.get("count", False)
     if not isinstance(count, bool):
         raise UserError(f"count must be true or false, got {count!r}")
-    if count and output_format != "cnf":
-        raise UserError('count = true makes model-counting DIMACS: not with format = "wcnf"')
+    output_format = group.get("format", "cnf")
+    track = track_for(output_format if isinstance(output_format, str) else repr(output_format),
+                      count)
     both = [k for k in zipped if k in raw_params]
     if both:
         raise UserError(f"{both[0]!r} is in both params and zip")
@@ -342,17 +340,16 @@ def _expand_group(group: Any, number: int, suite: dict,
                 key = f"{family.NAME}/{canonical_json(params)}/r{replicate}"
                 seed = derive_seed(suite["seed"], key) if seeded else None
                 for encoding in encodings or [None]:
-                    encoding = (check_maxsat_encoding(family, maxsat_module(family.NAME), encoding)
-                                if output_format == "wcnf" else check_encoding(family, encoding))
+                    encoding = check_track_encoding(family, track, encoding)
                     # the replicate, not the 19-digit derived seed (that is in the header)
                     name = family.instance_name(params, f"r{replicate}" if seeded else None,
-                                                encoding) + ("-count" if count else "")
+                                                encoding) + track.SUITE_SUFFIX
                     if not _SAFE_NAME.match(name):
                         raise UserError(f"family {family.NAME} gave an unsafe instance "
                                         f"name {name!r}")
                     tasks.append(Task(family.NAME, params, encoding, seed, name,
                                       suite["compression"], number, replicate,
-                                      output_format, count))
+                                      track.FORMAT, track.NAME))
     return tasks
 
 

@@ -8,6 +8,7 @@ import click
 from puzzlesat.cli.options import (
     _CAKE_LPR,
     _PROOF_TIME_LIMIT,
+    _SEED,
     _SOLVER,
     _SOLVER_COMMAND,
     _TIME_LIMIT,
@@ -25,64 +26,58 @@ from puzzlesat.generator.core.errors import UserError
 @_SOLVER_COMMAND
 @_TIME_LIMIT
 @click.option("--proof", default=None, metavar="PATH",
-              help="Write a DRAT proof (python-sat: cadical*, glucose*, lingeling, maple*; a "
-                   "--solver-command with {proof}: as the solver writes it).")
-def solve(instance, solver, solver_command, time_limit, proof):
-    """Run a reference solver (or --solver-command) and print SAT Competition output; exit 10
-    SAT, 20 UNSAT, 0 unknown. A WCNF instance: RC2 (or the command), MaxSAT Evaluation
-    output, exit 30 OPTIMUM FOUND."""
-    from puzzlesat.generator.core.sniff import is_wcnf
-    from puzzlesat.validate.runs.solve import solve_instance, solve_maxsat
+              help="Write a DRAT proof of an UNSAT answer (python-sat: cadical*, glucose*, "
+                   "lingeling, maple*; a --solver-command with {proof}: as it writes it).")
+@_SEED
+def solve(instance, solver, solver_command, time_limit, proof, seed):
+    """Run a client of the instance's track (--solver, else its default: CaDiCaL for a CNF,
+    Ganak for a counting CNF, RC2 for a WCNF) or --solver-command, and print its
+    competition's output; exit 10 SAT, 20 UNSAT, 30 OPTIMUM FOUND, 0 unknown."""
+    from puzzlesat.validate.campaigns.solve import solve_instance
 
     solver, command = _client(solver, solver_command)
-    if is_wcnf(instance):
-        result = solve_maxsat(instance, time_limit, proof, command)
-    else:
-        result = solve_instance(instance, solver, time_limit, proof, command)
+    result = solve_instance(instance, solver, time_limit, proof, command, seed)
     write_stdout(result.output(seconds=True))
     raise click.exceptions.Exit(result.exit_code)
 
 
 @click.command("count")
 @click.argument("instance")
-@click.option("--counter", type=click.Choice(["ganak", "approxmc"]), default="ganak",
+@click.option("--counter", type=click.Choice(["ganak", "approxmc"]), default=None,
               help="Model counter (pip install 'puzzlesat[counters]') [default: ganak].")
-@_SOLVER_COMMAND
+@click.option("--solver-command", default=None, metavar="'PROGRAM ARGS'",
+              help="Run an external counter instead (no shell), e.g. 'mycounter {cnf}': "
+                   "{cnf} the instance as a temporary plain file, {timeout} --time-limit in "
+                   "whole seconds; its stdout is the answer (Model Counting Competition "
+                   "output).")
 @_TIME_LIMIT
-@click.option("--seed", type=int, default=1, help="The counter's random seed [default: 1].")
+@_SEED
 def count_command(instance, counter, solver_command, time_limit, seed):
     """Count the models of a counting instance (generate --count) over its projection and print
-    Model Counting Competition output; exit 10 count > 0, 20 count 0, 0 unknown."""
-    from puzzlesat.validate.runs.command import SolverCommand
-    from puzzlesat.validate.runs.counters import run_counter, run_counter_command
+    Model Counting Competition output; exit 10 count > 0, 20 count 0, 0 unknown. (``solve``
+    does the same on a counting instance.)"""
+    from puzzlesat.validate.campaigns.solve import solve_instance
 
-    if solver_command is not None:
-        text, code = run_counter_command(SolverCommand.parse(solver_command), instance,
-                                         time_limit)
-        write_stdout(text)
-        raise click.exceptions.Exit(code)
-    result = run_counter(instance, counter, time_limit, seed)
-    write_stdout(result.text().encode())
+    counter, command = _client(counter, solver_command)
+    result = solve_instance(instance, counter, time_limit, None, command, seed, expected="mc")
+    write_stdout(result.output(seconds=True))
     raise click.exceptions.Exit(result.exit_code)
+
+
+_EPSILON = click.option("--epsilon", type=float, default=None,
+                        help="Tolerance of an approximate count; an output's 'c epsilon:' may "
+                             "narrow it, never widen it [default: 0.8, ApproxMC's].")
 
 
 @click.command("validate-count")
 @click.argument("instance")
 @click.argument("output")
-@click.option("--epsilon", type=float, default=None,
-              help="Tolerance of an approximate count; an output's 'c epsilon:' may narrow "
-                   "it, never widen it [default: 0.8, ApproxMC's].")
+@_EPSILON
 def validate_count_command(instance, output, epsilon):
-    """Check a model counter's answer against the instance's certified count. Exit 0
-    VERIFIED, 1 UNCHECKED or UNKNOWN, 3 WRONG-ANSWER or MALFORMED."""
-    from puzzlesat.validate.count import validate_count_files
-    from puzzlesat.validate.runs.certify import CheckedSolving
-
-    if epsilon is not None and not 0 < epsilon < float("inf"):
-        raise UserError(f"--epsilon must be a positive number, got {epsilon}")
-    verdict = validate_count_files(instance, output, epsilon, CheckedSolving())
-    click.echo(verdict.text())
-    raise click.exceptions.Exit(verdict.exit_code)
+    """Check a model counter's answer against the instance's certified count (``validate``
+    does the same on a counting instance). Exit 0 VERIFIED, 1 UNCHECKED or UNKNOWN, 3
+    WRONG-ANSWER or MALFORMED."""
+    _validate(instance, output, as_json=False, expected="mc", epsilon=epsilon)
 
 
 @click.command("validate")
@@ -99,29 +94,35 @@ def validate_count_command(instance, output, epsilon):
                    "their hints) here.")
 @click.option("--lrat-binary", is_flag=True, help="Write --lrat as binary LRAT.")
 @_CAKE_LPR
+@_EPSILON
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 def validate_command(instance, output, proof, proof_time_limit, witness, lrat, lrat_binary,
-                     cake_lpr, as_json):
-    """Check a solver's answer, down to the puzzle. Exit 0 verified, 1 not verified
-    (UNSAT-UNCHECKED, UNKNOWN), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 the
-    proof checker verified a proof of an instance its planted witness shows SAT."""
+                     cake_lpr, epsilon, as_json):
+    """Check a solver's answer by the instance's track's judge (a model, UNSAT and its proof,
+    a count, an optimum), down to the puzzle. Exit 0 verified, 1 not verified
+    (UNSAT-UNCHECKED, UNKNOWN, ...), 3 wrong (WRONG-*, MALFORMED, puzzle rules broken), 4 a
+    check that only fails when puzzlesat is wrong did (a proof verified of an instance its
+    planted witness shows SAT)."""
+    from puzzlesat.validate.proof.check import LratRequest
+
+    _validate(instance, output, as_json, proof=proof, proof_time_limit=proof_time_limit,
+              witness=witness, lrat=LratRequest(lrat, lrat_binary, cake_lpr), epsilon=epsilon)
+
+
+def _validate(instance, output, as_json: bool, expected: str | None = None,
+              **options) -> None:
+    """Judge one answer (of an instance of the ``expected`` track, when given) and print
+    the verdict; exit with its code."""
     import json
 
-    from puzzlesat.generator.core.sniff import is_wcnf
+    from puzzlesat.validate.runs.certify import CheckedSolving
+    from puzzlesat.validate.tracks import JudgeOptions, judge_files
 
-    if is_wcnf(instance):
-        from puzzlesat.validate.maxsat import validate_wcnf_files
-
-        if proof is not None:
-            raise UserError("--proof: a MaxSAT answer comes without a proof")
-        verdict = validate_wcnf_files(instance, output, witness)
-    else:
-        from puzzlesat.validate.proof.check import LratRequest
-        from puzzlesat.validate.report import validate_files
-
-        verdict = validate_files(instance, output, proof, witness=witness,
-                                 proof_time_limit=proof_time_limit,
-                                 lrat=LratRequest(lrat, lrat_binary, cake_lpr))
+    epsilon = options.get("epsilon")
+    if epsilon is not None and not 0 < epsilon < float("inf"):
+        raise UserError(f"--epsilon must be a positive number, got {epsilon}")
+    verdict = judge_files(instance, output, JudgeOptions(**options, solving=CheckedSolving()),
+                          expected)
     click.echo(json.dumps(verdict.to_json(), indent=1) if as_json else verdict.text().rstrip())
     raise click.exceptions.Exit(verdict.exit_code)
 
@@ -140,14 +141,12 @@ def validate_command(instance, output, proof, proof_time_limit, witness, lrat, l
 @_executor_options
 def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, time_limit, proof,
                         overwrite, executor, scheduler):
-    """Run the reference solver (or --solver-command) on every instance of a suite:
-    RESULTS_DIR/<file>.out (and <file>.drat)."""
-    from puzzlesat.generator.suite.folder import suite_instances
-    from puzzlesat.validate.runs.solve import check_client, solve_suite
+    """Run a client of each instance's track (--solver, else the track's default) or
+    --solver-command on every instance of a suite: RESULTS_DIR/<file>.out (and
+    <file>.drat)."""
+    from puzzlesat.validate.campaigns.solve import solve_suite
 
     solver, command = _client(solver, solver_command)
-    suite_instances(suite_dir)  # usage first: nothing started, no result touched
-    check_client(solver, command, proof, time_limit)
     with solver_executor(executor, scheduler, jobs) as pool:
         run = solve_suite(suite_dir, results_dir, jobs, solver, time_limit, proof,
                           executor=pool, command=command, overwrite=overwrite)
@@ -168,11 +167,13 @@ def solve_suite_command(suite_dir, results_dir, jobs, solver, solver_command, ti
 @_executor_options
 def validate_suite_command(suite_dir, results_dir, output, jobs, proof_time_limit, lrat,
                            cake_lpr, executor, scheduler):
-    """Validate every RESULTS_DIR/<file>.out against the suite; exit 4 if the proof checker
-    verified a proof of a planted SAT instance, 3 if any verdict is WRONG-*/MALFORMED or a
-    decoded puzzle breaks the rules, else 0."""
+    """Validate every RESULTS_DIR/<file>.out by its instance's track's judge; exit with the
+    worst verdict's code: 4 a checker failure, 3 a WRONG-*/MALFORMED verdict or a decoded
+    puzzle that breaks the rules, 1 an answer not verified (UNKNOWN, UNSAT-UNCHECKED, ...),
+    else 0."""
     from puzzlesat.generator.core.executors import make_executor
-    from puzzlesat.validate.suite import suite_exit_code, summary, validate_suite
+    from puzzlesat.validate.campaigns.validate_suite import validate_suite
+    from puzzlesat.validate.verdict import suite_exit_code, summary
 
     with make_executor(executor, scheduler, jobs) as pool:
         verdicts = validate_suite(suite_dir, results_dir, output, executor=pool,

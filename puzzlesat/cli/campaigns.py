@@ -11,17 +11,18 @@ from puzzlesat.cli.options import (
     _executor_options,
     solver_executor,
 )
+from puzzlesat.validate.tracks import TRACKS
 
 
 @click.command()
 @click.argument("directory", metavar="DIR")
-@click.option("--solvers", default="minisat22:120,minisat-bin:120,kissat-bin:1000",
-              show_default=True, metavar="NAME[:SECONDS],...",
-              help="Comma-separated solvers, each with its own CPU limit if given: python-sat "
-                   "names (minisat22, kissat404, ...) or the competition's binaries "
-                   "(minisat-bin: Debian's MiniSat 2.2; kissat-bin: Kissat 4.0.4 from "
-                   "passagemath-kissat); on a counting suite also the model counters ganak "
-                   "and approxmc, their counts judged as validate-count judges them.")
+@click.option("--solvers", default=None, metavar="NAME[:SECONDS],...",
+              help="Comma-separated clients, each with its own CPU limit if given, each run on "
+                   "the instances of its track: python-sat names (minisat22, kissat404, ...) "
+                   "or the competition's binaries (minisat-bin: Debian's MiniSat 2.2; "
+                   "kissat-bin: Kissat 4.0.4 from passagemath-kissat); the model counters "
+                   "ganak and approxmc; rc2 (MaxSAT) [default: each track's: "
+                   "minisat22:120,minisat-bin:120,kissat-bin:1000; ganak:300; rc2:300].")
 @click.option("--time-limit", type=Seconds(), default=60.0,
               show_default=True, metavar="SECONDS",
               help="CPU seconds per run of a solver named without a limit; past it: UNKNOWN "
@@ -34,9 +35,9 @@ from puzzlesat.cli.options import (
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
-    from puzzlesat.validate.runs.calibrate import calibrate_suite
+    from puzzlesat.validate.campaigns.calibrate import calibrate_suite
 
-    names = [s.strip() for s in solvers.split(",") if s.strip()]
+    names = None if solvers is None else [s.strip() for s in solvers.split(",") if s.strip()]
     with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
                                  only=only)
@@ -62,23 +63,25 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The suite seed the replicates' seeds derive from (use it as [suite] seed "
                    "when pasting group.toml).")
-@click.option("--easy", "easy", multiple=True, default=("minisat22:60", "minisat-bin:60"),
-              show_default=True, metavar="SOLVER:SECONDS",
+@click.option("--format", "output_format", default="cnf", show_default=True,
+              help="The instances' format, as generate's: cnf, wcnf (MaxSAT).")
+@click.option("--count", is_flag=True, help="Counting instances (generate --count).")
+@click.option("--easy", "easy", multiple=True, metavar="SOLVER:SECONDS",
               help="The band's lower edge (repeatable): in-band instances are solved by none "
-                   "of them within SECONDS x --margin of CPU.")
+                   "of them within SECONDS x --margin of CPU [default: the track's: "
+                   "minisat22:60 and minisat-bin:60; ganak:10; rc2:10].")
 @_MARGIN
-@click.option("--reference", default="kissat-bin:1000", show_default=True,
-              metavar="SOLVER:SECONDS",
+@click.option("--reference", default=None, metavar="SOLVER:SECONDS",
               help="The band's upper edge: in-band instances are solved by it within SECONDS "
-                   "of CPU.")
+                   "of CPU [default: the track's: kissat-bin:1000; ganak:300; rc2:300].")
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
 @_SOLVER_JOBS
 @click.option("--no-plot", is_flag=True, help="Skip landscape.png.")
 @_executor_options
-def tune_command(family, axis, params, follows, encodings, samples, seed, easy, margin,
-                 reference, output, jobs, no_plot, executor, scheduler):
+def tune_command(family, axis, params, follows, encodings, samples, seed, output_format,
+                 count, easy, margin, reference, output, jobs, no_plot, executor, scheduler):
     """Find where a family's instances are hard enough: walk --axis and classify --samples
     instances per value as easy (solved by --easy in time), band (not, but solved by
     --reference in time) or hard (neither). Runs never go past a limit and stop once a value's
@@ -92,11 +95,12 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
       puzzlesat tune edge-matching --param border_colors=2 --param scramble \\
           --follow center_colors=0.5*rows --axis rows=5..9 --encoding all -o em-tune
     """
-    from puzzlesat.validate.runs.tune import tune
-    from puzzlesat.validate.runs.tune.plan import make_plan
+    from puzzlesat.generator.tracks import track_for
+    from puzzlesat.validate.campaigns.tune import tune
+    from puzzlesat.validate.campaigns.tune.plan import make_plan
 
-    plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy, reference,
-                     margin)
+    plan = make_plan(family, params, axis, follows, encodings, samples, seed, easy or None,
+                     reference, margin, track_for(output_format, count).NAME)
     with solver_executor(executor, scheduler, jobs) as pool:
         result = tune(plan, output, jobs, pool, plot=not no_plot)
     click.echo(result.summary())
@@ -124,55 +128,27 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, easy, 
 @click.option("--min-hard", type=click.IntRange(min=0), default=10, show_default=True,
               help="Instances that must count: not solved by MiniSat within --minisat-limit, "
                    "solved by the team's solver within --time-limit.")
-@click.option("--track", type=click.Choice(["sat", "maxsat", "mc"]), default="sat",
-              show_default=True,
-              help="sat: the SAT Competition's bundle; maxsat: the MaxSAT Evaluation's of a WCNF "
-                   "suite (instances .wcnf.xz, metadata.csv with each certified optimum, the "
-                   "description); mc: the Model Counting Competition's of a counting suite "
-                   "(.cnf.bz2 in one tar, counts.txt, checksums.txt). The SAT options apply "
-                   "to sat only.")
+@click.option("--track", type=click.Choice(list(TRACKS)), default=None,
+              help="The competition whose bundle to write [default: the track every instance "
+                   "has]: sat, the SAT Competition's; mc, the Model Counting Competition's of a "
+                   "counting suite (.cnf.bz2 in one tar, counts.txt, checksums.txt); maxsat, "
+                   "the MaxSAT Evaluation's of a WCNF suite (instances .wcnf.xz, metadata.csv "
+                   "with each certified optimum). The other options are the SAT rules'.")
 def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
                min_hard, track):
-    """Check the SAT Competition 2026 benchmark rules on a calibrated suite and build the
-    bundle; exit 1 naming each broken rule. ``--track maxsat``: the MaxSAT Evaluation's
-    bundle; ``--track mc``: the Model Counting Competition's (every instance has a certified
-    count)."""
-    from puzzlesat.validate.runs.submission import build_bundle, check_submission
-    from puzzlesat.validate.runs.submission_rules import Rules
-
-    if track == "maxsat":
-        from puzzlesat.validate.runs.maxsat_submission import build_maxsat_bundle
-
-        archive, rows = build_maxsat_bundle(directory, output)
-        for row in rows:
-            click.echo(f"{row['file']}: optimum {row['optimum']} ({row['optimum-from']})")
-        click.echo(f"wrote {archive}")
-        return
-    if track == "mc":
-        _mc_submission(directory, output)
+    """Check a calibrated suite against its competition's rules (for SAT, the SAT Competition
+    2026 benchmark rules) and build the bundle; exit 1 naming each broken rule."""
+    from puzzlesat.validate.campaigns.submission import check_submission, write_submission
+    from puzzlesat.validate.tracks.sat.bundle import Rules
 
     rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
                   time_limit.cpu)
-    check = check_submission(directory, rules)
-    for line in [c.line() for c in check.instances] + check.notes:
+    chosen, check = check_submission(directory, track, rules)
+    for line in check.lines():
         click.echo(line)
     if check.failures:
         for line in check.failures:
             click.echo(line)
         raise click.exceptions.Exit(1)
-    click.echo(f"rules hold: wrote {build_bundle(directory, output, check)}")
-
-
-def _mc_submission(directory, output) -> None:
-    from puzzlesat.validate.runs.certify import CheckedSolving
-    from puzzlesat.validate.runs.submission_mc import build_mc_bundle, check_mc_submission
-
-    check = check_mc_submission(directory, CheckedSolving())
-    for line in check.lines() + check.failures:
-        click.echo(line)
-    if check.failures:
-        raise click.exceptions.Exit(1)
-    click.echo(f"rules hold: wrote {build_mc_bundle(directory, output, check)}")
-    raise click.exceptions.Exit(0)
-
+    click.echo(f"rules hold: wrote {write_submission(directory, output, chosen, check)}")
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import click
 
 from puzzlesat.cli.options import _default_jobs, _executor_options, _force_option
-from puzzlesat.generator.core.errors import UserError
 
 if TYPE_CHECKING:
     from puzzlesat.generator.families.params import Param
@@ -47,51 +46,41 @@ def where(output: str) -> str:
 
 
 def _generate_command(family) -> click.Command:
-    from puzzlesat.generator.maxsat import MAXSAT_MODULES, maxsat_module
+    from puzzlesat.generator.tracks import tracks_of
 
-    maxsat_encodings = (list(maxsat_module(family.NAME).ENCODINGS)
-                        if family.NAME in MAXSAT_MODULES else [])
+    forms = tracks_of(family)
+    encodings = list(dict.fromkeys(e for track in forms for e in track.encodings(family)))
+    formats: dict[str, str] = {}  # each format in words, as its first track says it
+    for track in forms:
+        formats.setdefault(track.FORMAT, track.FORMAT_TEXT)
+    default = next(iter(formats))
+    others = [(track.FORMAT, list(track.encodings(family))) for track in forms
+              if track.FORMAT != default]
 
     def run(seed, encoding, output, name, witness, force, output_format, count, **raw):
         from puzzlesat.generator.instance import generate_files
+        from puzzlesat.generator.tracks import track_for
         from puzzlesat.validate.runs.certify import CheckedSolving
 
+        track = track_for(output_format, count)
         params = {k: v for k, v in raw.items() if v is not None}
-        if output_format == "wcnf":
-            from puzzlesat.generator.maxsat import generate_wcnf_files
-
-            if count:
-                raise UserError("--count makes model-counting DIMACS: not with --format wcnf")
-            maxsat = generate_wcnf_files(family.NAME, params, output, witness, encoding, seed,
-                                         name)
-            header = maxsat.header()
-            click.echo(f"{where(output)}: {maxsat.name}: {maxsat.wcnf.num_vars} variables, "
-                       f"{maxsat.wcnf.hard.num_clauses} hard and {maxsat.wcnf.num_soft} soft "
-                       f"clauses, optimum {header['optimum']} ({header['optimum-from']})",
-                       err=True)
-            return
         inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
-                              solving=CheckedSolving(), force=force, count=count)
-        click.echo(f"{where(output)}: {inst.name}: {inst.formula.num_vars} variables, "
-                   f"{inst.formula.num_clauses} clauses, expected {inst.expected} "
-                   f"({inst.expected_from})" + _count_note(inst), err=True)
+                              solving=CheckedSolving(), force=force, track=track.NAME)
+        click.echo(f"{where(output)}: {inst.name}: {inst.track.summary(inst)}", err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
         click.Option(["--seed"], type=int, default=None,
                      help="Random seed (recorded in the header) [default: 0]."),
-        click.Option(["--encoding"], type=click.Choice([*family.ENCODINGS, *maxsat_encodings]),
-                     default=None,
+        click.Option(["--encoding"], type=click.Choice(encodings), default=None,
                      help=f"Encoding [default: {next(iter(family.ENCODINGS))}"
-                          + (f"; wcnf: {', '.join(maxsat_encodings)}" if maxsat_encodings
-                             else "") + "]."),
-        click.Option(["--format", "output_format"], type=click.Choice(["cnf", "wcnf"]),
-                     default="cnf", show_default=True,
-                     help="cnf: DIMACS (SAT); wcnf: WCNF 2022+ for the MaxSAT Evaluation, the "
-                          "certified optimum in the header"
-                          + ("" if maxsat_encodings else " (not for this family)") + "."),
+                          + "".join(f"; {fmt}: {', '.join(known)}" for fmt, known in others)
+                          + "]."),
+        click.Option(["--format", "output_format"], type=click.Choice(list(formats)),
+                     default=default, show_default=True,
+                     help="; ".join(f"{fmt}: {text}" for fmt, text in formats.items()) + "."),
         click.Option(["-o", "--output"], required=True, metavar="PATH",
                      help="Output file; compression by extension (.xz .gz .bz2); '-' = plain "
-                          "DIMACS on stdout."),
+                          "text on stdout."),
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
@@ -101,14 +90,6 @@ def _generate_command(family) -> click.Command:
         _force_option(),
     ]
     return click.Command(family.NAME, callback=run, params=params, help=family.SUMMARY)
-
-
-def _count_note(inst) -> str:
-    if inst.count is None:
-        return ""
-    track = inst.formula.projection.track
-    value = "unknown" if inst.count.value is None else inst.count.value
-    return f", {track} count {value} ({inst.count.source})"
 
 
 @click.group(cls=FamilyGroup)

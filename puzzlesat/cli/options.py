@@ -68,24 +68,32 @@ def solver_executor(executor: str, scheduler: str | None, jobs: int):
 
 
 _SOLVER = click.option("--solver", default=None,
-                       help="python-sat solver or alias (cadical195, kissat404, glucose4, "
-                            "minisat22, ...) [default: cadical195].")
+                       help="A client of the instance's track: a python-sat solver or alias "
+                            "(cadical195, kissat404, glucose4, minisat22, ...), minisat-bin, "
+                            "kissat-bin; ganak, approxmc (counting); rc2 (MaxSAT) [default: "
+                            "the track's: cadical195, ganak, rc2].")
+#: a client's seed: counters take 32-bit seeds (ApproxMC's bindings take others without a word)
+_SEED = click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+                     help="The client's random seed, for those that take one (the counters: "
+                          "[default: 1]).")
 _SOLVER_COMMAND = click.option(
     "--solver-command", default=None, metavar="'PROGRAM ARGS'",
-    help="Run an external solver instead (SAT Competition output; no shell), e.g. 'kissat "
-         "--time={timeout} {cnf} {proof}': {cnf} the instance as a temporary plain CNF, "
-         "{proof} where it writes its DRAT proof, {timeout} --time-limit in whole seconds.")
+    help="Run an external solver instead (no shell; its stdout is read as the instance's "
+         "track's output), e.g. 'kissat --time={timeout} {cnf} {proof}': {cnf} the instance "
+         "as a temporary plain file, {proof} where it writes its DRAT proof, {timeout} "
+         "--time-limit in whole seconds, {result} a MiniSat result file it writes.")
 
 
 def _client(solver: str | None, command: str | None):
-    """(python-sat solver name, parsed --solver-command or None); not both."""
+    """(the client named, or None for the track's default; the parsed --solver-command or
+    None): not both."""
     if command is None:
-        return solver or "cadical195", None
+        return solver, None
     if solver is not None:
         raise UserError("give --solver or --solver-command, not both")
     from puzzlesat.validate.runs.command import SolverCommand
 
-    return "", SolverCommand.parse(command)
+    return None, SolverCommand.parse(command)
 
 
 _TIME_LIMIT = click.option("--time-limit", type=Seconds(),

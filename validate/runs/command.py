@@ -34,9 +34,11 @@ descendant that left the group (a daemon) is found by a mark in its environment
 writes more than :data:`MAX_OUTPUT` bytes to stdout or stderr is killed (``s UNKNOWN``): it
 would fill the disk long before any time limit.
 
-The status is read from the ``s`` line (:func:`~puzzlesat.validate.output.parse_output`);
-output that does not parse is kept as it is, for ``validate`` to call MALFORMED, with the
-status UNKNOWN. The exit code (10/20) is only noted when it disagrees with the ``s`` line.
+The status is read by the reader the instance's track hands in (its answers' ``s`` line,
+:mod:`puzzlesat.validate.answers`); output that does not parse is kept as it is, for
+``validate`` to call MALFORMED, with the status UNKNOWN. Output longer than any answer to the
+instance can be (the bound the track hands in) is not kept: the run is UNKNOWN, with a note.
+The exit code (10/20) is only noted when it disagrees with the ``s`` line.
 
 >>> SolverCommand.parse("kissat -q --time={timeout} {cnf} {proof}").words
 ('kissat', '-q', '--time={timeout}', '{cnf}', '{proof}')
@@ -57,18 +59,16 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_file
 from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.generator.core.paths import is_regular_file, os_failure
 from puzzlesat.generator.core.writer import plain_dimacs
-from puzzlesat.validate.output import MalformedOutput, parse_output
+from puzzlesat.validate.answers import UNKNOWN_ANSWER, MalformedOutput, minisat_answer
 from puzzlesat.validate.runs.limits import (
     CPU_LIMIT,
     OUTPUT_LIMIT,
@@ -80,7 +80,7 @@ from puzzlesat.validate.runs.limits import (
     process_cpu,
 )
 from puzzlesat.validate.runs.processes import die_with, running, sigint_blocked
-from puzzlesat.validate.runs.solvers import v_lines
+from puzzlesat.validate.runs.solvers import SolveResult
 
 PLACEHOLDERS = ("cnf", "proof", "timeout", "result")
 #: a solver's stdout (or stderr) beyond this is not an answer worth reading (a model of 10^8
@@ -219,14 +219,16 @@ class CommandRun:
 
 
 def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
-                proof_to: str | os.PathLike | None = None, maxsat: bool = False) -> CommandRun:
+                status: Callable[[bytes], str], bound: int, suffix: str = "cnf",
+                proof_to: str | os.PathLike | None = None) -> CommandRun:
     """Run ``command`` on ``instance`` (a plain or compressed file, or ``(flat literals,
-    num_vars)``) for at most ``time_limit`` (CPU, wall-clock backstop), its proof written
-    (atomically) to ``proof_to`` when it answers UNSAT; see the module docstring. A program
-    that cannot be started is a SolverNotRunnable (a UserError). ``maxsat``: a WCNF instance
-    (``instance.wcnf``), the output read as the MaxSAT Evaluation's."""
+    num_vars)`` of a CNF) as ``instance.<suffix>`` for at most ``time_limit`` (CPU,
+    wall-clock backstop), its answer read by ``status`` (the track's reader of what an
+    answer claims) and kept up to ``bound`` bytes, its proof written (atomically) to
+    ``proof_to`` when it answers UNSAT; see the module docstring. A program that cannot be
+    started is a SolverNotRunnable (a UserError)."""
     with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
-        cnf = Path(tmp, "instance.wcnf" if maxsat else "instance.cnf")
+        cnf = Path(tmp, f"instance.{suffix}")
         proof_file = Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
         result_file = Path(tmp, "result")
@@ -255,58 +257,53 @@ def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
         # a solver that stops itself at the limit (its own, or the RLIMIT_CPU backstop)
         ended = CPU_LIMIT if cpu >= time_limit.cpu else SOLVER
         notes = [] if code in (0, 10, 20) or ended == CPU_LIMIT else [_failure(code, err_file)]
+        stdout = _kept(result_file if command.uses("result") else out_file, bound)
+        if stdout is None:
+            return CommandRun("UNKNOWN", cpu, None, notes + [
+                f"the solver wrote more than any answer to this instance holds ({bound:,} "
+                f"bytes): not kept"], wall, ended)
         if command.uses("result"):
-            stdout = minisat_answer(result_file.read_bytes()) if result_file.is_file() else b""
-        else:
-            stdout = out_file.read_bytes()
+            stdout = minisat_answer(stdout)
         try:
-            status = _maxsat_status(stdout) if maxsat else parse_output(stdout).status
+            claimed = status(stdout)
         except MalformedOutput as exc:
             return CommandRun("UNKNOWN", cpu, stdout,
                               notes + [f"the output does not parse: {exc}"], wall, ended)
-        if status == "UNKNOWN" and ended == CPU_LIMIT:
+        if claimed == "UNKNOWN" and ended == CPU_LIMIT:
             notes.append(f"CPU limit of {time_limit.cpu:g} s reached")
-        if status in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[status]:
-            notes.append(f"exit code {code} disagrees with the s line ({status})")
-        if proof_to is not None and status == "UNSAT":
+        if claimed in _STATUS_EXIT and code in (10, 20) and code != _STATUS_EXIT[claimed]:
+            notes.append(f"exit code {code} disagrees with the s line ({claimed})")
+        if proof_to is not None and claimed == "UNSAT":
             if is_regular_file(proof_file):  # never what a symlink left there names
                 with open(proof_file, "rb") as proof, atomic_file(proof_to) as out:
                     shutil.copyfileobj(proof, out, 1 << 20)
             else:
                 notes.append("UNSAT, but the solver wrote no proof file (a regular file at "
                              "{proof}; a symlink is never followed)")
-        return CommandRun(status, cpu, stdout, notes, wall, ended)
+        return CommandRun(claimed, cpu, stdout, notes, wall, ended)
 
 
-def minisat_answer(result: bytes) -> bytes:
-    """MiniSat's result file (``SAT`` then a line of literals ending in 0, ``UNSAT`` or
-    ``INDET``) as SAT Competition output; anything else is given back as it is, for the
-    validator to call malformed.
-
-    >>> minisat_answer(b"SAT\\n1 -2 0\\n")
-    b's SATISFIABLE\\nv 1 -2 0\\n'
-    >>> minisat_answer(b"INDET\\n")
-    b's UNKNOWN\\n'
-    """
-    words = result.split()
-    if words in ([b"UNSAT"], [b"INDET"]):
-        return b"s UNSATISFIABLE\n" if words[0] == b"UNSAT" else b"s UNKNOWN\n"
-    if not words or words[0] != b"SAT" or words[-1] != b"0" or len(words) < 2:
-        return result
-    try:
-        lits = np.array([int(w) for w in words[1:-1]], dtype=np.int64)
-    except ValueError:
-        return result
-    if np.any(lits == 0) or (lits.size and np.abs(lits).max() > 1 << 31):
-        return result
-    model = model_array(lits, int(np.abs(lits).max(initial=0)))
-    return ("s SATISFIABLE\n" + "\n".join(v_lines(model)) + "\n").encode()
+def command_result(command: SolverCommand, instance, time_limit: TimeLimit,
+                   status: Callable[[bytes], str], bound: int, suffix: str = "cnf",
+                   proof_to: str | os.PathLike | None = None) -> SolveResult:
+    """:func:`run_command` as a client's run: its answer the solver's output (``s UNKNOWN``
+    when none is kept), the command noted, an answer after the CPU limit not counted."""
+    ran = run_command(command, instance, time_limit, status, bound, suffix, proof_to)
+    return SolveResult(ran.status, command.name, ran.seconds,
+                       UNKNOWN_ANSWER if ran.stdout is None else ran.stdout,
+                       notes=[f"command: {command.template}", *ran.notes], wall=ran.wall,
+                       ended_by=ran.ended_by).counted_within(time_limit)
 
 
-def _maxsat_status(stdout: bytes) -> str:
-    from puzzlesat.validate.maxsat import maxsat_status  # only MaxSAT runs pay for it
-
-    return maxsat_status(stdout)
+def _kept(path: Path, bound: int) -> bytes | None:
+    """The answer the solver left at ``path`` (b"" when it left none, or not a regular file:
+    a symlink it made there is never followed), or None when it is longer than ``bound``."""
+    if not is_regular_file(path):
+        return b""
+    with open_input(path, "the solver's answer", follow_symlinks=False) as handle:
+        if os.fstat(handle.fileno()).st_size > bound:  # sized first: read() would allocate it
+            return None
+        return handle.read()
 
 
 def _run_group(argv: list[str], out, err, limit: TimeLimit) -> tuple[int | str, float, float]:

@@ -15,15 +15,15 @@ import math
 import re
 from dataclasses import dataclass
 
-from puzzlesat.generator.suite.calibration import COLUMNS, OLD_SECONDS
-from puzzlesat.validate.count import EXIT_CODES as COUNT_VERDICTS
-from puzzlesat.validate.output import STATUSES
-from puzzlesat.validate.report import FAILED, VERDICTS
-from puzzlesat.validate.runs.counters import COUNTERS
+from puzzlesat.generator.suite.calibration import COLUMNS, INSTANCE_COLUMNS, OLD_SECONDS
+from puzzlesat.validate.answers import EXIT
 from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
+from puzzlesat.validate.verdict import EXIT_CODES, FAILED, track_verdicts
 
-#: a calibration run's status: a SAT solver's, or RC2's OPTIMUM on a WCNF instance
-RUN_STATUSES = (*STATUSES, "OPTIMUM")
+#: a run's status: a solver's (SAT, UNSAT, UNKNOWN), a counter's (SAT: count above 0, UNSAT:
+#: count 0), a MaxSAT solver's OPTIMUM
+RUN_STATUSES = tuple(EXIT)
+STATUSES = ("SAT", "UNSAT", "UNKNOWN")
 #: the ``ended-by`` of a row read from a table of wall-clock seconds (no CPU time measured)
 WALL_CLOCK_TABLE = "wall-clock-table"
 
@@ -52,8 +52,10 @@ def _solved_within(status: str, seconds: float, limit: float) -> None:
 
 
 def _instance(row: dict) -> dict:
-    """The instance and solver fields of a table row, by field name."""
-    return {column.replace("-", "_"): row[column] for column in COLUMNS[:8]}
+    """The instance and solver fields of a table row, by field name (a table written before
+    rows had their track: "", which the campaign reading it fills in from the manifest)."""
+    return {**{column.replace("-", "_"): row.get(column, "") for column in INSTANCE_COLUMNS},
+            "solver": row["solver"]}
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class CalibrationRow:
     name: str
     file: str
     family: str
+    track: str  # the instance's track, whose judge gave the verdict
     hardness_param: str
     hardness: str
     expected: str
@@ -85,12 +88,11 @@ class CalibrationRow:
         if row["status"] not in RUN_STATUSES:
             raise ValueError(f"status {row['status'][:40]!r} is not one of "
                              f"{', '.join(RUN_STATUSES)}")
-        # a model counter's count is judged by the count judge, a solver's answer by the
-        # validator: each row has its judge's verdicts only
-        counter = row["solver"] in COUNTERS
-        if row["verdict"] not in (COUNT_VERDICTS if counter else VERDICTS):
-            raise ValueError(f"verdict {row['verdict'][:40]!r} is not a "
-                             f"{'count judge' if counter else 'validator'} verdict")
+        # each row has its track judge's verdicts only (a table without tracks: any judge's)
+        track = row.get("track", "")
+        if row["verdict"] not in (track_verdicts(track) if track else EXIT_CODES):
+            raise ValueError(f"verdict {row['verdict'][:40]!r} is not a verdict of the "
+                             f"{track or 'any'} track's judge")
         limit = _number(row["time-limit"], "time-limit")
         assert limit is not None
         if "cpu-seconds" not in row:  # a table of wall-clock seconds
@@ -116,8 +118,9 @@ class CalibrationRow:
 
     def as_row(self) -> dict:
         """The row as the table's columns hold it."""
-        values = [self.hash, self.name, self.file, self.family, self.hardness_param,
-                  self.hardness, self.expected, self.solver, self.time_limit, self.status,
+        values = [self.hash, self.name, self.file, self.family, self.track,
+                  self.hardness_param, self.hardness, self.expected, self.solver,
+                  self.time_limit, self.status,
                   "" if self.cpu_seconds is None else round(self.cpu_seconds, 3),
                   round(self.wall_seconds, 3), self.ended_by, self.verdict, self.reason,
                   self.machine, "" if self.load is None else self.load]
@@ -125,7 +128,7 @@ class CalibrationRow:
 
     @property
     def solved(self) -> bool:
-        """Answered SAT or UNSAT, and the answer is not wrong."""
+        """Answered (SAT, UNSAT, a count, an optimum), and the answer is not wrong."""
         return self.status != "UNKNOWN" and self.verdict not in FAILED
 
     def not_solved_within(self, seconds: float) -> bool | None:
@@ -191,7 +194,7 @@ class TuneRun:
                    for v in numbers):
             raise ValueError("a time that is not a finite number >= 0")
         status, expected = fields["status"], fields["expected"]
-        if status not in STATUSES or expected not in (*STATUSES, None):
+        if status not in RUN_STATUSES or expected not in (*STATUSES, None):
             raise ValueError("an unknown status")
         _solved_within(status, float(numbers[1]), float(numbers[0]))  # type: ignore
         if fields["ended_by"] not in ENDINGS or (status == "UNKNOWN") != (

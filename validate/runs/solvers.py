@@ -17,9 +17,10 @@ beside them. A limit is on that CPU time: the parent polls the child's CPU and k
 the limit, the child's RLIMIT_CPU a second later is the kernel's backstop, and wall time
 (:attr:`~puzzlesat.validate.runs.limits.TimeLimit.wall`) the last one.
 
-Output: ``c`` lines (solver, CPU and wall time), one ``s`` line, ``v`` lines of at most
-:data:`~puzzlesat.validate.output.MAX_V_LINE` characters covering variables ``1..V`` (variables the
-solver never saw are given False), the last ending in ``0``; exit code 10 / 20 / 0.
+A run's :class:`SolveResult` holds its answer as the track's competition prints it
+(:mod:`puzzlesat.validate.answers`: here SAT Competition output, variables the solver never
+saw given False) after our ``c`` lines (solver, CPU and wall time); its exit code is the
+competition's.
 
 >>> r = run_solver((np.array([1, 2, 0, -1, 0], dtype=np.int32), 2))
 >>> print(r.text(), end="")
@@ -47,7 +48,7 @@ from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.validate.output import MAX_V_LINE
+from puzzlesat.validate.answers import EXIT, UNKNOWN_ANSWER, sat_text
 from puzzlesat.validate.runs.limits import (
     CPU_LIMIT,
     SOLVER,
@@ -65,10 +66,6 @@ from puzzlesat.validate.runs.processes import (
 #: solvers whose python-sat bindings can log a DRAT proof (``with_proof=True``)
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "glucose3",
                  "glucose4", "glucose42", "lingeling", "maplechrono", "maplecm", "maplesat")
-EXIT_CODES = {"SAT": 10, "UNSAT": 20, "UNKNOWN": 0}
-#: the MaxSAT Evaluation's exit code of ``s OPTIMUM FOUND`` (its others are the SAT ones)
-OPTIMUM_EXIT = 30
-_WORDS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE", "UNKNOWN": "UNKNOWN"}
 
 
 def check_solver(name: str, proof: bool = False) -> str:
@@ -111,63 +108,63 @@ def solver_name(name: str) -> str:
     for canonical, aliases in vars(SolverNames).items():
         if not canonical.startswith("_") and (name == canonical or name in aliases):
             return canonical
-    runnable = sorted(k for k in vars(SolverNames)
-                      if not k.startswith("_") and _cannot_make(k) is None)
-    raise UserError(f"unknown solver {name!r} (python-sat solvers here: {', '.join(runnable)})")
+    raise UserError(f"unknown solver {name!r} (python-sat solvers here: "
+                    f"{', '.join(runnable_solvers())})")
+
+
+def runnable_solvers() -> list[str]:
+    """The canonical names of the python-sat solvers this installation can make."""
+    from pysat.solvers import SolverNames
+
+    return sorted(k for k in vars(SolverNames) if not k.startswith("_") and _cannot_make(k) is None)
 
 
 @dataclass
 class SolveResult:
-    """A solver's answer, its CPU ``seconds`` (the solver's own: a python-sat ``solve()``
-    call, a binary's process group), the ``wall`` seconds beside them and what ended the
-    run (:data:`~puzzlesat.validate.runs.limits.ENDINGS`)."""
+    """A client's run: its status (SAT, UNSAT, UNKNOWN; OPTIMUM for MaxSAT), its answer as its
+    track's competition prints it, the CPU ``seconds`` (the solver's own: a python-sat
+    ``solve()`` call, a binary's process group), the ``wall`` seconds beside them and what
+    ended the run (:data:`~puzzlesat.validate.runs.limits.ENDINGS`)."""
 
     status: str
     solver: str
     seconds: float
-    model: np.ndarray | None = None  # bool, indexed by variable (index 0 unused)
+    answer: bytes = UNKNOWN_ANSWER
     proof: list[str] | None = None  # python-sat's text lines (an external solver's proof
     # goes straight to its file)
     notes: list[str] = field(default_factory=list)
-    stdout: bytes | None = None  # an external solver's own output, kept as it is
     wall: float = 0.0
     ended_by: str = SOLVER
 
     @property
     def exit_code(self) -> int:
-        """The solver's status as a SAT-competition (or MaxSAT Evaluation) exit code."""
-        return OPTIMUM_EXIT if self.status == "OPTIMUM" else EXIT_CODES[self.status]
+        """The status as the competition's exit code (10, 20, 30 OPTIMUM FOUND, 0)."""
+        return EXIT[self.status]
 
     def output(self, seconds: bool = False) -> bytes:
-        """SAT Competition output; with ``seconds`` also a ``c time: S`` line. An external
-        solver's stdout follows our ``c`` lines byte for byte."""
+        """Our ``c`` lines (the solver, the notes; with ``seconds`` the CPU and wall time),
+        then the answer byte for byte."""
         # each on one line: a program or a note with a line break would add lines of its own
         lines = [f"c {' '.join(text.split())}" for text in [f"solver: {self.solver}",
                                                              *self.notes]]
         if seconds:
             lines.append(f"c time: {self.seconds:.3f}")
             lines.append(f"c wall-time: {self.wall:.3f}")
-        if self.stdout is not None:
-            return ("\n".join(lines) + "\n").encode("utf-8", "replace") + self.stdout
-        lines.append(f"s {_WORDS[self.status]}")
-        if self.model is not None:
-            lines += v_lines(self.model)
-        return ("\n".join(lines) + "\n").encode()
+        return ("\n".join(lines) + "\n").encode("utf-8", "replace") + self.answer
 
     def text(self, seconds: bool = False) -> str:
         """:meth:`output` as text (bytes an external solver wrote that are not UTF-8 shown
         as U+FFFD)."""
         return self.output(seconds).decode("utf-8", "replace")
 
-
-def v_lines(model: np.ndarray) -> list[str]:
-    """``v`` lines of at most MAX_V_LINE characters for variables ``1..V``, the last ending
-    in 0. Lines hold a fixed number of literals sized for the widest one."""
-    num_vars = model.size - 1
-    lits = np.where(model[1:], 1, -1) * np.arange(1, num_vars + 1)
-    tokens = [str(lit) for lit in lits.tolist()] + ["0"]
-    per_line = (MAX_V_LINE - 2) // (len(str(num_vars)) + 2)  # "v" + " -123..." per literal
-    return ["v " + " ".join(tokens[i: i + per_line]) for i in range(0, len(tokens), per_line)]
+    def counted_within(self, limit: TimeLimit) -> SolveResult:
+        """This run, an answer given after the CPU limit (between two polls of the solver's
+        CPU) made UNKNOWN: it does not count."""
+        if self.status != "UNKNOWN" and self.seconds > limit.cpu:
+            self.notes.append(f"answered {self.status} after the CPU limit of "
+                              f"{limit.cpu:g} s: not counted")
+            self.status, self.ended_by, self.answer = "UNKNOWN", CPU_LIMIT, UNKNOWN_ANSWER
+        return self
 
 
 def clauses(flat: np.ndarray):
@@ -185,7 +182,8 @@ def clauses(flat: np.ndarray):
 class ChildAnswer:
     """What a solve run in a child gives (:func:`solve_with_pysat`, RC2, a counter): the
     answer, or the error that kept it from solving, and the CPU and wall seconds of the solve
-    call alone; ``value`` is what else the answer holds (a MaxSAT cost, a model count)."""
+    call alone; ``value`` is what else the answer holds (a MaxSAT cost, a model count) and
+    ``kind`` what kind of answer it is (a counting instance's track)."""
 
     status: str | None
     model: np.ndarray | None = None
@@ -194,6 +192,7 @@ class ChildAnswer:
     cpu: float = 0.0
     wall: float = 0.0
     value: int | None = None
+    kind: str = ""
 
 
 def start_clock(cpu_limit: float | None, started) -> tuple[float, float]:
@@ -262,7 +261,8 @@ def run_solver(source, solver: str = "cadical195", time_limit: TimeLimit | float
                                               TimeLimit.parse(time_limit))
     if answer.error:
         raise UserError(answer.error)
-    return SolveResult(answer.status or "UNKNOWN", solver, answer.cpu, answer.model,
+    status = answer.status or "UNKNOWN"
+    return SolveResult(status, solver, answer.cpu, sat_text(status, answer.model),
                        answer.proof, notes, wall=answer.wall, ended_by=ended)
 
 

@@ -68,6 +68,7 @@ diamonds), :mod:`.encode` (the Board, the clause groups, decode and assignment),
 
 from __future__ import annotations
 
+from puzzlesat.generator.families.edgematch import count, maxsat
 from puzzlesat.generator.families.edgematch.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
@@ -156,3 +157,7 @@ ENCODINGS = {
     "explicit": "compact + explicit at-most-one square per piece",
     "all": "compact + fbcolors + explicit",
 }
+
+#: the family's module for each track beyond SAT (whose contract this card's names keep):
+#: model counting and, where the family has one, its MaxSAT form
+TRACKS = {"mc": count, "maxsat": maxsat}

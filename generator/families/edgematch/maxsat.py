@@ -48,6 +48,7 @@ from puzzlesat.generator.families.edgematch.certificate import odd_colours
 from puzzlesat.generator.families.edgematch.generate import planted
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 from puzzlesat.generator.families.edgematch.puzzle import Puzzle, Solution, shown_sides
+from puzzlesat.generator.families.params import Estimate
 
 ENCODINGS = {"sides": "piece-square, rotation and side-colour variables; one soft clause "
                       "per inner edge: cost = unmatched inner edges"}
@@ -60,6 +61,38 @@ ETERNITY2_BEST = ("467 of 480 inner edges matched (cost 13): the entry of Louis 
                   "Verhaard, 'Details of Eternity II solver eii', 22 January 2009). Later "
                   "reports of 468 (12 unmatched, 2020; grokipedia.com/page/Eternity_II_puzzle) "
                   "are unverified")
+
+
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    """Upper bounds on the WCNF's size, by group of :func:`encode_wcnf` for n squares in
+    classes of sizes m (corners, borders, centers), K non-frame colours and D inner edges:
+    x ≤ Σ m², o = 4 per center square, c = 4nK, counters ≤ 2x auxiliaries, m = D; clauses:
+    2n at-least-one, ≤ 6x sequential at-most-one, 7 per center square, ≤ 16x side colours,
+    4n·K(K−1)/2 colour at-most-one, 3DK edge match, D soft."""
+    if puzzle is None and "pieces" in params:
+        from puzzlesat.generator.families.edgematch.puzzle import load_pieces
+
+        puzzle = load_pieces(params["pieces"])  # a piece file is small next to its WCNF
+    if puzzle is not None:
+        rows, cols = puzzle.rows, puzzle.cols
+        colours = len({int(v) for v in puzzle.pieces.reshape(-1).tolist()} - {FRAME})
+    else:
+        rows = int(params.get("rows", 0) or 0)
+        cols = int(params.get("cols", rows) or rows)
+        colours = (int(params.get("border_colors", 1) or 1)
+                   + int(params.get("center_colors", 1) or 1))
+    rows, cols = max(rows, 0), max(cols, 0)
+    n, centers = rows * cols, max(rows - 2, 0) * max(cols - 2, 0)
+    classes = [4, max(2 * rows + 2 * cols - 8, 0), centers]
+    x = sum(m * m for m in classes)
+    edges = rows * max(cols - 1, 0) + max(rows - 1, 0) * cols
+    variables = 3 * x + 4 * centers + 4 * n * colours + edges
+    groups = [(2 * n, max(classes)), (6 * x, 3), (7 * centers, 4), (16 * x, 3),
+              (4 * n * (colours * (colours - 1) // 2), 2), (3 * edges * colours, 3),
+              (edges, 1)]
+    digits = len(str(max(variables, 1))) + 2
+    return Estimate(variables, sum(c for c, _ in groups),
+                    sum(c * (w * digits + 4) for c, w in groups))
 
 
 def allowed_rotations(puzzle: Puzzle) -> np.ndarray:

@@ -82,6 +82,7 @@ CCCCD  └──╴╵
 
 from __future__ import annotations
 
+from puzzlesat.generator.families.flow import count
 from puzzlesat.generator.families.flow.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
@@ -134,6 +135,10 @@ ENCODINGS = {
     "acyclic": "zucker + rank bits that exclude every cycle",
     "zucker-2x2": "zucker + no 2x2 cycle of free cells",
 }
+
+#: the family's module for each track beyond SAT (whose contract this card's names keep):
+#: model counting and, where the family has one, its MaxSAT form
+TRACKS = {"mc": count}
 
 PARAMS: tuple[Param, ...] = (
     Param("width", int, None, "Grid width (planted grids).", minimum=1),

@@ -126,7 +126,8 @@ def puzzle_to_json(puzzle: Puzzle) -> dict:
 def puzzle_from_json(data) -> Puzzle:
     """The puzzle from its JSON (rows of the text format; width and height, when given, JSON
     integers that agree with them), or a UserError saying what is wrong."""
-    puzzle = _puzzle_from_rows(json_list(_field(data, "rows"), "puzzle.rows"))
+    rows = json_list(_field(data, "rows"), "puzzle.rows")
+    puzzle = _puzzle_from_rows([json_str(row, f"puzzle.rows[{r}]") for r, row in enumerate(rows)])
     for key, got in (("width", puzzle.width), ("height", puzzle.height)):
         said = get_int(data, key, "puzzle", default=None)
         if said is not None and said != got:

@@ -20,6 +20,7 @@ Korf traces); this module is the family's card and gathers its contract.
 from __future__ import annotations
 
 from puzzlesat.generator.families.params import Param
+from puzzlesat.generator.families.sliding import count, maxsat
 from puzzlesat.generator.families.sliding.certificate import check_certificate, expected
 from puzzlesat.generator.families.sliding.encode import assignment, decode, encode
 from puzzlesat.generator.families.sliding.estimate import estimate
@@ -98,3 +99,7 @@ ENCODINGS = {
     "rotated-onehot": "rotated frame with one-hot tile numbers",
     "direct": "one-hot tile-at-square per step with explicit move and frame axioms",
 }
+
+#: the family's module for each track beyond SAT (whose contract this card's names keep):
+#: model counting and, where the family has one, its MaxSAT form
+TRACKS = {"mc": count, "maxsat": maxsat}

@@ -23,9 +23,9 @@ from puzzlesat.generator.families.params import Estimate
 MAX_TRACE = 250
 
 
-def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
-    # params bound the size closely: a puzzle is given only when read back from a header
-    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
+def board(params: dict, puzzle=None) -> tuple[int, int, int, bool]:
+    """(rows, cols, budget K, no_undo) bounding an instance's size: from the puzzle read back
+    from a header, else from the params (see the module docstring for an unknown budget)."""
     if puzzle is not None:
         params = {"rows": puzzle.rows, "cols": puzzle.cols, "budget": puzzle.budget,
                   "no_undo": puzzle.no_undo}
@@ -50,9 +50,27 @@ def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
         k = params["walk"]
     else:
         k = min(params.get("node_limit") or 0, 20 * s * (rows + cols))
-    k = max(int(k), 0)
-    no_undo = bool(params.get("no_undo"))
-    digits_of = lambda v: len(str(max(v, 1))) + 2  # noqa: E731  "-123 " per literal
+    return rows, cols, max(int(k), 0), bool(params.get("no_undo"))
+
+
+def state_width(rows: int, cols: int, encoding: str) -> int:
+    """W: the variables of one configuration in the rotated frame (tiles, then the blank's
+    row and column)."""
+    s = rows * cols
+    bits = s - 1 if encoding == "rotated-onehot" else max(1, math.ceil(math.log2(s)))
+    return (s - 1) * bits + rows + cols
+
+
+def digits_of(variables: int) -> int:
+    """The most bytes a literal takes in a clause line: ``-123 ``."""
+    return len(str(max(variables, 1))) + 2
+
+
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    # params bound the size closely: a puzzle is given only when read back from a header
+    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
+    rows, cols, k, no_undo = board(params, puzzle)
+    s = rows * cols
     if encoding == "direct":
         edges = 2 * (rows * (cols - 1) + (rows - 1) * cols)
         variables = (k + 1) * s * s + k * edges
@@ -60,8 +78,7 @@ def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
                   (6 * k * s, 2), (k * edges, 2), (k * edges * s, 3), (k * s * s, 6),
                   ((k - 1) * edges if no_undo and k else 0, 2)]
     else:
-        bits = s - 1 if encoding == "rotated-onehot" else max(1, math.ceil(math.log2(s)))
-        width = (s - 1) * bits + rows + cols
+        width = state_width(rows, cols, encoding)
         variables = (k + 1) * width + 2 * k
         groups = [(2 * width, 1), (4 * k, 3), (8 * k * width, 4),
                   (4 * (k - 1) if no_undo and k else 0, 4)]

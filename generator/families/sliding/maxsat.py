@@ -18,8 +18,15 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
+from puzzlesat.generator.families.params import Estimate
 from puzzlesat.generator.families.sliding import npuzzle
 from puzzlesat.generator.families.sliding.encode import decode, encode, rotated_state
+from puzzlesat.generator.families.sliding.estimate import (
+    board,
+    digits_of,
+    state_width,
+)
+from puzzlesat.generator.families.sliding.estimate import estimate as sat_estimate
 from puzzlesat.generator.families.sliding.generate import generate
 from puzzlesat.generator.families.sliding.puzzle import Puzzle, Solution, puzzle_to_json
 
@@ -39,6 +46,20 @@ def _check_supported(puzzle: Puzzle, encoding: str) -> None:
     if puzzle.budget < puzzle.lower_bound:
         raise UserError(f"sliding --format wcnf: --budget {puzzle.budget} is below the "
                         f"distance {puzzle.lower_bound}: no trace reaches the goal")
+
+
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    """Upper bounds on the WCNF's size: the SAT trace's, each move clause one literal (its
+    stay bit) wider, plus the stay bits, the ``stay_frame`` clauses (2 per state variable and
+    step) and a soft clause per step."""
+    rows, cols, k, _ = board(params, puzzle)
+    sat = sat_estimate(params, encoding, puzzle)
+    variables = sat.variables + k
+    frame = 2 * k * state_width(rows, cols, encoding)
+    digits = digits_of(variables)
+    return Estimate(variables, sat.clauses + frame + k,
+                    sat.bytes + sat.clauses * (digits + 2) + frame * (3 * digits + 4)
+                    + k * (digits + 4))
 
 
 def encode_wcnf(puzzle: Puzzle, encoding: str = "rotated") -> Wcnf:

@@ -12,13 +12,13 @@ from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import read_input
 from puzzlesat.generator.core.paths import is_regular_file, plain_folder
 from puzzlesat.generator.core.structured import load_json
-from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import Task
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.clients import Limit, run_client
-from puzzlesat.validate.runs.limits import CPU_LIMIT, load, machine
+from puzzlesat.validate.runs.limits import CPU_LIMIT, TimeLimit, load, machine
 from puzzlesat.validate.runs.records import TuneRun
+from puzzlesat.validate.runs.solvers import SolveResult
+from puzzlesat.validate.tracks import Limit, get_track
 
 
 def _task_key(task: Task) -> str:
@@ -29,27 +29,32 @@ def _task_key(task: Task) -> str:
 def _instance(task: Task):
     """The task's instance, built as the tune's workers build it."""
     return build(task.family, task.params, task.encoding, task.seed, task.name,
-                 solving=CheckedSolving(), force=True)
+                 solving=CheckedSolving(), force=True, track=task.track)
 
 
 def solve_task(task: Task, limit: Limit) -> TuneRun:
-    """Worker: build the task's instance and run one solver on it (from the flat literal
-    array: a binary gets it as plain DIMACS) up to the CPU limit. Returns the run (picklable,
-    no file access)."""
+    """Worker: build the task's instance and run one client of its track on it (handed over
+    in memory, as the track's clients take it: a binary gets it as a plain file) up to the
+    CPU limit. Returns the run (picklable, no file access)."""
     inst = _instance(task)
-    flat = inst.formula.flat_literals()
     at_start = load()
-    result = run_client(limit.solver, (flat, inst.formula.num_vars), limit.time_limit)
+    result = run_client(limit.solver, get_track(task.track).clients.source(inst.formula),
+                        limit.time_limit, task.track)
     if result.status == "UNKNOWN" and result.ended_by != CPU_LIMIT:
         # the solver died before its limit (out of memory, a signal) or was starved past the
         # wall-clock backstop: that decides nothing, so it is not recorded; the tune stops and
         # a rerun tries again
         raise UserError(f"{limit.solver} on {task.name} ({task.params}, seed {task.seed}) "
                         f"ended without an answer: {'; '.join(result.notes) or 'no reason'}")
-    return TuneRun(gbd_hash_of_literals(flat), limit.solver, limit.seconds, result.status,
+    return TuneRun(inst.track.gbd_hash(inst.formula), limit.solver, limit.seconds, result.status,
                    round(min(result.seconds, limit.seconds), 3), round(result.wall, 3),
                    result.ended_by, inst.expected, machine(), at_start,
                    (_task_key(task),))
+
+
+def run_client(solver: str, source, time_limit: TimeLimit, track: str = "sat") -> SolveResult:
+    """One run of a client of ``track`` on an instance built in memory."""
+    return get_track(track).clients.run(solver, source, time_limit)
 
 
 #: a run record is a few hundred bytes; anything far larger was not written by tune
@@ -90,11 +95,12 @@ class RunCache:
         if key not in self.claimed:
             return None
         if key not in self.hashes:
-            self.hashes[key] = gbd_hash_of_literals(_instance(task).formula.flat_literals())
+            inst = _instance(task)
+            self.hashes[key] = inst.track.gbd_hash(inst.formula)
         run = self.records.get((self.hashes[key], limit.solver))
         if run is None:
             return None
-        if run.status in ("SAT", "UNSAT"):
+        if run.status != "UNKNOWN":  # answered (SAT, UNSAT, a count, an optimum)
             if run.seconds <= limit.seconds:
                 return replace(run, limit=limit.seconds)
             return replace(run, limit=limit.seconds, status="UNKNOWN", seconds=limit.seconds,

@@ -1,20 +1,20 @@
 """Hardness calibration of a published suite: reference solvers on every instance, each answer
 validated, times and verdicts recorded with the suite.
 
-``puzzlesat calibrate DIR`` runs every solver (default python-sat's MiniSat 2.2 and the
-MiniSat binary up to 120 s, the Kissat 4.0.4 binary up to 1000 s:
-:data:`DEFAULT_SOLVERS`; any python-sat name or ready binary name, each with its own limit
-as ``NAME:SECONDS``; on a counting suite also the model counters ``ganak`` and ``approxmc``,
-whose counts the count judge checks: VERIFIED, WRONG-ANSWER, UNKNOWN, ...) on every instance
-of the manifest, each run limited and timed in the
-solver's own CPU seconds (:func:`puzzlesat.validate.runs.clients.run_client`): past the limit
-the status is UNKNOWN and the run goes on, as it does when a solver crashes or prints
-garbage (recorded as such). Each row records the CPU and wall seconds, what ended the run,
-and the machine (CPU model, cores, load at the start). Each answer is judged by the
-validator (:func:`puzzlesat.validate.report.judge`: a model must satisfy every clause, an UNSAT answer
-must not contradict the result the instance's header knows). The calls are pure and go to any
-:class:`concurrent.futures.Executor` (local pool or Dask); this process writes, in manifest
-order, so the verdicts never depend on the executor (the seconds do, of course).
+``puzzlesat calibrate DIR`` runs every client (each ``NAME`` or ``NAME:SECONDS``: a SAT
+solver, RC2, a model counter; by default each track's own, :data:`CALIBRATION` of its
+``clients.py``: for SAT python-sat's MiniSat 2.2 and the MiniSat binary up to 120 s and the
+Kissat 4.0.4 binary up to 1000 s) on every instance of the manifest of its track, each run
+limited and timed in the client's own CPU seconds: past the limit the status is UNKNOWN and
+the run goes on, as it does when a solver crashes or prints garbage (recorded as such). Each
+row records the CPU and wall seconds, what ended the run, and the machine (CPU model, cores,
+load at the start). Each answer is judged by its track's judge (a model must satisfy every
+clause, an UNSAT answer must not contradict the result the instance's header knows, a count
+must be the one certified again from the header's puzzle), from the instance read once per
+instance: its evidence (a certified count, certified bounds) is worked out once, not once per
+run. The calls, one per instance, are pure and go to any :class:`concurrent.futures.Executor`
+(local pool or Dask); this process writes, in manifest order, so the verdicts never depend on
+the executor (the seconds do, of course).
 
 What is written into the suite folder:
 
@@ -46,18 +46,17 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
 from puzzlesat.generator.core.files import atomic_write
-from puzzlesat.generator.core.reader import read_dimacs
-from puzzlesat.generator.core.sniff import is_wcnf
-from puzzlesat.generator.core.wcnf_reader import read_wcnf
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.calibration import (
     CALIBRATION_FILE,
     COLUMNS,
     KEY_COLUMNS,
+    LATER_COLUMNS,
     calibration_files,
 )
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
+    ManifestRow,
     file_sha256,
     read_manifest,
     read_sums,
@@ -68,21 +67,11 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.publish import publish_lock
 from puzzlesat.generator.suite.spec import check_published, read_published
-from puzzlesat.validate.count import certified_count, judge_count_output
-from puzzlesat.validate.output import MalformedOutput, parse_output
-from puzzlesat.validate.report import judge
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.clients import Limit, canonical_name, parse_limit, run_client
-from puzzlesat.validate.runs.counters import COUNTERS, check_counter, run_counter
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
-from puzzlesat.validate.runs.maxsat import REFERENCE
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.runs.solvers import SolveResult
-
-#: python-sat's MiniSat and the MiniSat binary up to the filter's minute times the margin
-#: of 2, Kissat 4.0.4 (the binary) up to the reference limit
-DEFAULT_SOLVERS = ("minisat22:120", "minisat-bin:120", "kissat-bin:1000")
+from puzzlesat.validate.tracks import JudgeOptions, Limit, get_track, parse_limit
 
 
 @dataclass
@@ -109,28 +98,36 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, solver: str, time_limit: TimeLimit) -> dict:
-    """Worker: solve one instance in a killable child and judge the answer (a WCNF instance's
-    by the MaxSAT judge); the result columns of its row. Never raises for a solver's failure
-    (timeout, crash, garbage, a wrong answer): the row records it."""
-    at_start = load()
-    wcnf = is_wcnf(path)
-    if (solver == REFERENCE) != wcnf:
-        return _not_run(f"{solver} does not solve {'WCNF' if wcnf else 'CNF'}", at_start)
-    if solver in COUNTERS:
-        return _count_one(path, solver, time_limit, at_start)
-    result = run_client(solver, path, time_limit)
+def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]:
+    """Worker: every client of ``limits`` on the instance at ``path``, each in a killable
+    child, each answer judged by the instance's track from the instance read once; the
+    result columns of each run's row. Never raises for a solver's failure (timeout, crash,
+    garbage, a wrong answer): the row records it; an instance its judge cannot read is
+    recorded as not run by any client."""
+    track = get_track(track_name)
+    options = JudgeOptions(solving=CheckedSolving())
     try:
-        verdict = (_judge_maxsat(path, result) if wcnf else
-                   judge(read_dimacs(path), parse_output(result.text().encode()), None))
-        name, reason = verdict.verdict, verdict.reason
-    except MalformedOutput as exc:
-        name, reason = "MALFORMED", str(exc)
-    if result.status == "UNKNOWN":
-        reason = "; ".join(n for n in result.notes if not n.startswith("command: ")) or reason
-    return {"status": result.status, "cpu-seconds": round(result.seconds, 3),
-            "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
-            "verdict": name, "reason": reason, "machine": machine(), "load": at_start}
+        case = track.judge.open_case(path, options)
+    except UserError as exc:
+        return [_not_run(f"{limit.solver} did not run: {exc}", load()) for limit in limits]
+    results = []
+    for limit in limits:
+        at_start = load()
+        try:
+            result = track.clients.run(limit.solver, path, limit.time_limit)
+        except UserError as exc:
+            results.append(_not_run(f"{limit.solver} did not run: {exc}", at_start))
+            continue
+        verdict = track.judge.judge(case, result.answer, options)
+        reason = verdict.reason
+        if result.status == "UNKNOWN":
+            reason = "; ".join(n for n in result.notes if not n.startswith("command: ")) \
+                or reason
+        results.append({"status": result.status, "cpu-seconds": round(result.seconds, 3),
+                        "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
+                        "verdict": verdict.verdict, "reason": reason, "machine": machine(),
+                        "load": at_start})
+    return results
 
 
 def _not_run(reason: str, at_start: float | None) -> dict:
@@ -139,70 +136,30 @@ def _not_run(reason: str, at_start: float | None) -> dict:
             "verdict": "UNKNOWN", "reason": reason, "machine": machine(), "load": at_start}
 
 
-def _count_one(path: str, counter: str, time_limit: TimeLimit,
-               at_start: float | None) -> dict:
-    """A model counter's run on the counting instance at ``path`` (in a killable child,
-    :func:`~puzzlesat.validate.runs.counters.run_counter`), judged as ``validate-count``
-    judges it (against the count certified again from the header's puzzle); the result
-    columns of its row. An instance that is not a counting one, or whose header count is not
-    its puzzle's, is not counted."""
-    try:
-        projection, certified, _ = certified_count(read_dimacs(path), path, CheckedSolving())
-        result = run_counter(path, counter, time_limit)
-    except UserError as exc:
-        return _not_run(f"{counter} did not count: {exc}", at_start)
-    verdict = judge_count_output(result.text(), certified, projection)
-    status = "UNKNOWN" if result.count is None else "SAT" if result.count else "UNSAT"
-    reasons = verdict.reasons if result.count is not None else result.notes
-    return {"status": status, "cpu-seconds": round(result.seconds, 3),
-            "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
-            "verdict": verdict.verdict, "reason": "; ".join(reasons),
-            "machine": machine(), "load": at_start}
-
-
-def _limit(text: str, default: TimeLimit) -> Limit:
-    """One ``--solvers`` word as a checked limit: a model counter's (``ganak:300``) or a
-    solver's (:func:`~puzzlesat.validate.runs.clients.parse_limit`)."""
-    text = text if ":" in text else f"{text}:{default.cpu}"
-    name, _, seconds = text.rpartition(":")
-    if name in COUNTERS:
-        return Limit(check_counter(name), TimeLimit.parse(seconds, f"--solvers {text}:").cpu)
-    try:
-        canonical_name(name)
-    except UserError as exc:  # the message names every solver there is: the counters too
-        raise UserError(f"--solvers: {exc}; model counters: {', '.join(COUNTERS)}") from None
-    return parse_limit(text, "--solvers")
-
-
 def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
     """``--solvers`` words (``NAME`` or ``NAME:SECONDS``; a bare name gets ``time_limit``)
-    as checked limits, before any work: a UserError for an unknown solver, a binary not
-    installed, a bad limit, or no solver at all."""
+    as checked limits of their tracks' clients, before any work: a UserError for an unknown
+    client, one not installed, a bad limit, or no client at all."""
     default = TimeLimit.parse(time_limit)
-    limits = [_limit(text, default) for text in solvers]
+    limits = [parse_limit(text, "--solvers", default.cpu) for text in solvers]
     if not limits:
         raise UserError("--solvers is empty: name at least one solver")
     return limits
 
 
-def _judge_maxsat(path: str, result: SolveResult):
-    """The MaxSAT judge's verdict on RC2's answer to the WCNF instance at ``path``."""
-    # imported here: a SAT solver's child process (which imports this module) need not
-    from puzzlesat.validate.maxsat import certified_bounds, judge_maxsat, parse_maxsat_output
-
-    wcnf = read_wcnf(path)
-    answer = parse_maxsat_output(result.output(), wcnf.num_vars)
-    certified, family, module, puzzle, encoding = certified_bounds(wcnf)
-    return judge_maxsat(wcnf, answer, certified, family, module, puzzle, encoding)
+def default_limits(rows: list[ManifestRow]) -> list[str]:
+    """The clients each track of ``rows`` is calibrated with by default, in registry order."""
+    tracks = dict.fromkeys(row.track for row in rows)
+    return [word for name in tracks for word in get_track(name).clients.CALIBRATION]
 
 
-def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
+def calibrate_suite(directory: str | os.PathLike, solvers=None,
                     time_limit: TimeLimit | float = 60.0, jobs: int = 1, executor=None,
                     plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
-    """Run ``solvers`` (python-sat names or ready binary names, each ``NAME`` or
-    ``NAME:SECONDS``; ``time_limit`` for a bare name) on every instance of the published
-    suite ``directory`` (or those whose name matches one of the globs ``only``) and record the
-    results there (see the module docstring). The folder is locked while it runs
+    """Run ``solvers`` (client names, each ``NAME`` or ``NAME:SECONDS``; ``time_limit`` for a
+    bare name; None: each track's own) on every instance of their track in the published
+    suite ``directory`` (or those whose name matches one of the globs ``only``) and record
+    the results there (see the module docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
@@ -214,49 +171,40 @@ def calibrate_suite(directory: str | os.PathLike, solvers=DEFAULT_SOLVERS,
 def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
                only: tuple[str, ...]) -> Calibration:
     spec, instances = read_published(out)
+    rows = ManifestRow.from_rows(instances, str(out / MANIFEST))
     # the earlier table is read (and a damaged or edited one refused) before any solver runs
     earlier_table = (read_trusted_calibration(out) if os.path.lexists(out / CALIBRATION_FILE)
                      else [])
-    chosen = [r for r in instances
-              if not only or any(fnmatch.fnmatchcase(r["name"], glob) for glob in only)]
+    chosen = [(instance, row) for instance, row in zip(instances, rows)
+              if not only or any(fnmatch.fnmatchcase(row.name, glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    limits = solver_limits(solvers, time_limit)  # runnable here, before any work
-    idle = [lim.solver for lim in limits if not any(_takes(lim.solver, r) for r in chosen)]
+    limits = solver_limits(default_limits([row for _, row in chosen]) if solvers is None
+                           else solvers, time_limit)
+    idle = [lim for lim in limits if not any(row.track == lim.track for _, row in chosen)]
     if idle:
-        raise UserError(f"--solvers {idle[0]}: takes none of the {len(chosen)} instances "
-                        f"chosen in {out} (a model counter counts counting instances, "
-                        f"{REFERENCE} solves WCNF, a SAT solver CNF)")
+        raise UserError(f"--solvers {idle[0].solver}: solves {idle[0].track} instances, and "
+                        f"none of the {len(chosen)} chosen in {out} is one")
     # the published bytes only: a changed instance is not measured (nor is a manifest trusted
     # for the expected result: the judge takes it from the instance's own header)
-    changed = [r["file"] for r in chosen if file_sha256(out / r["file"]) != r["sha256"]]
+    changed = [row.file for _, row in chosen if file_sha256(out / row.file) != row.sha256]
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / r["file"]), limit.solver, limit.time_limit)
-             for r in chosen for limit in limits]
-    results: list[dict] = [{}] * len(calls)
+    calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track])
+             for _, row in chosen]
+    fresh: dict[tuple[str, str], CalibrationRow] = {}
     with solver_pool(cap_jobs(jobs, len(calls)), executor) as (pool, slots):
-        for index, result in run_tasks(calibrate_one, calls, pool, slots=slots):
-            results[index] = result
-    fresh = {(instance["hash"], limit.solver): _row(instance, limit.solver, limit.seconds,
-                                                     result)
-             for (instance, limit), result
-             in zip(((i, lim) for i in chosen for lim in limits), results)}
+        for index, results in run_tasks(calibrate_one, calls, pool, slots=slots):
+            instance = chosen[index][0]
+            for limit, result in zip(calls[index][2], results):
+                fresh[(instance["hash"], limit.solver)] = _row(instance, limit, result)
     earlier = _earlier_runs(earlier_table, instances, fresh)
     order = list(dict.fromkeys([solver for _, solver in earlier]
                                + [limit.solver for limit in limits]))
-    rows = [fresh.get(key) or earlier[key] for instance in instances for solver in order
-            if (key := (instance["hash"], solver)) in fresh or key in earlier]
-    return _record(out, spec, instances, rows, plot)
-
-
-def _takes(solver: str, instance: dict) -> bool:
-    """Whether ``solver`` runs on the manifest's ``instance``: a model counter on a counting
-    one, the MaxSAT reference on a WCNF one, a SAT solver on a CNF one."""
-    if solver in COUNTERS:
-        return instance.get("count") is not None
-    return (solver == REFERENCE) == (instance.get("format", "cnf") == "wcnf")
+    table = [fresh.get(key) or earlier[key] for instance in instances for solver in order
+             if (key := (instance["hash"], solver)) in fresh or key in earlier]
+    return _record(out, spec, instances, table, plot)
 
 
 def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:
@@ -278,15 +226,17 @@ def hardness(row: dict) -> tuple[str, object]:
 
 def _instance_fields(instance: dict) -> dict:
     param, value = hardness(instance)
-    return {"hash": instance["hash"], "name": instance["name"], "file": instance["file"],
-            "family": instance["family"], "hardness_param": param, "hardness": str(value),
-            "expected": instance["result"]}
+    row = ManifestRow.from_row(instance, MANIFEST)
+    return {"hash": row.hash, "name": row.name, "file": row.file, "family": row.family,
+            "track": row.track, "hardness_param": param, "hardness": str(value),
+            "expected": row.result}
 
 
-def _row(instance: dict, solver: str, time_limit: float, result: dict) -> CalibrationRow:
+def _row(instance: dict, limit: Limit, result: dict) -> CalibrationRow:
     fields = _instance_fields(instance)
     return CalibrationRow.from_row({**{k.replace("_", "-"): v for k, v in fields.items()},
-                                    "solver": solver, "time-limit": time_limit, **result})
+                                    "solver": limit.solver, "time-limit": limit.seconds,
+                                    **result})
 
 
 def read_calibration(directory: str | os.PathLike) -> list[CalibrationRow]:
@@ -297,8 +247,8 @@ def read_calibration(directory: str | os.PathLike) -> list[CalibrationRow]:
     if not os.path.lexists(path):
         raise UserError(f"{directory}: no {CALIBRATION_FILE}: run puzzlesat calibrate first")
     rows, header = read_table(path, KEY_COLUMNS)
-    if "cpu-seconds" in header:
-        read_table(path, COLUMNS)  # every column of a CPU-timed table
+    if "cpu-seconds" in header:  # every column of a CPU-timed table, but the later ones
+        read_table(path, tuple(c for c in COLUMNS if c not in LATER_COLUMNS))
     checked = []
     for line, row in enumerate(rows, start=2):
         try:

@@ -21,7 +21,7 @@ from puzzlesat.generator.suite.folder import (
     remove_own,
     table_bytes,
 )
-from puzzlesat.validate.runs.tune.plan import (
+from puzzlesat.validate.campaigns.tune.plan import (
     COLUMNS,
     GROUP_TOML,
     LANDSCAPE_CSV,
@@ -32,7 +32,7 @@ from puzzlesat.validate.runs.tune.plan import (
     Plan,
     group_toml,
 )
-from puzzlesat.validate.runs.tune.walk import Tune
+from puzzlesat.validate.campaigns.tune.walk import Tune
 
 
 def landscape_rows(result: Tune) -> list[dict]:

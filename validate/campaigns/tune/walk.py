@@ -10,10 +10,10 @@ from typing import Any
 
 from puzzlesat.generator.core.executors import executor_slots, run_tasks
 from puzzlesat.generator.suite.spec import Task
+from puzzlesat.validate.campaigns.tune.cache import RunCache, solve_task
+from puzzlesat.validate.campaigns.tune.plan import CLASSES, HARD_STREAK, RUNS, Plan
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.records import TuneRun
-from puzzlesat.validate.runs.tune.cache import RunCache, solve_task
-from puzzlesat.validate.runs.tune.plan import CLASSES, HARD_STREAK, RUNS, Plan
 
 
 @dataclass
@@ -124,7 +124,7 @@ class Tune:
 
 
 def walk(plan: Plan, out: Path, jobs: int = 1, executor=None, progress: bool = True) -> Tune:
-    """Walk the plan's axis (see :mod:`puzzlesat.validate.runs.tune`), runs cached in
+    """Walk the plan's axis (see :mod:`puzzlesat.validate.campaigns.tune`), runs cached in
     ``out/runs``."""
     from tqdm import tqdm
 

@@ -41,9 +41,9 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.paths import os_failure
-from puzzlesat.validate.runs.tune.landscape import claim_output, write_landscape
-from puzzlesat.validate.runs.tune.plan import Plan
-from puzzlesat.validate.runs.tune.walk import Tune, walk
+from puzzlesat.validate.campaigns.tune.landscape import claim_output, write_landscape
+from puzzlesat.validate.campaigns.tune.plan import Plan
+from puzzlesat.validate.campaigns.tune.walk import Tune, walk
 
 
 def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True,

@@ -1,11 +1,8 @@
 """``validate-suite``: a verdict for every instance of a published suite from a results folder,
-in parallel, and the verdict table."""
+each by its track's judge, in parallel, and the verdict table."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
 from pathlib import Path
 
@@ -13,7 +10,6 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import run_tasks
 from puzzlesat.generator.core.files import atomic_write
 from puzzlesat.generator.core.inputs import check_replaceable
-from puzzlesat.generator.core.sniff import is_wcnf
 from puzzlesat.generator.suite.folder import (
     INSTANCES,
     PROOF_SUFFIX,
@@ -23,9 +19,8 @@ from puzzlesat.generator.suite.folder import (
     suite_instances,
     witness_path,
 )
-from puzzlesat.validate.maxsat import validate_wcnf_files
-from puzzlesat.validate.proof.check import LratRequest
-from puzzlesat.validate.report import VERDICTS, Verdict, validate_files
+from puzzlesat.validate.tracks import JudgeOptions, judge_files
+from puzzlesat.validate.verdict import Verdict, table_bytes
 
 
 def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = None,
@@ -62,18 +57,20 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
                                unit="instance", desc="validating", disable=not progress):
         verdicts[index] = verdict
     if table is not None:
-        write_table(verdicts, table)
+        atomic_write(table, table_bytes(verdicts, _table_format(table)))
     return verdicts
 
 
 def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
                  proof_time_limit: float | None = None, lrat: bool = False,
                  cake_lpr: str | None = None) -> Verdict:
-    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance,
-    with the suite's ``witnesses/<name>.json`` as evidence of SAT when it checks; MALFORMED
-    when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
+    """The verdict on ``RESULTS_DIR/<file>.out`` (and ``.drat``) for one suite instance, by
+    its track's judge, with the suite's ``witnesses/<name>.json`` as evidence when it checks;
+    MALFORMED when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
+    from puzzlesat.validate.proof.check import LratRequest
+    from puzzlesat.validate.runs.certify import CheckedSolving
+
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, PROOF_SUFFIX)
-    witness = witness_path(instance)
     if sha256 is not None and file_sha256(instance) != sha256:
         why = ("its sha256 is not the one the suite's SHA256SUMS lists" if sha256
                else "the suite's SHA256SUMS does not list it")
@@ -81,15 +78,14 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
     elif not out.exists():
         verdict = Verdict("UNKNOWN", f"no output file {out.name}")
     else:
+        options = JudgeOptions(
+            proof=drat if drat.exists() else None, proof_time_limit=proof_time_limit,
+            witness=witness_path(instance),
+            lrat=LratRequest(output_path(results_dir, instance, ".lrat") if lrat else None,
+                             cake_lpr=cake_lpr, beside_output=True),
+            solving=CheckedSolving())
         try:
-            if is_wcnf(instance):
-                verdict = validate_wcnf_files(instance, out, witness)
-            else:
-                request = LratRequest(output_path(results_dir, instance, ".lrat") if lrat
-                                      else None, cake_lpr=cake_lpr, beside_output=True)
-                verdict = validate_files(instance, out, drat if drat.exists() else None,
-                                         witness=witness, proof_time_limit=proof_time_limit,
-                                         lrat=request)
+            verdict = judge_files(instance, out, options)
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on
@@ -98,50 +94,8 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
     return verdict
 
 
-TABLE_COLUMNS = ("instance", "name", "expected", "claimed", "verdict", "puzzle", "time",
-                 "reason")
-
-
-def table_rows(verdicts: list[Verdict]) -> list[dict]:
-    """One CSV row per verdict."""
-    return [{"instance": v.instance, "name": v.name, "expected": v.expected or "",
-             "claimed": v.claimed or "", "verdict": v.verdict, "puzzle": v.puzzle_cell(),
-             "time": "" if v.time is None else v.time, "reason": v.reason} for v in verdicts]
-
-
-def write_table(verdicts: list[Verdict], path: str | os.PathLike) -> None:
-    """The verdicts as CSV (``.csv``) or JSON (``.json``, full detail)."""
-    if _table_format(path) == "json":
-        data = json.dumps([v.to_json() for v in verdicts], indent=1) + "\n"
-    else:
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, TABLE_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(table_rows(verdicts))
-        data = buf.getvalue()
-    atomic_write(path, data.encode("utf-8"))
-
-
 def _table_format(path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".json"):
         raise UserError(f"{path}: the verdict table must end in .csv or .json")
     return suffix[1:]
-
-
-def summary(verdicts: list[Verdict]) -> str:
-    """``N instances: 3 VERIFIED-SAT, 1 UNKNOWN`` (verdicts in the table's order), plus a
-    count of puzzle-check failures when there are any."""
-    counts = [(v, sum(1 for x in verdicts if x.verdict == v)) for v in VERDICTS]
-    text = f"{len(verdicts)} instances: " + ", ".join(f"{n} {v}" for v, n in counts if n)
-    invalid = sum(1 for x in verdicts if x.puzzle and x.puzzle.problems)
-    text += f"; {invalid} decoded solutions break the puzzle rules" if invalid else ""
-    unsound = sum(1 for x in verdicts if x.checker_failure)
-    return text + (f"; {unsound} CHECKER FAILURES (verified proofs of SAT instances)"
-                   if unsound else "")
-
-
-def suite_exit_code(verdicts: list[Verdict]) -> int:
-    """4 when the proof checker failed on any instance, else 3 when a verdict is
-    WRONG-*/MALFORMED or a decoded puzzle is invalid, else 0."""
-    return max([0] + [v.exit_code for v in verdicts if v.checker_failure or v.failed])

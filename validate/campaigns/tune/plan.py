@@ -15,11 +15,9 @@ from puzzlesat.generator.families.params import coerce, normalize_params
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import MAX_SUITE_INSTANCES, parse_spec
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.clients import Limit, parse_limit
+from puzzlesat.validate.tracks import Limit, Track, get_track, parse_limit
 
-DEFAULT_EASY = ("minisat22:60", "minisat-bin:60")
 DEFAULT_MARGIN = 2.0
-DEFAULT_REFERENCE = "kissat-bin:1000"
 #: the walk stops after this many consecutive axis values whose median is hard
 HARD_STREAK = 2
 CLASSES = ("easy", "band", "hard")
@@ -149,6 +147,7 @@ class Plan:
     tasks: dict  # axis value -> tuple[Task, ...]
     notes: tuple[str, ...] = ()
     margin: float = DEFAULT_MARGIN
+    track: str = "sat"
 
     @property
     def limits(self) -> tuple[Limit, ...]:
@@ -171,11 +170,17 @@ class Plan:
 
 def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis,
               follows: tuple[str, ...] = (), encodings: tuple[str, ...] = (),
-              samples: int = 5, seed: int = 0, easy: str | tuple[str, ...] = DEFAULT_EASY,
-              reference: str = DEFAULT_REFERENCE, margin: float = DEFAULT_MARGIN) -> Plan:
+              samples: int = 5, seed: int = 0, easy: str | tuple[str, ...] | None = None,
+              reference: str | None = None, margin: float = DEFAULT_MARGIN,
+              track: str = "sat") -> Plan:
     """Validate everything a tune needs before any solver runs (each mistake one UserError)
-    and expand the axis into suite tasks, seeds derived as a suite with ``seed`` does."""
+    and expand the axis into suite tasks of ``track``, seeds derived as a suite with
+    ``seed`` does; the band's edges default to the track's (its clients' ``EASY`` and
+    ``REFERENCE``)."""
     family = get_family(family_name)
+    tuned = get_track(track)
+    easy = tuned.clients.EASY if easy is None else easy
+    reference = tuned.clients.REFERENCE if reference is None else reference
     axis = axis if isinstance(axis, Axis) else parse_axis(axis)
     fixed = params if isinstance(params, dict) else parse_params(family, params)
     followers = tuple(parse_follow(f, axis) for f in follows)
@@ -198,20 +203,21 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     if not (math.isfinite(margin) and margin >= 1):
         raise UserError(f"--margin must be a finite number >= 1 (the easy limits are "
                         f"multiplied by it), got {margin:g}")
-    given = [parse_limit(text, "--easy") for text in ((easy,) if isinstance(easy, str)
-                                                      else easy)]
+    given = [_of_track(parse_limit(text, "--easy"), tuned, "--easy")
+             for text in ((easy,) if isinstance(easy, str) else easy)]
     if not given:
         raise UserError("--easy: name at least one solver")
-    easy_limits = tuple(dict.fromkeys(Limit(g.solver, g.seconds * margin) for g in given))
+    easy_limits = tuple(dict.fromkeys(dataclasses.replace(g, seconds=g.seconds * margin)
+                                      for g in given))
     if len({limit.solver for limit in easy_limits}) < len(easy_limits):
         raise UserError("--easy names a solver twice")
-    reference_limit = parse_limit(reference, "--reference")
+    reference_limit = _of_track(parse_limit(reference, "--reference"), tuned, "--reference")
     for easy_limit in easy_limits:
         if easy_limit.seconds > reference_limit.seconds or easy_limit == reference_limit:
             raise UserError(f"the band is empty: --easy {easy_limit} (with the margin) is not "
                             f"below --reference {reference_limit} (the easy limit is the "
                             f"band's lower edge, the reference limit its upper edge)")
-    encodings = tuple(dict.fromkeys(encodings)) or (next(iter(family.ENCODINGS)),)
+    encodings = tuple(dict.fromkeys(encodings)) or (next(iter(tuned.form.encodings(family))),)
     base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
                                                    for f in followers}}
     notes = []
@@ -224,7 +230,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
                         f"axis values x {samples} samples x {len(encodings)} encodings), more "
                         f"than {MAX_SUITE_INSTANCES}: use fewer samples or axis values")
     plan = Plan(family.NAME, fixed, axis, followers, encodings, samples, seed, easy_limits,
-                reference_limit, {}, tuple(notes), margin)
+                reference_limit, {}, tuple(notes), margin, tuned.name)
     groups = "".join(group_toml(plan, value, encodings, list(range(1, samples + 1)))
                      for value in axis.values)
     spec = parse_spec((_suite_head(seed) + groups).encode(), "tune", force=True)
@@ -233,8 +239,17 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
         tasks.setdefault(axis.values[task.group - 1], []).append(task)
     first = spec.tasks[0]  # the family's own checks, before any solver runs
     build(first.family, first.params, first.encoding, first.seed, first.name,
-          solving=CheckedSolving(), force=True)
+          solving=CheckedSolving(), force=True, track=first.track)
     return dataclasses.replace(plan, tasks={v: tuple(t) for v, t in tasks.items()})
+
+
+def _of_track(limit: Limit, track: Track, option: str) -> Limit:
+    """``limit`` when its client solves instances of the tuned track, else a UserError."""
+    if limit.track != track.name:
+        raise UserError(f"{option} {limit}: solves {limit.track} instances, and the tune "
+                        f"makes {track.name} ones (its clients: "
+                        f"{', '.join(track.clients.names())})")
+    return limit
 
 
 def _suite_head(seed: int) -> str:
@@ -256,10 +271,13 @@ def toml_value(value) -> str:
 
 
 def group_toml(plan: Plan, value: int, encodings, replicates: list[int]) -> str:
-    """One ``[[group]]`` for the axis value ``value``."""
+    """One ``[[group]]`` for the axis value ``value`` (with the format and count of the
+    plan's track, where it is not SAT's)."""
     params = ", ".join(f"{k} = {toml_value(v)}" for k, v in plan.point(value).items())
     lines = ["[[group]]", f"family = {toml_value(plan.family)}",
-             f"encodings = {toml_value(list(encodings))}"]
+             f"encodings = {toml_value(list(encodings))}",
+             *(f"{key} = {toml_value(value)}"
+               for key, value in get_track(plan.track).form.GROUP_KEYS.items())]
     if plan.samples > 1 or replicates != [1]:
         lines.append(f"replicates = {toml_value(replicates)}")
     lines.append(f"params = {{ {params} }}")

@@ -1,6 +1,6 @@
-"""The SAT Competition 2026 benchmark rules, checked on instance rows and their calibration
-runs (:func:`check_instances`); reading a published suite and writing the bundle are
-:mod:`puzzlesat.validate.runs.submission`'s.
+"""The SAT Competition's bundle of a calibrated suite: the 2026 benchmark rules checked on its
+instance rows and calibration runs (:func:`check_instances`), and the bundle written when they
+hold (:func:`write`).
 
 The rules (the 2026 call for benchmarks and its selection, ``benchmark-selection.tex``): a
 team brings 20 new instances; instances MiniSat solves within a minute are removed from the
@@ -21,20 +21,33 @@ competition's 5000 s, so an instance solved here stays solved on a slower machin
 
 IsoHash2 needs gbdc (``pip install 'puzzlesat[competition]'``); without it that rule is
 reported as not checked.
+
+A bundle is a folder (:mod:`puzzlesat.validate.runs.bundle`) with
+``instances/<gbd-hash>.cnf.xz``, ``metadata.csv`` (:data:`METADATA_COLUMNS`, the columns the
+selection script reads), ``description.tex``/``.md``, the hardness plots it includes and
+``CITATION.cff`` from the suite, plus the same as a deterministic ``.tar.xz``.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import re
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.suite.folder import ManifestRow
-from puzzlesat.validate.report import FAILED
-from puzzlesat.validate.runs.clients import canonical_name
+from puzzlesat.generator.suite.folder import ManifestRow, table_bytes
+from puzzlesat.validate.runs.bundle import BUNDLE_COPIES, suite_copies, write_bundle, xz_instance
 from puzzlesat.validate.runs.records import CalibrationRow
+from puzzlesat.validate.tracks.sat import clients
+from puzzlesat.validate.verdict import FAILED
 
+#: whether the bundle needs the suite's calibration: the rules count MiniSat's and the team solver's calibration runs
+CALIBRATED = True
 
 @dataclass(frozen=True)
 class Rules:
@@ -97,14 +110,20 @@ class SubmissionCheck:
     instances: list[InstanceCheck]
     failures: list[str]  # one line per broken rule; empty = the rules hold
     notes: list[str] = field(default_factory=list)  # counts, balance, what was not checked
+    author: str = ""
+    rows: list[ManifestRow] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line per instance, then the notes (counts, balance, selection)."""
+        return [c.line() for c in self.instances] + self.notes
 
 
 def check_instances(rows: list[ManifestRow], runs: list[CalibrationRow], rules: Rules = Rules(),
                     isohash: dict[str, str] | None = None) -> SubmissionCheck:
     """The rules on instance rows (hash, name, family, result) and calibration runs;
     ``isohash`` maps GBD hash to IsoHash2, None when it could not be computed."""
-    minisats = tuple(canonical_name(m) for m in rules.minisats)
-    reference = canonical_name(rules.reference)
+    minisats = tuple(_sat_solver(m) for m in rules.minisats)
+    reference = _sat_solver(rules.reference)
     checks = [_check_instance(row, [r for r in runs if r.hash == row.hash],
                               minisats, reference, rules) for row in rows]
     for check in checks:
@@ -179,10 +198,10 @@ def _failures(checks: list[InstanceCheck], rules: Rules, minisats: tuple[str, ..
     wrong = [c.name for c in checks if c.wrong]
     if wrong:
         failures.append(f"rule: no wrong answers in the calibration; wrong on: {_names(wrong)}")
-    hashes = Counter(c.hash for c in checks)
-    duplicates = sorted(h for h, n in hashes.items() if n > 1)
-    if duplicates:
-        failures.append(f"rule: instances must differ; same GBD hash twice: {_names(duplicates)}")
+    twins = [c.name for c in checks if c.hash in {x.hash for x in checks[:checks.index(c)]}]
+    if twins:
+        failures.append(f"rule: instances must differ; the same clauses (GBD hash) as an "
+                        f"earlier instance: {_names(twins)}")
     if isohash is not None:
         same = Counter(c.isohash2 for c in checks)
         twins = [c.name for c in checks if same[c.isohash2] > 1]
@@ -252,3 +271,75 @@ def _balance(checks: list[InstanceCheck]) -> str:
 def _names(names: list[str], shown: int = 5) -> str:
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
+
+
+def _sat_solver(name: str) -> str:
+    """A SAT solver's name as calibration tables record it, or a UserError."""
+    canonical = clients.canonical(name)
+    if canonical is None:
+        raise UserError(f"unknown SAT solver {name!r} (SAT solvers here: "
+                        f"{', '.join(clients.names())})")
+    return canonical
+
+
+# -- the bundle -----------------------------------------------------------------------------------
+METADATA_COLUMNS = ("hash", "author", "family", "result", "isohash2")
+
+
+def bundle_name(rel) -> bool:
+    """Whether ``rel`` is a name this tool writes in a SAT bundle folder."""
+    return isinstance(rel, str) and (
+        rel in ("metadata.csv", *BUNDLE_COPIES)
+        or re.fullmatch(r"instances/[0-9a-f]{32}\.cnf\.xz|calibration-[A-Za-z0-9._-]+\.png",
+                        rel) is not None)
+
+
+def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow],
+          rules: Rules | None = None, solving=None, author: str = "") -> SubmissionCheck:
+    """The rules on a published suite's rows and trusted calibration runs, with the
+    IsoHash2 of every instance file when gbdc is installed (``solving``: not used)."""
+    done = check_instances(rows, runs, rules or Rules(), isohashes(src, rows))
+    done.author, done.rows = author, rows
+    return done
+
+
+def write(src: Path, output: str | os.PathLike | None, done: SubmissionCheck) -> Path:
+    """Write the bundle of a check whose rules hold; returns the archive's path."""
+    if done.failures:
+        raise UserError("the submission rules do not hold: " + "; ".join(done.failures))
+    checks = {c.hash: c for c in done.instances}
+    files = {f"instances/{row.hash}.cnf.xz": xz_instance(src, row) for row in done.rows}
+    files["metadata.csv"] = table_bytes(METADATA_COLUMNS, (
+        dict(zip(METADATA_COLUMNS, (row.hash, done.author, row.family,
+                                    checks[row.hash].result, checks[row.hash].isohash2)))
+        for row in done.rows))
+    return write_bundle(src, output, {**files, **suite_copies(src, bundle_name)}, bundle_name)
+
+
+#: the module computing IsoHash2 (a name, so tests can name a missing one)
+GBDC_MODULE = "gbdc"
+#: run in a fresh interpreter: gbdc segfaults when imported into a process that has loaded
+#: python-sat's solvers (as calibrate and the validator do); exit 3 = gbdc is not installed
+_ISOHASH_CHILD = """import importlib, sys
+try:
+    gbdc = importlib.import_module(sys.argv[1])
+except ImportError:
+    sys.exit(3)
+for path in sys.stdin.read().splitlines():
+    print(gbdc.isohash2(path), flush=True)
+"""
+
+
+def isohashes(src: Path, rows: list[ManifestRow]) -> dict[str, str] | None:
+    """gbdc's IsoHash2 of every instance file by GBD hash, computed in a child process; None
+    when gbdc is not installed."""
+    paths = [str((src / row.file).absolute()) for row in rows]
+    done = subprocess.run([sys.executable, "-c", _ISOHASH_CHILD, GBDC_MODULE],
+                          input="\n".join(paths), capture_output=True, text=True)
+    if done.returncode == 3:
+        return None
+    values = done.stdout.split()
+    if done.returncode != 0 or len(values) != len(rows):
+        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise UserError(f"{src}: gbdc could not compute IsoHash2 ({why})")
+    return {row.hash: value for row, value in zip(rows, values)}

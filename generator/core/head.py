@@ -1,0 +1,148 @@
+"""An instance file's head, read once and bounded: its format (DIMACS CNF or WCNF), and the
+comment lines a reader keeps, wherever they stand.
+
+Of all the comment lines a file may hold, readers use three kinds: the self-describing
+header (``c key: value``), the Model Counting Competition's track line (``c t mc``) and its
+projection (``c p show v1 ... 0``). :func:`scan_comments` keeps exactly those from a text
+and no other comment line, so a file of a billion ``c`` lines costs the bytes that are
+read, never an object per line; :func:`read_head` reads no further than the first line that
+is not a comment, and no more than :data:`MAX_COMMENT_BYTES` of comments.
+
+>>> c = scan_comments(b"c x\\nc family: demo\\np cnf 2 1\\nc p show 1 0\\n1 2 0\\n")
+>>> c.header, c.shows
+(['c family: demo'], b'c p show 1 0')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass, field
+
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.inputs import InputTooLong, input_pieces, open_input
+
+#: bytes of comments (the header, and ``c`` lines among the clauses) an instance may hold
+#: beyond what its clauses need
+MAX_COMMENT_BYTES = 64 << 20
+#: header lines (``c key: value``) a file may hold: ours hold about twenty
+MAX_HEADER_LINES = 1000
+#: the header line of every WCNF instance this tool writes
+WCNF_HEADER_LINE = b"c format: wcnf-2022"
+
+# a kept comment line, as its stripped text: a header line, ``c t ...`` or ``c p show ...``
+_KEPT = re.compile(rb"^[ \t]*(c(?: [A-Za-z][\w-]*: |[ \t]+t[ \t]|[ \t]+p[ \t]+show\b)[^\n]*)",
+                   re.M)
+_TRACK = re.compile(rb"c[ \t]+t[ \t]")
+_SHOW = re.compile(rb"c[ \t]+p[ \t]+show\b")
+
+
+@dataclass
+class Comments:
+    """The comment lines a reader keeps, stripped: header lines (at most
+    :data:`MAX_HEADER_LINES`), ``c t`` lines, and the ``c p show`` lines joined by newlines
+    (one bytes object, however many lines)."""
+
+    header: list[str] = field(default_factory=list)
+    tracks: list[str] = field(default_factory=list)
+    shows: bytes = b""
+
+    def add(self, other: Comments, name: str = "input") -> None:
+        """Append ``other``'s lines (a later part of the same file)."""
+        self.header += other.header
+        self.tracks += other.tracks
+        self.shows = b"\n".join(s for s in (self.shows, other.shows) if s)
+        _check(self, name)
+
+
+def scan_comments(text, name: str = "input") -> Comments:
+    """The comment lines of ``text`` (bytes or a memoryview) a reader keeps (see the module
+    docstring), in order; a UserError past :data:`MAX_HEADER_LINES` header lines or two
+    ``c t`` lines (a file that says two things)."""
+    found = Comments()
+    shows = []
+    for match in _KEPT.finditer(text):
+        line = match.group(1).rstrip()
+        if _SHOW.match(line):
+            shows.append(line)
+        elif _TRACK.match(line):
+            found.tracks.append(line.decode("utf-8", "replace"))
+            _check(found, name)
+        else:
+            found.header.append(line.decode("utf-8", "replace"))
+            _check(found, name)
+    found.shows = b"\n".join(shows)
+    return found
+
+
+def _check(found: Comments, name: str) -> None:
+    if len(found.header) > MAX_HEADER_LINES:
+        raise UserError(f"{name}: more than {MAX_HEADER_LINES} header lines ('c key: value'): "
+                        f"not a header this tool reads")
+    if len(found.tracks) > 1:
+        raise UserError(f"{name}: {len(found.tracks)} 'c t' lines")
+
+
+@dataclass(frozen=True)
+class Head:
+    """What the start of an instance file says: its ``format`` (``cnf`` or ``wcnf``), the
+    comment lines kept before its first other line, and that line (b"" when none)."""
+
+    format: str
+    comments: Comments
+    first: bytes
+
+
+def classify(first: bytes, comments: Comments) -> str:
+    """The format of a file whose first line that is not a comment is ``first``: WCNF when it
+    is a hard clause or a ``p wcnf`` line (the pre-2022 format, which the WCNF reader refuses
+    in one line), or when the header says ``format: wcnf-2022``; else DIMACS CNF (a file of
+    bare clauses is a DIMACS file without its ``p`` line, which the DIMACS reader names)."""
+    if first.startswith(b"h") or first.split()[:2] == [b"p", b"wcnf"] \
+            or WCNF_HEADER_LINE.decode() in comments.header:
+        return "wcnf"
+    return "cnf"
+
+
+def read_head(path: str | os.PathLike) -> Head:
+    """The head of the instance at ``path`` (plain or compressed), reading no further than its
+    first line that is not a comment and no more than :data:`MAX_COMMENT_BYTES` before it
+    (:class:`~puzzlesat.generator.core.inputs.InputTooLong` past that). ``-`` (stdin, which
+    cannot be read twice) is read as DIMACS CNF without looking."""
+    if str(path) == "-":
+        return Head("cnf", Comments(), b"")
+    comments = Comments()
+    held = b""
+    seen = 0
+    with open_input(path, "instance") as handle, \
+            contextlib.closing(input_pieces(handle, str(path))) as pieces:
+        for piece in pieces:
+            held += piece
+            cut = held.rfind(b"\n") + 1
+            lines, held = held[:cut], held[cut:]
+            first = first_other(lines)
+            if first is not None:
+                comments.add(scan_comments(lines[:first[0]], str(path)), str(path))
+                return Head(classify(first[1], comments), comments, first[1])
+            comments.add(scan_comments(lines, str(path)), str(path))
+            seen += len(lines)
+            if seen + len(held) > MAX_COMMENT_BYTES:
+                raise InputTooLong(f"{path}: more than {MAX_COMMENT_BYTES:,} bytes of comments "
+                                   f"before the first clause, the most an instance holds")
+    first = first_other(held + b"\n")
+    if first is None:
+        comments.add(scan_comments(held, str(path)), str(path))
+        return Head("cnf", comments, b"")
+    comments.add(scan_comments(held[:first[0]], str(path)), str(path))
+    return Head(classify(first[1], comments), comments, first[1])
+
+
+_OTHER = re.compile(rb"^[ \t\r]*([^c \t\r\n][^\n]*)", re.M)
+
+
+def first_other(lines) -> tuple[int, bytes] | None:
+    """(offset, stripped text) of the first line of ``lines`` that is neither blank nor a
+    comment, or None."""
+    match = _OTHER.search(lines)
+    return None if match is None else (match.start(), match.group(1).strip())

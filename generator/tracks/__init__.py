@@ -1,0 +1,87 @@
+"""The tracks an instance is made for, one module each, all of the same shape: what its file
+holds, what its header certifies, how ``generate`` and a suite spec ask for it, and what a
+suite's description says of it. The validator judges the answers of each track in the
+folder of the same name under ``validate/tracks/``.
+
+========  ========  ==========================  ==============================================
+track     format    asked for by                what is known by construction
+========  ========  ==========================  ==============================================
+sat       cnf       (default)                   the result (planted, optimal trace, parity)
+mc        cnf       ``--count``/``count=true``  the (projected) model count
+maxsat    wcnf      ``--format wcnf``           bounds on the optimum (often the optimum)
+========  ========  ==========================  ==============================================
+
+A track module defines
+
+``NAME``          the track's name (the keys of :data:`TRACKS`)
+``FORMAT``        the file format: the instance's suffix (``.cnf``, ``.wcnf``) and ``--format``
+``COUNT``         whether ``--count`` (a group's ``count = true``) asks for it
+``TITLE``         the track in words, for prose
+``REPRODUCE``     the words ``generate`` takes for it in a header's reproduce line: (before
+                  ``--name``, before ``-o``), as published headers hold them
+``has(family)``   whether the family has a form of the track
+``module(family)``   the family's module for the track (its card names it; the SAT track's
+                  is the family itself), or a UserError naming the families that have one
+``encodings(family)``, ``estimate(family, params, encoding, puzzle=None)``
+``make(family, puzzle, params, encoding, seed, solving) -> Made``   its formula and
+                  what is known of it
+``picture(family, puzzle, params, seed)``   the known solution a description draws
+``head(formula, header)``, ``stream(formula, write)``, ``write(path, formula, header)``,
+``sizes(formula)``, ``read(path, limit)``, ``shape(parsed)``   the file, written and read
+the description's parts: ``results(rows)``, ``table_result(rows)``,
+``encoding_text(family, encoding)``, ``abstract(rows, families)``, ``family_notes(family)``,
+``markdown_section(rows, calibration)``, ``latex_section(rows, calibration, tex)``
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from puzzlesat.generator.core.errors import UserError, shown
+from puzzlesat.generator.core.head import Head
+
+#: track name -> its module under puzzlesat.generator.tracks (loaded when asked for)
+TRACKS = {"sat": "sat", "mc": "mc", "maxsat": "maxsat"}
+
+
+def get_track(name: str) -> ModuleType:
+    """The track module registered under ``name``; an unknown name is a UserError."""
+    try:
+        module = TRACKS[name]
+    except KeyError:
+        raise UserError(f"unknown track {shown(name)} (known: {', '.join(TRACKS)})") from None
+    return importlib.import_module(f"{__name__}.{module}")
+
+
+def all_tracks() -> list[ModuleType]:
+    """Every track module, in registry order."""
+    return [get_track(name) for name in TRACKS]
+
+
+def tracks_of(family) -> list[ModuleType]:
+    """The track modules a family has (SAT, its own; the others its card names), in registry
+    order."""
+    return [track for track in all_tracks() if track.has(family)]
+
+
+def track_for(fmt: str, count: bool = False) -> ModuleType:
+    """The track a format and ``--count`` ask for (``generate --format``, a group's
+    ``format`` and ``count``), or a UserError."""
+    for track in all_tracks():
+        if (track.FORMAT, track.COUNT) == (fmt, count):
+            return track
+    if fmt not in formats():
+        raise UserError(f"format must be one of {', '.join(formats())}, got {shown(fmt)}")
+    raise UserError(f"--count makes model-counting DIMACS: not with format {fmt}")
+
+
+def formats() -> list[str]:
+    """The file formats of the tracks, in registry order."""
+    return list(dict.fromkeys(track.FORMAT for track in all_tracks()))
+
+
+def track_of_head(head: Head) -> ModuleType:
+    """The track of a file from its head (:func:`~puzzlesat.generator.core.head.read_head`):
+    its format, and for DIMACS whether it has a ``c t`` line (a counting instance)."""
+    return track_for(head.format, bool(head.comments.tracks) and head.format == "cnf")

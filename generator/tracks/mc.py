@@ -1,0 +1,265 @@
+"""The model-counting track: a DIMACS CNF in the Model Counting Competition's format (``c t mc``
+or ``c t pmc``, the projection on a ``c p show`` line) whose header states the count, certified
+by construction (``generate --count``, a group's ``count = true``).
+
+A family's counting module (``<family>/count.py``, named on its card) defines
+
+``shown(puzzle, encoding, formula) -> np.ndarray``   the variables that name a solution of the
+                   puzzle (the projection set): every other variable is auxiliary
+``known_count(puzzle, encoding, formula, shown, solving) -> Count``   the number of models
+                   of ``formula`` projected onto ``shown``, found without any model counter (an
+                   exhaustive search over the puzzle's own moves or pieces, a uniqueness proof,
+                   or certified enumeration, :mod:`puzzlesat.generator.families.counting`),
+                   with how it is known; ``Count(None, why)`` when it is not
+``STORY``          what a count counts (projected onto which variables, how symmetry is
+                   treated) and how it is certified, for a counting suite's description
+
+An instance whose UNSAT is known by construction has count 0 from the same certificate. The
+description says what each family's count counts and how it is certified, gives the range of
+the counts, and lists every count beside the model counters' CPU seconds from the suite's
+calibration; like the rest of the prose, pure functions of the rows and the calibration table,
+so ``verify`` regenerates them.
+
+>>> count_text(3216), count_text(393555556011686600995)
+('3,216', '3.9\\\\cdot10^{20}')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.counting import projection_of
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.solving import Solving
+from puzzlesat.generator.core.version import VERSION
+from puzzlesat.generator.families.counting import Count
+from puzzlesat.generator.families.params import Estimate
+from puzzlesat.generator.tracks import sat
+from puzzlesat.generator.tracks.parts import Made
+from puzzlesat.generator.tracks.sat import (  # the file is the SAT track's DIMACS
+    body,
+    file_fingerprint,
+    file_lines,
+    file_sizes,
+    fingerprint,
+    gbd_hash,
+    head,
+    read,
+    read_text,
+    result_word,
+    sizes,
+    table_result,
+    write,
+)
+
+__all__ = ["body", "file_fingerprint", "file_lines", "file_sizes", "fingerprint", "gbd_hash", "head",
+           "read",
+           "read_text", "result_word", "sizes", "table_result", "write"]
+
+NAME = "mc"
+FORMAT = "cnf"
+COUNT = True
+#: the format in words, for ``generate --format``
+FORMAT_TEXT = "DIMACS with a projection (--count)"
+TITLE = "counting"
+#: what a suite adds to its instances' names (generate names them as SAT ones)
+SUITE_SUFFIX = "-count"
+#: the keys a suite spec's group asks for it with
+GROUP_KEYS: dict = {"count": True}
+REPRODUCE: tuple[tuple[str, ...], tuple[str, ...]] = (("--count",), ())
+RESULTS = sat.RESULTS
+#: counts up to this are written out in full in the tables, larger ones as a power of ten
+FULL_DIGITS = 9
+
+
+def has(family) -> bool:
+    """Whether the family's card names a module of this track."""
+    return NAME in family.TRACKS
+
+
+def module(family) -> Any:
+    """The family's counting module (its card names it), or a UserError."""
+    counting = family.TRACKS.get(NAME)
+    if counting is None:
+        raise UserError(f"family {family.NAME} has no counting form")
+    return counting
+
+
+def encodings(family) -> dict[str, str]:
+    """The family's encodings (every one counts)."""
+    return family.ENCODINGS
+
+
+def estimate(family, params: dict, encoding: str, puzzle=None) -> Estimate:
+    """The family's CNF estimate, with the projection line (every variable at most)."""
+    size = family.estimate(params, encoding, puzzle)
+    return Estimate(size.variables, size.clauses,
+                    size.bytes + size.variables * (len(str(size.variables)) + 1), size.loose)
+
+
+def encode(family, puzzle, encoding: str) -> Formula:
+    """The CNF of ``puzzle`` projected onto the family's shown variables."""
+    formula = family.encode(puzzle, encoding)
+    shown = module(family).shown(puzzle, encoding, formula)
+    formula.projection = projection_of(shown, formula.num_vars)
+    return formula
+
+
+def make(family, puzzle, params: dict, encoding: str, seed: int | None,
+         solving: Solving | None) -> Made:
+    """The counting CNF of ``puzzle`` and its known count: 0 for an instance whose UNSAT is
+    known by construction (the same certificate), else the family's own count."""
+    formula = encode(family, puzzle, encoding)
+    expected, source = family.expected(puzzle, params, solving)
+    assert formula.projection is not None
+    count = Count(0, source) if expected == "UNSAT" else module(family).known_count(
+        puzzle, encoding, formula, formula.projection.shown, solving)
+    return Made(formula, expected, source, count,
+                {"count": "unknown" if count.value is None else str(count.value),
+                 "count-from": count.source},
+                family.witness(puzzle), {},
+                f"no known solution to write (expected {expected})")
+
+
+def summary(inst) -> str:
+    """What ``generate`` says of an instance it made: the SAT facts and the count."""
+    count = inst.certified
+    return (f"{sat.summary(inst)}, {inst.formula.projection.type} count "
+            f"{'unknown' if count.value is None else count.value} ({count.source})")
+
+
+def picture(family, puzzle, params: dict, seed: int | None):
+    """The known solution a description draws."""
+    return family.witness(puzzle)
+
+
+# -- the description --------------------------------------------------------------------------
+def encoding_text(family, encoding: str) -> tuple[str, str]:
+    """(label, description) of an encoding."""
+    return sat.encoding_text(family, encoding)
+
+
+def known_counts(rows: list) -> list[int]:
+    """The certified counts of the counting rows (unknown ones left out)."""
+    return [int(row.count) for row in rows if row.count not in (None, "unknown")]
+
+
+def count_text(count: int) -> str:
+    """A count as the tables print it (math mode): in full up to :data:`FULL_DIGITS` digits,
+    else two significant digits times a power of ten."""
+    if len(str(count)) <= FULL_DIGITS:
+        return f"{count:,}"
+    mantissa, exponent = f"{count:.1e}".split("e")
+    return f"{mantissa}\\cdot10^{{{int(exponent)}}}"
+
+
+def count_range(rows: list) -> str:
+    """``from 1 to 3.9·10^20`` (plain text) over the certified counts."""
+    counts = known_counts(rows)
+    if not counts:
+        return "no certified count"
+    low, high = min(counts), max(counts)
+
+    def plain(n: int) -> str:
+        return count_text(n).replace("\\cdot", "\u00b7").replace("{", "").replace("}", "")
+
+    return f"from {plain(low)} to {plain(high)}"
+
+
+def abstract(results: str, rows: list, families: list[str]) -> str:
+    """The abstract's words for a counting suite (plain text)."""
+    unknown = sum(1 for row in rows if row.count == "unknown")
+    return (f"{len(rows)} model-counting instances in the Model Counting Competition's "
+            f"format (track mc or pmc, the projection on a c p show line) of the families "
+            f"{', '.join(families)}, generated by puzzlesat {VERSION}, each with its count "
+            f"certified by construction, never by a model counter, {count_range(rows)}"
+            + (f" ({unknown} without a certified count)" if unknown else ""))
+
+
+def family_notes(family) -> list[tuple[str, str]]:
+    """What a description adds under each family: what its counts count, how certified."""
+    return [("What is counted", module(family).STORY)]
+
+
+def _source(text: str) -> str:
+    """The short name of how a count is known: search, unique, enumeration, a certificate."""
+    word = (text or "unknown").split(":")[0].split(" ")[0]
+    return {"exhaustive-search": "search"}.get(word, word)
+
+
+def _solvers(calibration: list[dict]) -> list[str]:
+    return list(dict.fromkeys(row["solver"] for row in calibration))
+
+
+def _seconds(run: dict | None, tex: bool) -> str:
+    """A run's CPU seconds as a table cell: stopped runs as more than the limit, a verdict
+    other than VERIFIED named."""
+    if run is None:
+        return ""
+    if run["status"] == "UNKNOWN":
+        limit = f"{float(run['time-limit']):g}"
+        return f"$>${limit}" if tex else f"> {limit}"
+    seconds = f"{float(run['cpu-seconds'] or run['wall-seconds']):.1f}"
+    return seconds if run["verdict"] == "VERIFIED" else f"{seconds} {run['verdict']}"
+
+
+def _table_rows(rows: list, calibration: list[dict], tex: bool) -> list[list[str]]:
+    """Per counting instance: name, count, how it is certified, each solver's seconds."""
+    runs = {(run["name"], run["solver"]): run for run in calibration}
+    out = []
+    for row in rows:
+        count = row.count
+        if count != "unknown":
+            count = f"${count_text(int(count))}$" if tex else f"{int(count):,}"
+        out.append([row.name.removesuffix("-count"), count, _source(row.count_from or "")]
+                   + [_seconds(runs.get((row.name, solver)), tex)
+                      for solver in _solvers(calibration)])
+    return out
+
+
+def _measured(calibration: list[dict]) -> str:
+    """How the calibration was measured (plain text), or '' without one."""
+    if not calibration:
+        return ""
+    limits = "/".join(f"{limit:g}" for limit in sorted({float(r["time-limit"])
+                                                       for r in calibration}))
+    machines = ", ".join(dict.fromkeys(r["machine"] for r in calibration if r.get("machine")))
+    verified = {solver: sum(1 for r in calibration if r["solver"] == solver
+                            and r["verdict"] == "VERIFIED") for solver in _solvers(calibration)}
+    return (f"Counter times are CPU seconds of the counting call alone (puzzlesat calibrate, "
+            f"one run each, limit {limits} s" + (f", on {machines}" if machines else "")
+            + "); each count was judged against the certified count: "
+            + ", ".join(f"{solver} {n} VERIFIED" for solver, n in verified.items()) + ".")
+
+
+def latex_section(rows: list, calibration: list[dict], tex) -> list[str]:
+    """The section of description.tex on the counts: the table of every instance's count and
+    counter times (``tex`` escapes text)."""
+    solvers = _solvers(calibration)
+    head = ["instance", "count", "certified by"] + [f"{tex(s)} s" for s in solvers]
+    lines = [r"\section{The counts}",
+             tex(f"Every count is certified by construction ({count_range(rows)}); ")
+             + r"Table~\ref{tab:counts} lists them." + (f" {tex(_measured(calibration))}"
+                                                  if calibration else ""), "",
+             r"\begin{table}[tb]", r"\centering\scriptsize",
+             r"\caption{Each instance's certified count, how it is certified, and the model "
+             r"counters' CPU seconds.}", r"\label{tab:counts}", r"\setlength{\tabcolsep}{2.5pt}",
+             r"\begin{tabular}{@{}lrl" + "r" * len(solvers) + "@{}}", r"\hline",
+             " & ".join(head) + r" \\", r"\hline"]
+    for name, count, source, *seconds in _table_rows(rows, calibration, tex=True):
+        lines.append(" & ".join([f"\\texttt{{{tex(name)}}}", count, tex(source),
+                                 *seconds]) + r" \\")
+    return lines + [r"\hline", r"\end{tabular}", r"\end{table}", ""]
+
+
+def markdown_section(rows: list, calibration: list[dict]) -> list[str]:
+    """The section of description.md on the counts (as :func:`latex_section`)."""
+    solvers = _solvers(calibration)
+    lines = ["## Counts", "", f"Every count is certified by construction ({count_range(rows)})."
+             + (f" {_measured(calibration)}" if calibration else ""), "",
+             "| instance | count | certified by |" + "".join(f" {s} s |" for s in solvers),
+             "|---|--:|---|" + "--:|" * len(solvers)]
+    lines += ["| " + " | ".join(cells) + " |"
+              for cells in _table_rows(rows, calibration, tex=False)]
+    return lines + [""]

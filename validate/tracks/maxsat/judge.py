@@ -1,0 +1,238 @@
+"""The judge of one MaxSAT answer: the Evaluation's output read strictly, the model checked
+against the hard clauses, its cost recomputed, compared with the last ``o`` line and with the
+optimum the instance certifies, and decoded into the puzzle, whose own rules give the cost
+again.
+
+Verdicts (exit code): VERIFIED-OPTIMUM (0) an optimum claim whose model costs the certified
+optimum; VERIFIED-COST (0) a model of checked cost, not claimed optimal; OPTIMUM-UNCHECKED
+(1) an optimum claim on an instance without a certified optimum, within its bounds; UNKNOWN
+(1); UNSAT-UNCHECKED (1); WRONG-MODEL (3) a hard clause falsified; WRONG-COST (3) the last
+``o`` is not the model's cost; WRONG-ANSWER (3) an optimum claim above the certified optimum
+(or upper bound), or UNSATISFIABLE when an arrangement is known; MALFORMED (3). A model whose
+checked cost lies *below* the certified lower bound is a checker or header failure (exit 4):
+the certificate, not the solver, is wrong. A decoded placement or trace that breaks the
+puzzle's rules, or whose own cost differs from the model's, is an encoding bug (exit 3).
+
+The bounds are recomputed from the header's params, seed and puzzle, and hold only once that
+puzzle encodes to this very file and the upper bound's arrangement is a model of it at that
+cost (:func:`open_case`); a header that says otherwise is the instance's fault (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.head import read_head
+from puzzlesat.generator.core.header import header_count, parse_header
+from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.wcnf import WcnfFile
+from puzzlesat.generator.families.params import normalize_params
+from puzzlesat.generator.tracks import get_track as generator_track
+from puzzlesat.validate.answers import (
+    MalformedOutput,
+    MaxsatOutput,
+    comment_time,
+    maxsat_bound,
+    maxsat_status,
+    maxsat_word,
+    model_of,
+    parse_maxsat_output,
+)
+from puzzlesat.validate.evidence import DECODE_ERRORS, HeaderPuzzle, read_witness
+from puzzlesat.validate.tracks import JudgeOptions
+from puzzlesat.validate.verdict import PuzzleReport, Verdict, track_verdicts
+
+VERDICTS = track_verdicts("maxsat")
+
+
+@dataclass(frozen=True)
+class Certified:
+    """What the instance certifies about its optimum, checked against its header puzzle."""
+
+    lower: int
+    upper: int | None
+    optimum: int | None
+    source: str
+    known_arrangement: bool  # a model of the hard clauses at cost ``upper`` was checked
+
+
+@dataclass
+class Case:
+    """A WCNF instance read once, with its header puzzle and its certified bounds."""
+
+    parsed: WcnfFile
+    evidence: HeaderPuzzle
+    certified: Certified
+    notes: list[str]
+
+
+def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -> Case:
+    """Read a WCNF instance and certify its bounds; a file without a puzzlesat header is
+    refused before its clauses are read (a UserError), as is one whose header states other
+    bounds than its puzzle gives. A witness file (``options.witness``: an arrangement) must
+    attain the certified upper bound."""
+    if options.proof is not None:
+        raise UserError("--proof: a MaxSAT answer comes without a proof")
+    if options.epsilon is not None:
+        raise UserError("--epsilon: a tolerance of approximate counts, not of MaxSAT answers")
+    form = generator_track("maxsat")
+    header = parse_header(read_head(path).comments.header, str(path))
+    missing = [k for k in ("family", "encoding", "puzzle") if k not in header]
+    if missing:  # known from the head alone: the clauses are never read
+        raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
+    parsed = form.read(path)
+    evidence = HeaderPuzzle(parsed, form)
+    if not evidence.found:
+        raise UserError(evidence.error)
+    case = Case(parsed, evidence, certified_bounds(evidence), [])
+    given = read_witness(options.witness)
+    if given is not None:
+        family, module = evidence.family, form.module(evidence.family)
+        try:
+            solution = family.solution_from_json(given["solution"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UserError(f"--witness: not a solution of this family ({exc})") from None
+        problems, shown = module.referee(evidence.puzzle, solution)
+        if problems or shown != case.certified.upper:
+            raise UserError(f"--witness does not attain the upper bound {case.certified.upper}: "
+                            f"{'; '.join(problems) or f'it costs {shown}'}")
+        case.notes.append(f"witness checked: an arrangement of cost {shown}")
+    return case
+
+
+def certified_bounds(evidence: HeaderPuzzle) -> Certified:
+    """The certified bounds of a WCNF instance, recomputed from its header (params, seed and
+    puzzle) and compared with what the header states; the header puzzle must encode to this
+    very file. A UserError otherwise."""
+    if evidence.mismatch:
+        raise UserError(f"the header puzzle does not encode to this file's clauses "
+                        f"({evidence.mismatch})")
+    header, family, puzzle = evidence.parsed.header, evidence.family, evidence.puzzle
+    module = evidence.form.module(family)
+    if not isinstance(header.get("params"), dict):
+        raise UserError("header line 'c params:' is not an object of parameters")
+    with prefixed("header params: "):  # checked as a user's params are
+        params = normalize_params(family, header["params"])
+    seed = header.get("seed")
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else 0
+    try:
+        bounds = module.bounds(puzzle, params, Rng(seed))
+    except UserError:
+        raise
+    except Exception as exc:  # a header whose params do not replay is the file's fault
+        raise UserError(f"header params do not replay: {exc}") from None
+    stated = tuple(header_count(header, key) for key in ("lower-bound", "upper-bound",
+                                                         "optimum"))
+    if stated != (bounds.lower, bounds.upper, bounds.optimum):
+        raise UserError(f"the header states bounds {stated} (lower, upper, optimum), its puzzle "
+                        f"certifies {(bounds.lower, bounds.upper, bounds.optimum)}")
+    evident = False
+    if bounds.arrangement is not None:  # the upper bound's arrangement, as a model of the file
+        model = module.assignment_wcnf(puzzle, evidence.encoding, bounds.arrangement)
+        wcnf = evidence.parsed
+        if wcnf.hard_falsified(model).size or wcnf.cost(model) != bounds.upper:
+            raise UserError(f"the arrangement of the upper bound {bounds.upper} is not a model "
+                            f"of this file at that cost: the encoding is wrong")
+        evident = True
+    return Certified(bounds.lower, bounds.upper, bounds.optimum, bounds.source, evident)
+
+
+def answer_bound(instance: str | os.PathLike) -> int:
+    """The most bytes a MaxSAT answer to the instance holds: a ``v`` line holds a character
+    per variable, fewer than the instance's text has bytes (:func:`text_limit`)."""
+    return maxsat_bound(generator_track("maxsat").text_limit(instance))
+
+
+def status(answer: bytes) -> str:
+    """What a MaxSAT answer claims (OPTIMUM, SAT, UNSAT, UNKNOWN), or MalformedOutput."""
+    return maxsat_status(answer)
+
+
+def judge(case: Case, answer: bytes | Exception,
+          options: JudgeOptions = JudgeOptions()) -> Verdict:
+    """The verdict on one MaxSAT answer (see the module docstring)."""
+    certified = case.certified
+    base: dict[str, Any] = dict(
+        name=str(case.parsed.header.get("instance", "")),
+        expected=None if certified.optimum is None else f"optimum {certified.optimum}",
+        expected_from=certified.source)
+    try:
+        if isinstance(answer, Exception):
+            raise answer
+        output = parse_maxsat_output(answer, case.parsed.num_vars)
+    except MalformedOutput as exc:
+        return Verdict("MALFORMED", str(exc), notes=list(case.notes), **base)
+    verdict = _judge_output(case, output, base)
+    verdict.notes += case.notes
+    verdict.time = comment_time(output.comments)
+    return verdict
+
+
+def _judge_output(case: Case, output: MaxsatOutput, base: dict) -> Verdict:
+    base["claimed"] = maxsat_word(output.status)
+    certified, wcnf = case.certified, case.parsed
+    if output.status == "UNKNOWN":
+        return Verdict("UNKNOWN", "the solver gave no answer", **base)
+    if output.status == "UNSAT":
+        if certified.known_arrangement:
+            return Verdict("WRONG-ANSWER", "UNSATISFIABLE, but a known arrangement is a "
+                           "model of every hard clause (checked)", **base)
+        return Verdict("UNSAT-UNCHECKED", "UNSATISFIABLE, not checked", **base)
+    assert output.values is not None
+    model = model_of(output.values)
+    falsified = wcnf.hard_falsified(model)
+    if falsified.size:
+        return Verdict("WRONG-MODEL", f"the model falsifies {falsified.size} hard clause(s), "
+                       f"the first is hard clause {int(falsified[0]) + 1}", **base)
+    cost = wcnf.cost(model)
+    verdict = _cost_verdict(output.status, cost, output.costs[-1], certified, base)
+    verdict.puzzle = _puzzle_report(case.evidence, model, cost)
+    return verdict
+
+
+def _cost_verdict(status: str, cost: int, claimed: int, certified: Certified,
+                  base: dict) -> Verdict:
+    if claimed != cost:
+        return Verdict("WRONG-COST", f"the last o line says {claimed}, the model costs {cost}",
+                       **base)
+    below = (f"the model's checked cost {cost} is below the certified lower bound "
+             f"{certified.lower} ({certified.source}): the certificate or the checker is wrong")
+    if cost < certified.lower:
+        verdict = Verdict("VERIFIED-COST", f"cost {cost} checked", **base)
+        verdict.checker_failure = below
+        return verdict
+    if status == "SAT":
+        return Verdict("VERIFIED-COST", f"cost {cost} checked (not claimed optimal)", **base)
+    if certified.optimum is not None:
+        if cost > certified.optimum:
+            return Verdict("WRONG-ANSWER", f"OPTIMUM FOUND at cost {cost}, the certified "
+                           f"optimum is {certified.optimum}", **base)
+        return Verdict("VERIFIED-OPTIMUM", f"cost {cost} is the certified optimum", **base)
+    if certified.upper is not None and cost > certified.upper:
+        return Verdict("WRONG-ANSWER", f"OPTIMUM FOUND at cost {cost}, a known arrangement "
+                       f"costs {certified.upper}", **base)
+    return Verdict("OPTIMUM-UNCHECKED", f"OPTIMUM FOUND at cost {cost}: no certified optimum "
+                   f"(lower bound {certified.lower})", **base)
+
+
+def _puzzle_report(evidence: HeaderPuzzle, model: np.ndarray, cost: int) -> PuzzleReport:
+    """The decoded placement or trace, refereed by the puzzle's own rules; its cost must be
+    the model's."""
+    family, puzzle = evidence.family, evidence.puzzle
+    module = evidence.form.module(family)
+    try:
+        solution = module.decode_wcnf(puzzle, evidence.encoding, model)
+        problems, shown = module.referee(puzzle, solution)
+        json_solution = family.solution_to_json(solution)
+    except DECODE_ERRORS as exc:
+        return PuzzleReport(family.NAME, evidence.encoding,
+                            [f"decoding failed ({type(exc).__name__}: {exc})"], None, "")
+    if not problems and shown != cost:
+        problems = [f"the puzzle shows {module.OBJECTIVE} = {shown}, the model costs {cost}"]
+    picture = family.render(puzzle, solution) if not problems else ""
+    return PuzzleReport(family.NAME, evidence.encoding, problems, json_solution, picture)
