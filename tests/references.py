@@ -9,7 +9,7 @@ import numpy as np
 
 from puzzlesat.generator.core.cnf import LITERAL_DTYPE, Formula
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.reader import MAX_LITERAL
+from puzzlesat.generator.core.integers import MAX_LITERAL
 from puzzlesat.generator.families.sliding import npuzzle
 
 

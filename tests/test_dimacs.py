@@ -335,7 +335,8 @@ def test_literal_reader_matches_reference(tokens, lead, chunk):
     """parse_literals (SWAR words, in steps of any size) and parse_integers (numpy's reader, used
     for long tokens and for models) accept and reject exactly what the plain-Python
     definition does, with the same values (-2^63 included: never a clause end)."""
-    from puzzlesat.generator.core.reader import minus_signs_ok, parse_integers, parse_literals
+    from puzzlesat.generator.core.integers import minus_signs_ok, parse_integers
+    from puzzlesat.generator.core.reader import parse_literals
 
     text = (lead + "".join(space + token for space, token in tokens)).encode()
 

@@ -45,7 +45,7 @@ import numpy as np
 from puzzlesat.generator.core.counting import MAX_COUNT_DIGITS
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import InputTooLong, read_input
-from puzzlesat.generator.core.reader import minus_signs_ok, parse_integers
+from puzzlesat.generator.core.integers import minus_signs_ok, parse_integers
 
 #: a solver's exit code for each status: the SAT Competition's, and the MaxSAT Evaluation's
 #: 30 for OPTIMUM FOUND

@@ -25,7 +25,7 @@ import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.head import Comments
-from puzzlesat.generator.core.reader import minus_signs_ok, parse_integers
+from puzzlesat.generator.core.integers import minus_signs_ok, parse_integers
 
 #: the competition's problem types (its tracks); we write ``mc`` and ``pmc`` (no weights)
 PLAIN, PROJECTED = "mc", "pmc"

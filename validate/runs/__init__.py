@@ -1,2 +1,3 @@
-"""Solver campaigns: processes, python-sat solvers and external commands, solve-suite,
-calibration, hardness tuning and the SAT Competition bundle."""
+"""Solver runs, whatever the track: child processes and signals, the python-sat child that
+solves, an external ``--solver-command``, CPU limits and the solver's own time, the records
+campaigns keep, certified UNSAT for generators, and the bundle writer."""
