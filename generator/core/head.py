@@ -20,6 +20,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import InputTooLong, input_pieces, open_input
 
@@ -35,6 +37,15 @@ WCNF_HEADER_LINE = b"c format: wcnf-2022"
 _KEPT = re.compile(rb"^[ \t]*(c(?: [A-Za-z][\w-]*: |[ \t]+t[ \t]|[ \t]+p[ \t]+show\b)[^\n]*)",
                    re.M)
 _TRACK = re.compile(rb"c[ \t]+t[ \t]")
+#: what every kept line holds one of: a header line ": ", a show line "show", a track line
+#: "t" between white space (each a plain search, far quicker than _KEPT's ^ at every line)
+_KEPT_MARKS = (b": ", b"show", b" t ", b" t\t", b"\tt ", b"\tt\t")
+
+
+def _may_keep(text) -> bool:
+    """Whether ``text`` may hold a line :func:`scan_comments` keeps."""
+    data = text if isinstance(text, bytes) else bytes(text)
+    return any(data.find(mark) >= 0 for mark in _KEPT_MARKS)
 _SHOW = re.compile(rb"c[ \t]+p[ \t]+show\b")
 
 
@@ -62,6 +73,8 @@ def scan_comments(text, name: str = "input") -> Comments:
     ``c t`` lines (a file that says two things)."""
     found = Comments()
     shows = []
+    if not _may_keep(text):  # most text holds no kept line: a few quick scans say so
+        return found
     for match in _KEPT.finditer(text):
         line = match.group(1).rstrip()
         if _SHOW.match(line):
@@ -139,10 +152,22 @@ def read_head(path: str | os.PathLike) -> Head:
 
 
 _OTHER = re.compile(rb"^[ \t\r]*([^c \t\r\n][^\n]*)", re.M)
+#: the bytes a comment or blank line may start with
+_QUIET = np.zeros(256, dtype=bool)
+_QUIET[list(b"c \t\r\n")] = True
 
 
 def first_other(lines) -> tuple[int, bytes] | None:
     """(offset, stripped text) of the first line of ``lines`` that is neither blank nor a
-    comment, or None."""
-    match = _OTHER.search(lines)
-    return None if match is None else (match.start(), match.group(1).strip())
+    comment, or None. The lines' first bytes are looked at all at once (numpy); only a line
+    that starts with white space is looked into."""
+    a = np.frombuffer(lines, dtype=np.uint8)
+    starts = np.flatnonzero(a[:-1] == ord("\n")) + 1 if a.size else a
+    starts = np.concatenate(([0], starts)) if a.size else starts
+    loud = starts[~_QUIET[a[starts]]] if starts.size else starts
+    spaced = starts[np.isin(a[starts], np.frombuffer(b" \t\r", np.uint8))]
+    for at in sorted(set(loud[:1].tolist()) | set(spaced.tolist())):
+        match = _OTHER.match(lines, at)
+        if match is not None:
+            return match.start(), match.group(1).strip()
+    return None

@@ -16,7 +16,15 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.head import MAX_COMMENT_BYTES, Comments, first_other, scan_comments
 from puzzlesat.generator.core.header import parse_header
-from puzzlesat.generator.core.inputs import MAGIC, input_pieces, open_input, read_input, read_stream
+from puzzlesat.generator.core.inputs import (
+    MAGIC,
+    InputTooLong,
+    input_pieces,
+    line_chunks,
+    open_input,
+    read_input,
+    read_stream,
+)
 from puzzlesat.generator.core.integers import minus_signs_ok, parse_integers
 
 if TYPE_CHECKING:
@@ -93,59 +101,148 @@ def parse_dimacs(text: bytes, name: str = "input") -> Dimacs:
     clause over several lines, comments anywhere, a ``%`` end marker) and strict about errors
     (missing or bad ``p`` line, counts that do not match, literal beyond V, missing final 0,
     stray characters). Errors are :class:`UserError` naming the file and what is wrong."""
-    p = _P_LINE.search(text)  # found near the top, so this scans only the header
-    if not p:
-        if re.search(rb"^[ \t]*[pP]", text, re.M):
-            raise UserError(f"{name}: malformed 'p cnf' line")
+    return _parse(_cut(memoryview(text)), name)
+
+
+def _cut(text: memoryview, size: int = 1 << 20):
+    """``text`` in chunks of about ``size`` bytes, each ending with a line's newline (the last
+    where the text ends): zero-copy views of a mapped file."""
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            newline = bytes(text[end: end + 4096]).find(b"\n")
+            while newline < 0 and end + 4096 < len(text):  # a line past 4 KB: look on
+                end += 4096
+                newline = bytes(text[end: end + 4096]).find(b"\n")
+            end = len(text) if newline < 0 else end + newline + 1
+        yield text[start:end]
+        start = end
+
+
+def _parse(chunks, name: str, bounded: bool = False) -> Dimacs:
+    """Parse DIMACS text given as chunks of whole lines: the comments before the ``p`` line,
+    chunk by chunk, then the clauses a chunk at a time, each chunk's literals kept and counted
+    against the p line as they come (a text that holds more clauses than its p line declares
+    is refused there, not after all of it is read and parsed). ``bounded``: a stream, refused
+    (:class:`InputTooLong`) past what its p line allows (:func:`cnf_text_bound`)."""
+    comments = Comments()
+    body = None
+    before = taken = 0  # bytes before the p line, bytes in all
+    limit = MAX_COMMENT_BYTES
+    for chunk in chunks:
+        taken += len(chunk)
+        if bounded and taken > limit:
+            holder = ("the comments before a p line" if body is None
+                      else f"an instance with the p line 'p cnf {body.num_vars} "
+                           f"{body.num_clauses}'")
+            raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {holder} can "
+                               f"hold")
+        if body is None:
+            # a scan for 'p' (in C) before the line-wise regular expression looks
+            p = _P_LINE.search(chunk) if _holds(chunk, b"p") else None
+            head = chunk[: p.start()] if p is not None else chunk
+            if first_other(head) is not None:
+                if p is not None:
+                    raise UserError(f"{name}: clauses before the 'p cnf' line")
+                if re.search(rb"^[ \t]*[pP]", head, re.M):
+                    raise UserError(f"{name}: malformed 'p cnf' line")
+                raise UserError(f"{name}: no 'p cnf' line before the clauses")
+            comments.add(scan_comments(head, name), name)
+            before += len(head)
+            if p is None:
+                if before > MAX_COMMENT_BYTES:
+                    raise UserError(f"{name}: no 'p cnf' line in the first "
+                                    f"{MAX_COMMENT_BYTES:,} bytes")
+                continue
+            body = _Clauses(name, comments, p)
+            limit = before + len(p.group(0)) + cnf_text_bound(body.num_vars, body.num_clauses)
+            chunk = chunk[p.end():]
+        if not body.take(chunk):
+            break
+    if body is None:
         raise UserError(f"{name}: no 'p cnf' line")
-    head = memoryview(text)[: p.start()]
-    if first_other(head) is not None:
-        raise UserError(f"{name}: clauses before the 'p cnf' line")
-    comments = scan_comments(head, name)
-    # Clause text holds only digits, '-' and white space, so a scan for 'c' or '%' (in C)
-    # tells whether the slower line-wise regular expressions are needed at all; without them
-    # the clauses are read in place (a memoryview), never copied.
-    body = p.end()
-    clauses: memoryview | bytes = memoryview(text)[body:]
-    if text.find(b"c", body) >= 0:
-        clauses = bytes(clauses)
-        comments.add(scan_comments(clauses, name), name)
-        clauses = _COMMENT_LINE.sub(b"", clauses)
-    if text.find(b"%", body) >= 0:
-        clauses = bytes(clauses)
-        end_marker = re.search(rb"^[ \t]*%", clauses, re.M)
-        if end_marker:
-            clauses = clauses[: end_marker.start()]
-    try:
-        num_vars, num_clauses = int(p.group(1)), int(p.group(2))
-    except ValueError:
-        raise UserError(f"{name}: malformed 'p cnf' line") from None
-    if num_vars < 0 or num_clauses < 0:
-        raise UserError(f"{name}: negative count in 'p cnf' line")
-    if num_vars >= 2**31:
-        raise UserError(f"{name}: {num_vars} variables is beyond DIMACS's 2^31-1")
-    if isinstance(clauses, memoryview):  # scan the whole text, count what the head holds
-        if text.find(b"p", body) >= 0:
+    return body.finish()
+
+
+class _Clauses:
+    """The clauses after a DIMACS file's ``p`` line, taken a chunk of whole lines at a time."""
+
+    def __init__(self, name: str, comments: Comments, p: re.Match):
+        self.name, self.comments = name, comments
+        try:
+            self.num_vars, self.num_clauses = int(p.group(1)), int(p.group(2))
+        except ValueError:
+            raise UserError(f"{name}: malformed 'p cnf' line") from None
+        if self.num_vars < 0 or self.num_clauses < 0:
+            raise UserError(f"{name}: negative count in 'p cnf' line")
+        if self.num_vars >= 2**31:
+            raise UserError(f"{name}: {self.num_vars} variables is beyond DIMACS's 2^31-1")
+        self.literals = np.empty(0, dtype=np.int32)
+        self.count = 0  # literals taken
+        self.found = 0  # clause-ending zeros taken
+        self.read = 0  # bytes of clause text taken
+
+    def take(self, chunk) -> bool:
+        """Parse one chunk of whole lines; False once a ``%`` end marker ends the clauses."""
+        name = self.name
+        # clause text holds only digits, '-' and white space: a scan for 'c' or '%' (in C)
+        # tells whether the slower line-wise regular expressions are needed at all
+        text: memoryview | bytes = chunk
+        more = True
+        if _holds(chunk, b"c"):
+            text = bytes(chunk)
+            self.comments.add(scan_comments(text, name), name)
+            text = _COMMENT_LINE.sub(b"", text)
+        if _holds(text, b"%"):
+            end_marker = re.search(rb"^[ \t]*%", bytes(text), re.M)
+            if end_marker:
+                text, more = bytes(text)[: end_marker.start()], False
+        if _holds(text, b"p"):
             raise UserError(f"{name}: more than one 'p cnf' line")
-        stray = _stray_bytes(clauses)
-    else:
-        if b"p" in clauses:
-            raise UserError(f"{name}: more than one 'p cnf' line")
-        stray = clauses.translate(None, _ALLOWED)
-    if stray:
-        ch = chr(stray[0]) if 32 <= stray[0] < 127 else f"\\x{stray[0]:02x}"
-        raise UserError(f"{name}: unexpected character {ch!r} in the clauses")
-    literals = parse_literals(clauses, name)
-    if literals.size and literals[-1] != 0:
-        raise UserError(f"{name}: the last clause does not end with 0")
-    found = int(np.count_nonzero(literals == 0))
-    if found != num_clauses:
-        raise UserError(f"{name}: the p line declares {num_clauses} clauses, found {found}")
-    if literals.size:
-        worst = int(np.abs(literals).max())
-        if worst > num_vars:
-            raise UserError(f"{name}: literal {worst} is beyond the declared {num_vars} variables")
-    return Dimacs(parse_header(comments.header, name), num_vars, num_clauses, literals, comments)
+        stray = bytes(text).translate(None, _ALLOWED)
+        if stray:
+            ch = chr(stray[0]) if 32 <= stray[0] < 127 else f"\\x{stray[0]:02x}"
+            raise UserError(f"{name}: unexpected character {ch!r} in the clauses")
+        values = parse_literals(text, name)
+        self.found += int(np.count_nonzero(values == 0))
+        self.read += len(chunk)
+        if self.found > self.num_clauses:  # refused here: the rest is never read
+            raise UserError(f"{name}: the p line declares {self.num_clauses} clauses, found "
+                            f"{self.found} in the first {self.read:,} bytes of clauses")
+        if values.size:
+            worst = max(int(values.max()), -int(values.min()))
+            if worst > self.num_vars:
+                raise UserError(f"{name}: literal {worst} is beyond the declared "
+                                f"{self.num_vars} variables")
+        self.literals = _grown(self.literals, self.count + values.size)
+        self.literals[self.count: self.count + values.size] = values
+        self.count += values.size
+        return more
+
+    def finish(self) -> Dimacs:
+        """The instance, once every chunk is taken."""
+        literals = self.literals[: self.count]
+        if literals.size and literals[-1] != 0:
+            raise UserError(f"{self.name}: the last clause does not end with 0")
+        if self.found != self.num_clauses:
+            raise UserError(f"{self.name}: the p line declares {self.num_clauses} clauses, "
+                            f"found {self.found}")
+        return Dimacs(parse_header(self.comments.header, self.name), self.num_vars,
+                      self.num_clauses, literals, self.comments)
+
+
+def _holds(text, byte: bytes) -> bool:
+    """Whether ``text`` (bytes or a memoryview) holds ``byte``."""
+    return (text if isinstance(text, bytes) else bytes(text)).find(byte) >= 0
+
+
+def _grown(items: np.ndarray, need: int) -> np.ndarray:
+    """``items`` with room for ``need`` items: grown in place by half at least (realloc, which
+    moves large blocks by remapping pages rather than copying them)."""
+    if items.shape[0] < need:
+        items.resize(max(need, items.shape[0] + items.shape[0] // 2), refcheck=False)
+    return items
 
 
 _MALFORMED_MINUS = "malformed literal (a '-' must start a number 1-9...)"
@@ -262,17 +359,6 @@ def _parse_reference(text: bytes, name: str) -> np.ndarray:
     return parse_integers(text, name)
 
 
-def _stray_bytes(clauses: memoryview) -> bytes:
-    """The bytes of ``clauses`` other than digits, '-' and white space, in order (read in
-    1 MB pieces, so a mapped file is never copied whole)."""
-    step = 1 << 20
-    for start in range(0, len(clauses), step):
-        stray = bytes(clauses[start : start + step]).translate(None, _ALLOWED)
-        if stray:
-            return stray
-    return b""
-
-
 def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
     """The most bytes a DIMACS text with this p line can hold: every clause at most V distinct
     literals of ``len(str(V)) + 2`` bytes and its ``0``, twice over for layout (CRLF, runs of
@@ -295,7 +381,8 @@ class _PLineBound:
         end = self.head.rfind(b"\n")
         if end < self.scanned:
             return None
-        p = _P_LINE.search(self.head, self.scanned, end)
+        p = _P_LINE.search(self.head, self.scanned, end) if piece.find(b"p") >= 0 or \
+            self.head.find(b"p", self.scanned) >= 0 else None
         self.scanned = end + 1
         if p is None:
             return None
@@ -330,8 +417,8 @@ def read_dimacs(path: str | os.PathLike) -> Dimacs:
         mapped = _map_plain(handle)
         if mapped is not None:
             return parse_dimacs(mapped, str(path))
-        text = _read_text(handle, str(path))
-    return parse_dimacs(text, str(path))
+        chunks = (memoryview(c) for c in line_chunks(handle, str(path), sys.maxsize))
+        return _parse(chunks, str(path), bounded=True)
 
 
 def read_dimacs_text(path: str | os.PathLike, follow_symlinks: bool = True) -> bytes:
