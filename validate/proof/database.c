@@ -7,8 +7,6 @@
 enum { READ, TOP, CLAUSES, STEP, WORK, LOOK, CLOCK, LONGEST };
 /* database_take past the deadline */
 #define LATE (-1)
-/* a crowded bucket's walk looks at the clock after this many clauses */
-#define WORK_PER_CALL (INT64_C(1) << 24)
 /* a clause's hash: its length times this, plus database_mix of each literal */
 #define LENGTH_MIX INT64_C(0x27D4EB2F)
 /* next[c] of a clause a deletion unlinked */

@@ -13,8 +13,6 @@ enum { GOING, CONFLICT, REJECTED, BROKEN, LATE, FULL };
 enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 /* a record of hints ends in END - c for lemma c; a RAT candidate d is written -1 - d */
 #define END (-(INT64_C(1) << 30) - 1)
-/* a call returns once it has visited this many watches or RAT candidates */
-#define WORK_PER_CALL (INT64_C(1) << 24)
 /* a watch: blocker << 32 | clause */
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 /* clauses longer than this remember where the last search for a watch in them stopped (a

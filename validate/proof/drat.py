@@ -95,8 +95,8 @@ _TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS, _FAULT = range(8
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
 _END = -(2**30) - 1
 #: steps a kernel call handles between two looks at the clock (or fewer: a call returns once
-#: it has visited drat.c's WORK_PER_CALL watches or RAT candidates, as a hostile proof's steps
-#: may each cost a pass over every clause)
+#: it has visited kernels.h's WORK_PER_CALL watches or RAT candidates, as a hostile proof's
+#: steps may each cost a pass over every clause)
 _STEPS_PER_CALL = 2048
 #: hint records held in memory at most (more for a formula with more variables: a conflict
 #: analysis records up to one reason per variable); a backward call returns once they fill half

@@ -7,6 +7,21 @@
 
 #include <stdint.h>
 
+/* the largest literal (DIMACS literals are 32-bit signed integers) */
+#define MAX_LITERAL INT64_C(2147483647)
+
+/* a kernel call that may run long looks at the clock, or returns, once it has done this much
+ * work (watches, RAT candidates, clauses of a crowded bucket, literals or hints looked at) */
+#define WORK_PER_CALL (INT64_C(1) << 24)
+
+/* the kinds of an LRAT step (lrat.py's ADD and DELETE) */
+enum { ADD = 0, DELETE = 1 };
+
+/* a byte of text between tokens: a space, or \t \n \v \f \r */
+static inline int is_space(int64_t c) { return c == ' ' || ('\t' <= c && c <= '\r'); }
+
+static inline int is_digit(int64_t c) { return '0' <= c && c <= '9'; }
+
 /* the kernels' clock in seconds (CLOCK_MONOTONIC): native.deadline() turns a
  * time.monotonic() deadline into it */
 double puzzlesat_now(void);

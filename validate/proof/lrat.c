@@ -6,11 +6,6 @@
 #define D INT64_MIN
 #define A (INT64_MIN + 1)
 
-/* the largest literal (DIMACS literals are 32-bit signed integers) */
-#define MAX_LITERAL 2147483647
-
-static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
-
 /* Write the number x at out[n:] (text: decimal and a space; binary: 2|x| + sign in 7-bit
  * groups, low group first); the new end. One per type of x. (The most negative number of the
  * type, never in a certificate, stays negative when negated: floor division still writes
@@ -28,7 +23,7 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
             return n + 1;                                                                      \
         }                                                                                      \
         if (x < 0) {                                                                           \
-            out[n++] = 45;                                                                     \
+            out[n++] = '-';                                                                    \
             x = (T)-x;                                                                         \
         }                                                                                      \
         /* p is 10**digits; it wraps past 64 bits from 19 digits on, so a number that long  \
@@ -44,10 +39,10 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
                 r += 10;                                                                       \
                 q -= 1;                                                                        \
             }                                                                                  \
-            out[n + k] = (uint8_t)(48 + r);                                                    \
+            out[n + k] = (uint8_t)('0' + r);                                                   \
             x = q;                                                                             \
         }                                                                                      \
-        out[n + digits] = 32;                                                                  \
+        out[n + digits] = ' ';                                                                 \
         return n + digits + 1;                                                                 \
     }
 
@@ -60,8 +55,8 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
         out[n] = 0;
         return n + 1;
     }
-    out[n] = 48;
-    out[n + 1] = last ? 10 : 32;
+    out[n] = '0';
+    out[n + 1] = last ? '\n' : ' ';
     return n + 2;
 }
 
@@ -77,18 +72,18 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
         for (int64_t i = begin; i < end; i++) {                                                \
             int64_t lit_from = i > 0 ? lit_end[i - 1] : 0;                                     \
             int64_t hint_from = i > 0 ? hint_end[i - 1] : 0;                                   \
-            if (kind[i] == 1) {                                                                \
+            if (kind[i] == DELETE) {                                                           \
                 if (binary) {                                                                  \
-                    out[n++] = 100;                                                            \
+                    out[n++] = 'd';                                                            \
                 } else { /* drat-trim's form: the last id added, then d */                     \
                     n = number64(out, n, last, 0);                                             \
-                    out[n] = 100, out[n + 1] = 32;                                             \
+                    out[n] = 'd', out[n + 1] = ' ';                                            \
                     n += 2;                                                                    \
                 }                                                                              \
             } else {                                                                           \
                 last = ids[i];                                                                 \
                 if (binary) {                                                                  \
-                    out[n] = 97;                                                               \
+                    out[n] = 'a';                                                              \
                     n = number64(out, n + 1, ids[i], 1); /* an id is positive: 2 * id */       \
                 } else {                                                                       \
                     n = number64(out, n, ids[i], 0);                                           \
@@ -116,17 +111,17 @@ int64_t lrat_tokens(const uint8_t *data, int64_t size, int64_t *out, int64_t *co
         int64_t c = data[i];
         if (is_space(c)) {
             i++;
-        } else if (c == 99 && (n == 0 || i == 0 || data[i - 1] == 10)) { /* a comment line */
-            while (i < size && data[i] != 10) i++;
-        } else if (c == 100) {
+        } else if (c == 'c' && (n == 0 || i == 0 || data[i - 1] == '\n')) { /* a comment line */
+            while (i < size && data[i] != '\n') i++;
+        } else if (c == 'd') {
             out[n++] = D;
             i++;
-        } else if (c == 45 || (48 <= c && c <= 57)) {
-            int negative = c == 45;
+        } else if (c == '-' || is_digit(c)) {
+            int negative = c == '-';
             i += negative;
             int64_t value = 0, digits = 0;
-            while (i < size && 48 <= data[i] && data[i] <= 57) {
-                value = value * 10 + (data[i] - 48);
+            while (i < size && is_digit(data[i])) {
+                value = value * 10 + (data[i] - '0');
                 digits++;
                 if (digits > 18) /* the value may have wrapped: it is never used */
                     break;
@@ -161,11 +156,11 @@ int64_t lrat_binary_tokens(const uint8_t *data, int64_t size, int64_t *out, int6
     while (i < size) {
         int64_t c = data[i];
         if (expect_step) {
-            if (c != 97 && c != 100) {
+            if (c != 'a' && c != 'd') {
                 bad = i;
                 break;
             }
-            out[n++] = c == 100 ? D : A;
+            out[n++] = c == 'd' ? D : A;
             i++;
             expect_step = 0;
             zeros = 0;

@@ -144,16 +144,16 @@ static int64_t implied(const int32_t *codes, const int64_t *start, int64_t c,
 }
 
 /* Check steps begin..end-1 (hints holds their hints from number hint_base on), stopping early
- * once work passes work_limit: out = (status, step), status 0 going on (step: the next one),
+ * once work passes WORK_PER_CALL: out = (status, step), status 0 going on (step: the next one),
  * 1 the empty clause is accepted at step, else why step is rejected (+ 100). */
 void lrat_check_run(const int32_t *codes, const int64_t *start, const uint8_t *kind,
                     const int64_t *clause, const int32_t *hints, int64_t hint_base,
                     const int64_t *hint_end, int64_t begin, int64_t end, uint8_t *alive,
                     int8_t *value, int32_t *trail, int64_t *covered, int64_t *work,
-                    int64_t work_limit, int64_t *out) {
+                    int64_t *out) {
     work[0] = 0;
     for (int64_t s = begin; s < end; s++) {
-        if (work[0] > work_limit) {
+        if (work[0] > WORK_PER_CALL) {
             out[0] = 0;
             out[1] = s;
             return;
@@ -161,7 +161,7 @@ void lrat_check_run(const int32_t *codes, const int64_t *start, const uint8_t *k
         int64_t h0 = (s > 0 ? hint_end[s - 1] : 0) - hint_base;
         int64_t h1 = hint_end[s] - hint_base;
         work[0] += h1 - h0;
-        if (kind[s] == 0) { /* ADD (lrat.py's step kinds: 0 adds, 1 deletes) */
+        if (kind[s] == ADD) {
             int64_t c = clause[s];
             int64_t why = implied(codes, start, c, hints, h0, h1, alive, value, trail, covered,
                                   work);

@@ -11,13 +11,6 @@ enum { OK = 0, BAD_BYTE = 1, TOO_BIG = 2, BAD_LITERAL = 3, NEED_ROOM = -1 };
 /* the text modes: between tokens, in a number, in a comment, just after 'd', after '-' */
 enum { BETWEEN = 0, NUMBER = 1, COMMENT = 2, AFTER_D = 3, AFTER_MINUS = 4 };
 
-/* the largest literal (DIMACS literals are 32-bit signed integers) */
-#define MAX_LITERAL 2147483647
-
-static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
-
-static int is_digit(int64_t c) { return 48 <= c && c <= 57; }
-
 /* A parse refused at byte i of its chunk: the counts so far and where; the state is left as
  * it was (the caller gives up the proof). */
 static int64_t refused(int64_t *counts, int64_t n_literals, int64_t n_steps, int64_t error,
@@ -65,21 +58,21 @@ between:
         if (is_space(c)) continue;
         if (is_digit(c)) {
             negative = 0;
-            value = c - 48;
+            value = c - '0';
             i++;
             goto number;
         }
-        if (c == 45) {
+        if (c == '-') {
             negative = 1;
             value = 0;
             i++;
             goto after_minus;
         }
-        if (step_open == 0 && c == 99) {
+        if (step_open == 0 && c == 'c') {
             i++;
             goto comment;
         }
-        if (step_open == 0 && c == 100) {
+        if (step_open == 0 && c == 'd') {
             kind = 1;
             step_open = 1;
             i++;
@@ -98,7 +91,7 @@ after_minus: /* a digit must follow */
         error = BAD_BYTE;
         goto failed;
     }
-    value = c - 48;
+    value = c - '0';
     i++;
 number:
     for (;; i++) {
@@ -108,7 +101,7 @@ number:
         }
         c = data[i];
         if (!is_digit(c)) break;
-        value = value * 10 + (c - 48);
+        value = value * 10 + (c - '0');
         if (value > MAX_LITERAL) { /* checked at each digit: value never overflows */
             error = TOO_BIG;
             goto failed;
@@ -142,11 +135,11 @@ comment: /* printable ASCII up to the end of the line */
             goto done;
         }
         c = data[i];
-        if (c == 10) {
+        if (c == '\n') {
             i++;
             goto between;
         }
-        if (!((32 <= c && c <= 126) || c == 9 || c == 13)) {
+        if (!((' ' <= c && c <= '~') || c == '\t' || c == '\r')) {
             error = BAD_BYTE;
             goto failed;
         }
@@ -168,8 +161,8 @@ done:
     return save(state, counts, n_literals, n_steps, mode, kind, value, negative, step_open);
 }
 
-/* the largest number a binary literal is written as (2 * MAX_LITERAL + 1) */
-#define MAX_CODE 4294967295
+/* the largest number a binary literal is written as */
+#define MAX_CODE (2 * MAX_LITERAL + 1)
 
 /* a literal's group at the constant shift K (the fast path, at least 6 bytes before the chunk's
  * end: a literal has ended or been refused by its 6th group) */
@@ -201,11 +194,11 @@ step:
         goto done;
     }
     c = data[i];
-    if (c != 97 && c != 100) { /* 'a' or 'd' */
+    if (c != 'a' && c != 'd') {
         error = BAD_BYTE;
         goto failed;
     }
-    kind = c == 100;
+    kind = c == 'd';
     value = 0;
     shift = 0;
     i++;
