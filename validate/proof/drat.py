@@ -79,7 +79,13 @@ import numpy as np
 
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.database import ClauseDatabase
-from puzzlesat.validate.proof.lrat import Certificate, HintFile
+from puzzlesat.validate.proof.lrat import (
+    ADD,
+    Certificate,
+    HintFile,
+    certificate_literals,
+    renamed_hints,
+)
 from puzzlesat.validate.proof.native import F64, I64, array
 from puzzlesat.validate.proof.reader import Proof
 
@@ -164,14 +170,6 @@ _detach_and_rebuild = native.kernel("drat_detach_and_rebuild", I64, _STATE, I64)
 _check_lemma = native.kernel("drat_check_lemma", I64, _STATE, I64, F64)
 _pack = native.kernel("drat_pack_watches", None, _STATE)
 _tautologies = native.kernel("drat_tautologies", None, _STATE, I64, array(np.uint8))
-_hints_in_proof_order = native.kernel(
-    "drat_hints_in_proof_order", I64, array(np.int32), array(np.int64), I64, array(np.int32),
-    array(np.bool_), array(np.int32), array(np.int64))
-_lemma_ends = native.kernel("drat_lemma_ends", I64, array(np.int64), array(np.int64), I64,
-                            array(np.int64))
-_move_literals = native.kernel(
-    "drat_move_literals", None, array(np.int32), array(np.int64), array(np.int32),
-    array(np.int64), I64, I64, array(np.int64))
 
 
 def _pack_watches(st: _State) -> None:
@@ -372,7 +370,9 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     done = np.zeros(0, np.int32)  # the watch lists and the hint buffer are done with ...
     st = st._replace(watches=done, search=done, hints=done)
     steps = _certificate_steps(st, n_formula, conflict_step, records)
-    lits, lit_end = _lemma_literals(st, numbering, np.where(steps.kind == 0, steps.clause, -1))
+    lits, lit_end = certificate_literals(st.db, st.start, st.pivot,
+                                         np.where(steps.kind == ADD, steps.clause, -1),
+                                         numbering.kept, numbering.fresh)
     del st  # ... and now the clause database: the hints get their memory
     return True, reason, _certificate(steps, lits, lit_end, records)
 
@@ -484,19 +484,18 @@ def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
     deletions before them)."""
     kind, new_id = steps.kind, steps.new_id
     per_step = np.ones(kind.shape[0], np.int64)
-    additions = np.flatnonzero(kind == 0)
+    additions = np.flatnonzero(kind == ADD)
     hints = HintFile()
     done = 0
     for chunk in records.in_proof_order():
         ends = np.flatnonzero(chunk <= _END)
         renamed = np.empty(chunk.shape[0], np.int32)
         counts = np.zeros(ends.shape[0], np.int64)
-        used = _hints_in_proof_order(chunk, ends, ends.shape[0], new_id, steps.present,
-                                     renamed, counts)
+        used = renamed_hints(chunk, ends, new_id, steps.present, renamed, counts)
         first = int(additions[done - 1]) + 1 if done else 0
         last = int(additions[done + ends.shape[0] - 1]) + 1
         per_step[additions[done:done + ends.shape[0]]] = counts
-        adding = kind[first:last] == 0
+        adding = kind[first:last] == ADD
         fill = np.repeat(adding, per_step[first:last])
         step_hints = np.empty(fill.shape[0], np.int32)
         step_hints[fill] = renamed[:used]
@@ -506,21 +505,6 @@ def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
     if done != additions.shape[0]:
         raise RuntimeError("DRAT checker: the hint records do not match the lemmas checked")
     return Certificate(kind, steps.ids, lits, lit_end, hints, np.cumsum(per_step))
-
-
-def _lemma_literals(st: _State, numbering: _Numbering,
-                    clauses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The literals of each clause (none for -1; the others in increasing order), pivot first,
-    variables as in the proof: the clause database, its literals moved to its front, and then
-    cut to them (the certificate's literals take no memory of their own)."""
-    if np.any(np.diff(clauses[clauses >= 0]) <= 0):
-        raise RuntimeError("DRAT checker: the certificate's lemmas are not in proof order")
-    lit_end = np.empty(clauses.shape[0], np.int64)
-    total = _lemma_ends(st.start, clauses, clauses.shape[0], lit_end)
-    _move_literals(st.db, st.start, st.pivot, clauses, clauses.shape[0], numbering.kept,
-                   numbering.fresh.astype(np.int64))
-    st.db.resize(total, refcheck=False)  # in place: realloc gives the rest back
-    return st.db, lit_end
 
 
 def _tick(deadline: float | None) -> None:

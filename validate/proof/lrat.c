@@ -1,5 +1,6 @@
-/* The LRAT kernels (lrat.py): a certificate's steps written as text or binary LRAT, and LRAT
- * bytes read back into steps (numbers first, then the steps made of them). */
+/* The LRAT kernels (lrat.py): a certificate's steps written as text or binary LRAT, LRAT bytes
+ * read back into steps (numbers first, then the steps made of them), and the certificate of a
+ * DRAT check assembled from the DRAT checker's records. */
 #include "kernels.h"
 
 /* a text token "d" among the numbers (lrat.py's _D); a binary "a" is D + 1 */
@@ -260,4 +261,69 @@ int64_t lrat_steps(const int64_t *tok, int64_t n, int64_t binary, uint8_t *kind,
     }
     counts[0] = s, counts[1] = nl, counts[2] = nh;
     return bad;
+}
+
+/* The certificate of a DRAT check (drat.py's verify_drat), assembled from the checker's hint
+ * records and clause database. */
+
+/* The hint records (written backward, each ending at ends[r]; see drat.c's END) into out in
+ * proof order, clause ids renamed by new_id, the groups of RAT candidates left out of the
+ * certificate (present false) dropped; counts: the hints of each record, in proof order.
+ * Returns the hints written. */
+int64_t lrat_hints_in_proof_order(const int32_t *records, const int64_t *ends,
+                                  int64_t n_records, const int32_t *new_id,
+                                  const uint8_t *present, int32_t *out, int64_t *counts) {
+    int64_t w = 0;
+    for (int64_t r = n_records - 1; r >= 0; r--) {
+        int64_t before = w;
+        int keep = 1;
+        for (int64_t i = r > 0 ? ends[r - 1] + 1 : 0; i < ends[r]; i++) {
+            int64_t h = records[i];
+            if (h < 0) {  /* a RAT candidate's group begins */
+                keep = present[-1 - h];
+                if (keep) out[w++] = -new_id[-1 - h];
+            } else if (keep) {
+                out[w++] = new_id[h];
+            }
+        }
+        counts[n_records - 1 - r] = w - before;
+    }
+    return w;
+}
+
+/* The ends of each clause's literals (none for -1) in a list of them, into lit_end: the
+ * literals there are. */
+int64_t lrat_lemma_ends(const int64_t *start, const int64_t *clauses, int64_t n,
+                        int64_t *lit_end) {
+    int64_t end = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (clauses[k] >= 0) end += start[clauses[k] + 1] - start[clauses[k]];
+        lit_end[k] = end;
+    }
+    return end;
+}
+
+/* Each clause's literals, its pivot first, the variables renumbered beyond kept given back
+ * their numbers fresh, one after another at the front of db itself (clauses in increasing
+ * order: a literal is written at or before where it is read, after it is read). */
+void lrat_move_literals(int32_t *db, const int64_t *start, const int32_t *pivot,
+                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh) {
+    int32_t *lits = db;
+    int64_t w = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = clauses[k];
+        if (c < 0) continue;
+        int64_t first = w;
+        for (int64_t i = start[c]; i < start[c + 1]; i++) {
+            int64_t code = db[i], at = w;
+            if (code == pivot[c] && w > first) {  /* the pivot goes first: swap */
+                lits[w] = lits[first];
+                at = first;
+            }
+            int64_t variable = code >> 1;
+            if (variable > kept) variable = fresh[variable - kept - 1];
+            lits[at] = (int32_t)(code & 1 ? -variable : variable);
+            w += 1;
+        }
+    }
 }
