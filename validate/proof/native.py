@@ -1,7 +1,11 @@
 """The proof checker's C kernels (``validate/proof/*.c``), loaded with ctypes from the shared
 library the install built (:mod:`puzzlesat.validate.proof.build`): each kernel declared once
 with the types of its arguments, which ctypes checks at every call (a numpy array of another
-dtype, or not C-contiguous, is a TypeError, never a wrong read)."""
+dtype, or not C-contiguous, is a TypeError, never a wrong read).
+
+A library that cannot be used as it is (not built, or older than its sources) is a
+:class:`KernelSetupError`: a user's set-up to fix, one line that says how, never a checker's
+verdict."""
 
 from __future__ import annotations
 
@@ -12,10 +16,21 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 import numpy as np
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.validate.proof import build
 
 #: argument types: a C int64, a C double
 I64, F64 = ctypes.c_int64, ctypes.c_double
+
+
+class KernelSetupError(UserError):
+    """The proof checker's kernels cannot be used as they are (not built, not loadable, or
+    older than their sources): the set-up is to fix, not the proof."""
+
+
+#: what to do about a library that is missing or stale, said in every such error
+_REBUILD = ("build them again (`make setup` in a source tree; elsewhere `python -m "
+            "puzzlesat.validate.proof.build` with ziglang installed, or install puzzlesat again)")
 
 
 def _load() -> ctypes.CDLL:
@@ -23,15 +38,18 @@ def _load() -> ctypes.CDLL:
     paths = [build.HERE / (build.LIBRARY + suffix) for suffix in EXTENSION_SUFFIXES]
     found = [path for path in paths if path.exists()]
     if not found:
-        raise RuntimeError("puzzlesat: the proof checker's kernels are not built: install the "
-                           "package again (`make setup`, or `pip install -e .`)")
-    library = ctypes.CDLL(str(found[0]))
+        raise KernelSetupError(f"the proof checker's kernels are not built ({build.HERE} has "
+                               f"no {build.LIBRARY} library): {_REBUILD}")
+    try:
+        library = ctypes.CDLL(str(found[0]))
+    except OSError as exc:
+        raise KernelSetupError(f"the proof checker's kernels ({found[0]}) cannot be loaded "
+                               f"({exc}): {_REBUILD}") from None
     library.puzzlesat_source_hash.restype = ctypes.c_char_p
     built = library.puzzlesat_source_hash()
     if build.sources() and built.decode() != build.source_hash():
-        raise RuntimeError(f"puzzlesat: the proof checker's kernels ({found[0].name}) are older "
-                           "than their sources: build them again (`make setup`, or `pip install "
-                           "-e .`)")
+        raise KernelSetupError(f"the proof checker's kernels ({found[0].name}) are older than "
+                               f"their sources: {_REBUILD}")
     return library
 
 
