@@ -60,3 +60,21 @@ def test_a_deadline_is_the_same_moment_on_the_kernels_clock():
     """A deadline 100 s from now is 100 s from now on the kernels' clock, however far apart the
     two clocks' origins are (room for a busy machine between the two readings)."""
     assert 99 < native.deadline(time.monotonic() + 100) - native._now() <= 100
+
+
+def test_the_constants_both_sides_use_are_read_from_the_library():
+    """Kernel outcomes, slots, error codes: written once in C, read by name (no second copy in
+    Python to drift from it)."""
+    from puzzlesat.validate.proof import drat, lrat, reader
+
+    assert native.constants("drat", "FULL", "END") == [drat._FULL, drat._END]
+    assert (lrat.ADD, lrat.DELETE) == (0, 1)  # drat.py makes kinds of a bool: deleting
+    assert native.facts("reader")["NEED_ROOM"] == ("", reader._NEED_ROOM, 0)
+
+
+def test_a_constant_the_library_does_not_export_is_refused_in_one_line():
+    with pytest.raises(native.KernelSetupError, match=r"do not match their Python side "
+                       r"\(drat.c exports no constant NO_SUCH\): build them again"):
+        native.constants("drat", "GOING", "NO_SUCH")
+    with pytest.raises(native.KernelSetupError, match=r"no_such.c exports no facts"):
+        native.constants("no_such", "GOING")

@@ -7,12 +7,18 @@
 
 #include "kernels.h"
 
-/* kernel outcomes (drat.py's _GOING ...) */
+/* kernel outcomes */
 enum { GOING, CONFLICT, REJECTED, BROKEN, LATE, FULL };
-/* slots of the scalars array (drat.py's _TRAIL ...) */
-enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
-/* a record of hints ends in END - c for lemma c; a RAT candidate d is written -1 - d */
-#define END (-(INT64_C(1) << 30) - 1)
+/* slots of the scalars array: trail length, propagation head, work done in this kernel call,
+ * hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of
+ * it, a bug of ours found (see fault); SCALARS: how many */
+enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT, SCALARS };
+/* the clauses there may be, at most: a clause id fits a watch's 32 bits, and a watch list's
+ * count and room (twice a count, plus 2) fit List's 32 bits (database.py refuses more) */
+#define MAX_CLAUSES ((INT64_C(1) << 30) - 1)
+/* a record of hints ends in END - c for lemma c (below every hint: c <= MAX_CLAUSES); a RAT
+ * candidate d is written -1 - d */
+#define END (-MAX_CLAUSES - 2)
 /* a watch: blocker << 32 | clause */
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 /* clauses longer than this remember where the last search for a watch in them stopped (a
@@ -21,8 +27,8 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 
 /* A watch list: its place in watches, its watches, and the watches its place holds, side by
  * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
- * per clause, and clauses are fewer than 2^30 (database.py's MAX_CLAUSES): its count and room
- * (at most twice that plus 2) fit 32 bits. An empty list that never had a watch has no place
+ * per clause, and clauses are at most MAX_CLAUSES: its count and room (at most twice that plus
+ * 2) fit 32 bits. An empty list that never had a watch has no place
  * (zero: room 0 at place 0); its first watch gives it one. */
 typedef struct {
     int64_t start;
@@ -699,4 +705,12 @@ int64_t drat_check_lemma(State *st, int64_t c, double deadline) {
 void drat_pack_watches(State *st) {
     GUARDED(st, );
     pack_watches(st);
+}
+
+const Fact *drat_facts(void) {
+    static const Fact facts[] = {
+        CONSTANT(GOING), CONSTANT(REJECTED), CONSTANT(BROKEN), CONSTANT(LATE), CONSTANT(FULL),
+        CONSTANT(HINTS), CONSTANT(WATCH_TOP), CONSTANT(PACKINGS), CONSTANT(FAULT),
+        CONSTANT(SCALARS), CONSTANT(MAX_CLAUSES), CONSTANT(END), NO_MORE_FACTS};
+    return facts;
 }

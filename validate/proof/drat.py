@@ -89,17 +89,19 @@ from puzzlesat.validate.proof.lrat import (
 from puzzlesat.validate.proof.native import F64, I64, array
 from puzzlesat.validate.proof.reader import Proof
 
-# kernel outcomes
-_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
+# kernel outcomes (drat.c's)
+_GOING, _REJECTED, _BROKEN, _LATE, _FULL = native.constants(
+    "drat", "GOING", "REJECTED", "BROKEN", "LATE", "FULL")
 #: no deadline (a reading of the kernels' clock, :func:`native.deadline`)
 _NEVER = np.inf
-# slots of the scalar array: trail length, propagation head, work done in this kernel call,
-# hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of it,
-# a bug of ours found by a kernel (more watches than the space made for them)
-_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS, _FAULT = range(8)
+# slots of the scalars array (drat.c's: hints recorded, end of the watch lists' space in use,
+# packings of it, a bug of ours found by a kernel (more watches than the space made for them);
+# how many)
+_HINTS, _WATCH_TOP, _PACKINGS, _FAULT, _SCALARS = native.constants(
+    "drat", "HINTS", "WATCH_TOP", "PACKINGS", "FAULT", "SCALARS")
 #: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
-_END = -(2**30) - 1
+(_END,) = native.constants("drat", "END")
 #: steps a kernel call handles between two looks at the clock (or fewer: a call returns once
 #: it has visited kernels.h's WORK_PER_CALL watches or RAT candidates, as a hostile proof's
 #: steps may each cost a pass over every clause)
@@ -127,7 +129,7 @@ class _State(NamedTuple):
     seen: np.ndarray  # uint8 per variable, for conflict analysis
     lists: np.ndarray  # _LIST per watch list (two per code), see drat.c's List
     watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
+    scalars: np.ndarray  # int64, drat.c's slots (_HINTS, _WATCH_TOP, ...)
     search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
     hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
     assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
@@ -209,7 +211,7 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
                 np.zeros(n_lists, _LIST),
                 np.zeros(space, np.int64),
-                np.zeros(8, np.int64),
+                np.zeros(_SCALARS, np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))

@@ -1,7 +1,8 @@
 /* What every kernel of the proof checker shares. The kernels: the .c files of validate/proof,
  * one per Python module that calls them, loaded with ctypes by native.py. Arrays come from
  * numpy, C order, their types checked by ctypes at each call; the kernels check no bounds, so
- * the Python side sizes every array and checks every index a file gives. */
+ * the Python side sizes every array and checks every index a file gives. The constants both
+ * sides use are written here, in C, and exported (Fact): Python reads them at load. */
 #ifndef PUZZLESAT_KERNELS_H
 #define PUZZLESAT_KERNELS_H
 
@@ -21,6 +22,20 @@ enum { ADD = 0, DELETE = 1 };
 static inline int is_space(int64_t c) { return c == ' ' || ('\t' <= c && c <= '\r'); }
 
 static inline int is_digit(int64_t c) { return '0' <= c && c <= '9'; }
+
+/* One fact of the boundary with Python, which the library exports for native.py to read or
+ * check at load: a constant (its value), a struct (its size), or a struct's field (its offset,
+ * size and C type). Each .c file exports its own, ended by NO_MORE_FACTS, from a function
+ * named after it (drat_facts, ...). */
+typedef struct {
+    const char *name;  /* "GOING", "State", "State.db" */
+    const char *type;  /* a field's C type, named as native.py names it ("int32 *"); else "" */
+    int64_t value;     /* a constant's value, a struct's size, a field's offset */
+    int64_t size;      /* a field's size; else 0 */
+} Fact;
+
+#define CONSTANT(NAME) {#NAME, "", (NAME), 0}
+#define NO_MORE_FACTS {0, 0, 0, 0}
 
 /* the kernels' clock in seconds (CLOCK_MONOTONIC): native.deadline() turns a
  * time.monotonic() deadline into it */

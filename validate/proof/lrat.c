@@ -3,7 +3,7 @@
  * DRAT check assembled from the DRAT checker's records. */
 #include "kernels.h"
 
-/* a text token "d" among the numbers (lrat.py's _D); a binary "a" is D + 1 */
+/* a text token "d" among the numbers; a binary "a" is D + 1 */
 #define D INT64_MIN
 #define A (INT64_MIN + 1)
 

@@ -29,8 +29,8 @@ import numpy as np
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.reader import ProofFormatError, proof_bytes
 
-#: step kinds
-ADD, DELETE = 0, 1
+#: step kinds (kernels.h's)
+ADD, DELETE = native.constants("kernels", "ADD", "DELETE")
 
 
 class LratFormatError(Exception):

@@ -3,16 +3,22 @@ library the install built (:mod:`puzzlesat.validate.proof.build`): each kernel d
 with the types of its arguments, which ctypes checks at every call (a numpy array of another
 dtype, or not C-contiguous, is a TypeError, never a wrong read).
 
-A library that cannot be used as it is (not built, or older than its sources) is a
-:class:`KernelSetupError`: a user's set-up to fix, one line that says how, never a checker's
-verdict."""
+The constants both sides use (kernel outcomes, slots of state arrays, error codes, bounds) are
+written once, in C, and exported by the library (kernels.h's Fact): the Python side reads them
+here at load (:func:`constants`), by name.
+
+A library that cannot be used as it is (not built, older than its sources, or without a
+constant the Python side reads) is a :class:`KernelSetupError`: a set-up to fix, one line that
+says how, never a checker's verdict."""
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import platform
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
 
 import numpy as np
 
@@ -24,8 +30,9 @@ I64, F64 = ctypes.c_int64, ctypes.c_double
 
 
 class KernelSetupError(UserError):
-    """The proof checker's kernels cannot be used as they are (not built, not loadable, or
-    older than their sources): the set-up is to fix, not the proof."""
+    """The proof checker's kernels cannot be used as they are (not built, not loadable, older
+    than their sources, or not what the Python side expects): the set-up is to fix, not the
+    proof."""
 
 
 #: what to do about a library that is missing or stale, said in every such error
@@ -54,6 +61,44 @@ def _load() -> ctypes.CDLL:
 
 
 _LIBRARY = _load()
+
+
+class _Fact(ctypes.Structure):
+    """A fact of the boundary that the library exports (kernels.h's Fact)."""
+
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("value", I64),
+                ("size", I64)]
+
+
+@functools.cache
+def facts(unit: str) -> dict[str, tuple[str, int, int]]:
+    """The facts the kernels of ``unit`` (its .c file) export, in their order: name -> (C
+    type, value, size), as kernels.h's Fact says."""
+    function = getattr(_LIBRARY, f"{unit}_facts", None)
+    if function is None:
+        raise _mismatch(f"{unit}.c exports no facts")
+    function.restype = ctypes.POINTER(_Fact)
+    table, found, k = function(), {}, 0
+    while table[k].name is not None:  # NO_MORE_FACTS ends it
+        found[table[k].name.decode()] = (table[k].type.decode(), table[k].value, table[k].size)
+        k += 1
+    return found
+
+
+def constants(unit: str, *names: str) -> list[int]:
+    """The values of the constants ``names`` that the kernels of ``unit`` export (written
+    once, in C); one the library does not export is a :class:`KernelSetupError`."""
+    found = facts(unit)
+    for name in names:
+        if name not in found or found[name][0]:
+            raise _mismatch(f"{unit}.c exports no constant {name}")
+    return [found[name][1] for name in names]
+
+
+def _mismatch(what: str) -> KernelSetupError:
+    """The error of a library that is not what the Python side expects (``what`` says how)."""
+    return KernelSetupError(f"the proof checker's kernels ({Path(_LIBRARY._name).name}) do not "
+                            f"match their Python side ({what}): {_REBUILD}")
 
 
 def array(dtype) -> type:
