@@ -4,14 +4,18 @@ deadlines are given in."""
 
 from __future__ import annotations
 
+import ctypes
+import importlib
+import re
 import sys
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
 
+import numpy as np
 import pytest
 from conftest import assert_one_line_error
 
-from puzzlesat.validate.proof import build, native
+from puzzlesat.validate.proof import build, drat, native
 
 
 def test_the_library_is_built_from_the_sources_beside_it():
@@ -65,7 +69,7 @@ def test_a_deadline_is_the_same_moment_on_the_kernels_clock():
 def test_the_constants_both_sides_use_are_read_from_the_library():
     """Kernel outcomes, slots, error codes: written once in C, read by name (no second copy in
     Python to drift from it)."""
-    from puzzlesat.validate.proof import drat, lrat, reader
+    from puzzlesat.validate.proof import lrat, reader
 
     assert native.constants("drat", "FULL", "END") == [drat._FULL, drat._END]
     assert (lrat.ADD, lrat.DELETE) == (0, 1)  # drat.py makes kinds of a bool: deleting
@@ -78,3 +82,76 @@ def test_a_constant_the_library_does_not_export_is_refused_in_one_line():
         native.constants("drat", "GOING", "NO_SUCH")
     with pytest.raises(native.KernelSetupError, match=r"no_such.c exports no facts"):
         native.constants("no_such", "GOING")
+
+
+def _facts_where(unit: str, name: str, fact: tuple[str, int, int]):
+    """native.facts, but with the library's fact ``name`` of ``unit`` replaced by ``fact``."""
+    real = native.facts
+
+    def facts(asked: str) -> dict[str, tuple[str, int, int]]:
+        found = dict(real(asked))
+        if asked == unit:
+            found[name] = fact
+        return found
+
+    return facts
+
+
+@pytest.mark.parametrize("name, fact, said", [
+    ("State.db", ("int64 *", 0, 8), "State.db is int64 * at byte 0 (8 bytes) in the library, "
+                                     "int32 * at byte 0 (8 bytes) here"),
+    ("State.n_hints", ("int64", 200, 8), "State.n_hints is int64 at byte 200"),
+    ("List.room", ("int64", 12, 8), "List.room is int64 at byte 12 (8 bytes) in the library, "
+                                    "int32 at byte 12 (4 bytes) here"),
+    ("State", ("", 232, 0), "State is 232 bytes in the library, 224 here")])
+def test_a_state_laid_out_otherwise_than_the_library_is_refused_at_load(
+        monkeypatch, tmp_path, puzzlesat, name, fact, said):
+    """drat.c's State as the library exports it (each field's offset, size and C type, its
+    size), unlike drat.py's table: loading the checker is refused with one line, exit 2, naming
+    the field, before any kernel is called."""
+    monkeypatch.delitem(sys.modules, "puzzlesat.validate.proof.drat")  # loaded afresh
+    monkeypatch.setattr(native, "facts", _facts_where("drat", name, fact))
+    with pytest.raises(native.KernelSetupError, match=re.escape(said)):
+        importlib.import_module("puzzlesat.validate.proof.drat")
+    (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
+    (tmp_path / "f.out").write_text("s UNSATISFIABLE\n")
+    (tmp_path / "f.drat").write_text("0\n")
+    result = puzzlesat("validate", tmp_path / "f.cnf", tmp_path / "f.out", "--proof",
+                       tmp_path / "f.drat")
+    assert_one_line_error(result, "do not match their Python side", said)
+
+
+def test_a_field_missing_on_either_side_is_refused():
+    """A C field the Python table lacks (or the other way round) is named as missing."""
+    class Short(ctypes.Structure):
+        _fields_ = drat._CState._fields_[:-1]
+
+    with pytest.raises(native.KernelSetupError, match="State.fault is void . at byte 216 .8 "
+                                                      "bytes. in the library, missing here"):
+        native.check_struct("drat", "State", Short)
+
+
+def _tiny_state():
+    from puzzlesat.validate.proof.reader import read_proof
+
+    flat = np.array([1, 2, 0, -1, 2, 0, 1, -2, 0, -1, -2, 0], np.int32)
+    return drat._state(flat, read_proof(b"1 0\n0\n"), None, drat.SLICE)[0]
+
+
+@pytest.mark.parametrize("field, wrong, said", [
+    ("db", lambda a: a.astype(np.int64), "db: a C-contiguous array of int32 expected, not int64"),
+    ("value", lambda a: a.view(np.uint8), "value: a C-contiguous array of int8 expected, not "
+                                          "uint8"),
+    ("start", lambda a: np.repeat(a, 2)[::2], "start: a C-contiguous array of int64 expected, "
+                                              "not int64, not C-contiguous"),
+    ("lists", lambda a: a.view(np.int64), "lists: a C-contiguous array of"),
+    ("alive", lambda a: a.tolist(), "alive: a C-contiguous array of uint8 expected, not list")])
+def test_an_array_of_the_state_that_is_not_its_fields_is_a_type_error(field, wrong, said):
+    """Each array goes to drat.c's State as a pointer to items of its field's type: another
+    dtype, or an array not C-contiguous, is refused before any kernel reads it (as ctypes
+    refuses a kernel's argument), never passed as an untyped pointer."""
+    st = _tiny_state()
+    bad = st._replace(**{field: wrong(getattr(st, field))})
+    with pytest.raises(TypeError, match=re.escape(said)):
+        drat._run(drat._pack, bad)
+    drat._run(drat._pack, st)  # the state as made is the kernels'

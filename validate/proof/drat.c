@@ -2,6 +2,7 @@
  * semantics checked, why it is sound, the backward pass). drat.py sizes every array of the
  * state and calls the entry points (the functions named drat_...); these check no bounds. */
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,15 +29,16 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT, SCALARS }
 /* A watch list: its place in watches, its watches, and the watches its place holds, side by
  * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
  * per clause, and clauses are at most MAX_CLAUSES: its count and room (at most twice that plus
- * 2) fit 32 bits. An empty list that never had a watch has no place
- * (zero: room 0 at place 0); its first watch gives it one. */
+ * 2) fit 32 bits. An empty list that never had a watch has no place (zero: room 0 at place 0);
+ * its first watch gives it one. drat.py's _LIST is its dtype (checked at load: drat_facts). */
 typedef struct {
     int64_t start;
     int32_t count, room;
 } List;
 
-/* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
- * in this order). */
+/* The checker's state: drat.py's _State (the arrays, with their dtypes), then the lengths and
+ * the fault, as drat.py's _CState; native.py checks at load that the two agree, field for
+ * field (names, order, offsets, sizes and types: drat_facts). */
 typedef struct {
     int32_t *db;           /* literal codes 2 * v + (l < 0) of every clause, one after another */
     int64_t *start;        /* clause c is db[start[c]:start[c + 1]] */
@@ -61,14 +63,15 @@ typedef struct {
     uint8_t *assumed;      /* per variable: false at the root as a check assumes it false */
     int64_t *order;        /* room to sort the watch lists by place: two per list */
     int64_t n_units, n_clauses, n_literals, n_codes, n_watches, n_hints;
-    jmp_buf *fault;        /* where a kernel that finds a bug of ours goes (see GUARDED) */
+    void *fault;           /* the jmp_buf where a kernel that finds a bug of ours goes (see
+                            * GUARDED): drat.py never reads it */
 } State;
 
 /* A bug of ours found (more watches than the space drat.py made): the entry point returns
  * at once with scalars[FAULT] set, and drat.py raises; nothing is written past an array. */
 static void fault(State *st) {
     st->scalars[FAULT] = 1;
-    longjmp(*st->fault, 1);
+    longjmp(*(jmp_buf *)st->fault, 1);
 }
 
 #define GUARDED(st, on_fault)      \
@@ -707,10 +710,30 @@ void drat_pack_watches(State *st) {
     pack_watches(st);
 }
 
+/* the C type of x, named as native.py names a ctypes type: numpy's name of a number, a
+ * struct's name, " *" after a pointer's */
+#define TYPE_NAME(x)                                                                           \
+    _Generic((x), int8_t: "int8", uint8_t: "uint8", int32_t: "int32", int64_t: "int64",       \
+             int8_t *: "int8 *", uint8_t *: "uint8 *", int32_t *: "int32 *",                   \
+             int64_t *: "int64 *", List *: "List *", void *: "void *")
+/* a struct's size, and each field's offset, size and type */
+#define STRUCT(T) {#T, "", (int64_t)sizeof(T), 0}
+#define FIELD(T, F)                                                                            \
+    {#T "." #F, TYPE_NAME(((T *)0)->F), (int64_t)offsetof(T, F), (int64_t)sizeof(((T *)0)->F)}
+
 const Fact *drat_facts(void) {
     static const Fact facts[] = {
         CONSTANT(GOING), CONSTANT(REJECTED), CONSTANT(BROKEN), CONSTANT(LATE), CONSTANT(FULL),
         CONSTANT(HINTS), CONSTANT(WATCH_TOP), CONSTANT(PACKINGS), CONSTANT(FAULT),
-        CONSTANT(SCALARS), CONSTANT(MAX_CLAUSES), CONSTANT(END), NO_MORE_FACTS};
+        CONSTANT(SCALARS), CONSTANT(MAX_CLAUSES), CONSTANT(END),
+        STRUCT(List), FIELD(List, start), FIELD(List, count), FIELD(List, room),
+        STRUCT(State), FIELD(State, db), FIELD(State, start), FIELD(State, pivot),
+        FIELD(State, alive), FIELD(State, core), FIELD(State, units), FIELD(State, step_clause),
+        FIELD(State, step_delete), FIELD(State, ignored), FIELD(State, value),
+        FIELD(State, trail), FIELD(State, reason), FIELD(State, position), FIELD(State, seen),
+        FIELD(State, lists), FIELD(State, watches), FIELD(State, scalars), FIELD(State, search),
+        FIELD(State, hints), FIELD(State, assumed), FIELD(State, order), FIELD(State, n_units),
+        FIELD(State, n_clauses), FIELD(State, n_literals), FIELD(State, n_codes),
+        FIELD(State, n_watches), FIELD(State, n_hints), FIELD(State, fault), NO_MORE_FACTS};
     return facts;
 }

@@ -66,14 +66,16 @@ database itself, the lemmas' literals moved to its front and the rest given back
 hints are assembled.
 
 The kernels are C (``drat.c``, whose entry points this module calls through ctypes, the state
-passed as a :class:`_CState` of pointers to the arrays of :class:`_State`).
+passed as a :class:`_CState` of typed pointers to the arrays of :class:`_State`: one table of
+fields, their dtypes checked as the state is passed, its layout checked against the library's
+at load).
 """
 
 from __future__ import annotations
 
 import ctypes
 import time
-from typing import NamedTuple
+from typing import Annotated, NamedTuple, get_type_hints
 
 import numpy as np
 
@@ -112,45 +114,80 @@ _STEPS_PER_CALL = 2048
 HINT_BUFFER = 1 << 20
 
 
+#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
+#: watches its place holds; all zero until its first watch
+_LIST = np.dtype([("start", np.int64), ("count", np.int32), ("room", np.int32)], align=True)
+_List = native.struct("List", _LIST)
+
+
 class _State(NamedTuple):
-    db: np.ndarray  # int32 literal codes 2*v + (l < 0) of every clause, one after the other
-    start: np.ndarray  # int64, clause c is db[start[c]:start[c + 1]]
-    pivot: np.ndarray  # int32 code of the first literal as written (RAT's pivot), -1 if empty
-    alive: np.ndarray  # uint8: the clause is in S now
-    core: np.ndarray  # uint8: marked by a conflict analysis
-    units: np.ndarray  # int64 ids of the one-literal clauses
-    step_clause: np.ndarray  # int64 clause added or deleted by each step (-1: nothing to delete)
-    step_delete: np.ndarray  # uint8
-    ignored: np.ndarray  # uint8: a deletion the forward pass ignored
-    value: np.ndarray  # int8 per code: 1 true, -1 false, 0 unassigned
-    trail: np.ndarray  # int32 codes in assignment order
-    reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
-    position: np.ndarray  # int64 per variable: its place on the trail
-    seen: np.ndarray  # uint8 per variable, for conflict analysis
-    lists: np.ndarray  # _LIST per watch list (two per code), see drat.c's List
-    watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
-    scalars: np.ndarray  # int64, drat.c's slots (_HINTS, _WATCH_TOP, ...)
-    search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
-    hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
-    assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
-    order: np.ndarray  # int64, two per list: room to sort the watch lists by place (packing)
+    """The checker's arrays, each annotated with its dtype: the one table of drat.c's State
+    (its arrays, in its order), from which :class:`_CState` is made and by which
+    :func:`_c_state` checks each array."""
+
+    # literal codes 2*v + (l < 0) of every clause, one after the other
+    db: Annotated[np.ndarray, np.int32]
+    start: Annotated[np.ndarray, np.int64]  # clause c is db[start[c]:start[c + 1]]
+    # the code of the first literal as written (RAT's pivot), -1 if empty
+    pivot: Annotated[np.ndarray, np.int32]
+    alive: Annotated[np.ndarray, np.uint8]  # the clause is in S now
+    core: Annotated[np.ndarray, np.uint8]  # marked by a conflict analysis
+    units: Annotated[np.ndarray, np.int64]  # ids of the one-literal clauses
+    # the clause added or deleted by each step (-1: nothing to delete)
+    step_clause: Annotated[np.ndarray, np.int64]
+    step_delete: Annotated[np.ndarray, np.uint8]
+    ignored: Annotated[np.ndarray, np.uint8]  # a deletion the forward pass ignored
+    value: Annotated[np.ndarray, np.int8]  # per code: 1 true, -1 false, 0 unassigned
+    trail: Annotated[np.ndarray, np.int32]  # codes in assignment order
+    reason: Annotated[np.ndarray, np.int64]  # per variable: the clause that implied it, -1 none
+    position: Annotated[np.ndarray, np.int64]  # per variable: its place on the trail
+    seen: Annotated[np.ndarray, np.uint8]  # per variable, for conflict analysis
+    lists: Annotated[np.ndarray, _List]  # the watch lists, two per code (see _LIST)
+    watches: Annotated[np.ndarray, np.int64]  # blocker << 32 | clause id (see _watch_space)
+    scalars: Annotated[np.ndarray, np.int64]  # drat.c's slots (_HINTS, _WATCH_TOP, ...)
+    # per clause: where in it the last search for a watch stopped
+    search: Annotated[np.ndarray, np.int32]
+    # the records of the checked lemmas' hints (see _END), backward
+    hints: Annotated[np.ndarray, np.int32]
+    # per variable: false at the root as a check assumes it false
+    assumed: Annotated[np.ndarray, np.uint8]
+    # two per list: room to sort the watch lists by place (packing)
+    order: Annotated[np.ndarray, np.int64]
+
+
+#: the arrays of the state: each one's name, dtype, and the pointer drat.c's State holds it as
+_ARRAYS = [(name, *native.element(hint.__metadata__[0]))
+           for name, hint in get_type_hints(_State, include_extras=True).items()]
+#: the lengths drat.c's State holds after its arrays: each the length of an array of _State
+_LENGTHS = (("n_units", "units"), ("n_clauses", "alive"), ("n_literals", "db"),
+            ("n_codes", "value"), ("n_watches", "watches"), ("n_hints", "hints"))
 
 
 class _CState(ctypes.Structure):
-    """The state as drat.c's kernels take it: a pointer to each array of :class:`_State`, in
-    its order, then the lengths the kernels need."""
+    """The state as drat.c's kernels take it (its State): a typed pointer to each array of
+    :class:`_State`, in its order, the lengths of ``_LENGTHS``, and where a kernel that finds
+    a bug of ours goes (drat.c's own)."""
 
-    _fields_ = [*((name, ctypes.c_void_p) for name in _State._fields),
-                *((name, ctypes.c_int64) for name in ("n_units", "n_clauses", "n_literals",
-                                                      "n_codes", "n_watches", "n_hints")),
-                ("fault", ctypes.c_void_p)]
+    _fields_ = [*((name, pointer) for name, _, pointer in _ARRAYS),
+                *((name, I64) for name, _ in _LENGTHS), ("fault", ctypes.c_void_p)]
+
+
+native.check_struct("drat", "State", _CState)
+# each field is 8 bytes (a pointer or an int64), one after the other: _c_state fills them as one
+# image of 8-byte words, which takes half the time ctypes takes to set typed pointers one by one
+if any(getattr(_CState, name).offset != 8 * k or getattr(_CState, name).size != 8
+       for k, (name, _) in enumerate(native.fields(_CState))):
+    raise TypeError("drat.py's _CState: a field that is not the next 8 bytes")
 
 
 def _c_state(st: _State) -> _CState:
-    """The kernels' view of ``st`` (valid while ``st`` holds its arrays)."""
-    return _CState(*(a.ctypes.data for a in st), st.units.shape[0], st.alive.shape[0],
-                   st.db.shape[0], st.value.shape[0], st.watches.shape[0], st.hints.shape[0],
-                   None)
+    """The kernels' view of ``st`` (valid while ``st`` holds its arrays): each array checked to
+    be of its field's dtype and C-contiguous (else a TypeError), then the lengths, and no
+    fault handler (a kernel sets its own)."""
+    image = np.array([*(native.address(a, dtype, name)
+                        for a, (name, dtype, _) in zip(st, _ARRAYS, strict=True)),
+                      *(getattr(st, array).shape[0] for _, array in _LENGTHS), 0], np.uint64)
+    return _CState.from_buffer_copy(image.data)
 
 
 def _run(kernel, st: _State, *arguments):
@@ -216,11 +253,6 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))
     return st, n_formula, numbering
-
-
-#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
-#: watches its place holds; all zero until its first watch
-_LIST = np.dtype([("place", np.int64), ("count", np.int32), ("room", np.int32)])
 
 
 def _watch_space(n_clauses: int, n_lists: int) -> int:
@@ -369,8 +401,9 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     checked = int(st.core[n_formula:].sum())
     records.spill(st)
     reason = _verified(st, conflict_step, n_steps, checked)
-    done = np.zeros(0, np.int32)  # the watch lists and the hint buffer are done with ...
-    st = st._replace(watches=done, search=done, hints=done)
+    # the watch lists and the hint buffer are done with (emptied, each of its own dtype) ...
+    st = st._replace(watches=np.zeros(0, np.int64), search=np.zeros(0, np.int32),
+                     hints=np.zeros(0, np.int32))
     steps = _certificate_steps(st, n_formula, conflict_step, records)
     lits, lit_end = certificate_literals(st.db, st.start, st.pivot,
                                          np.where(steps.kind == ADD, steps.clause, -1),

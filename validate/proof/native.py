@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import itertools
 import platform
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -93,6 +94,83 @@ def constants(unit: str, *names: str) -> list[int]:
         if name not in found or found[name][0]:
             raise _mismatch(f"{unit}.c exports no constant {name}")
     return [found[name][1] for name in names]
+
+
+def struct(name: str, dtype: np.dtype) -> type[ctypes.Structure]:
+    """The ctypes struct ``name`` of the structured ``dtype``'s fields; a dtype that numpy lays
+    out otherwise than C (packed: give numpy ``align=True``) is a TypeError."""
+    made = type(name, (ctypes.Structure,), {"_fields_": [
+        (field, np.ctypeslib.as_ctypes_type(dtype[field])) for field in dtype.names or ()]})
+    if np.dtype(made) != dtype:
+        raise TypeError(f"{name}: numpy lays out {dtype} otherwise than C (align=True?)")
+    return made
+
+
+def element(kind) -> tuple[np.dtype, type]:
+    """The dtype of an array of ``kind`` (a numpy type or a :func:`struct`), and the ctypes
+    pointer to its items."""
+    item = kind if isinstance(kind, type) and issubclass(kind, ctypes.Structure) else \
+        np.ctypeslib.as_ctypes_type(np.dtype(kind))
+    return np.dtype(kind), ctypes.POINTER(item)
+
+
+def address(array: np.ndarray, dtype: np.dtype, what: str) -> int:
+    """The address of ``array``'s data, for a pointer to items of ``dtype``: ``array`` checked
+    to be a C-contiguous numpy array of ``dtype`` (else a TypeError that names ``what``, as
+    ctypes refuses a kernel's argument: never a wrong read)."""
+    if not (isinstance(array, np.ndarray) and array.dtype == dtype
+            and array.flags.c_contiguous):
+        given = (f"{array.dtype}{'' if array.flags.c_contiguous else ', not C-contiguous'}"
+                 if isinstance(array, np.ndarray) else type(array).__name__)
+        raise TypeError(f"{what}: a C-contiguous array of {dtype} expected, not {given}")
+    return array.ctypes.data
+
+
+def check_struct(unit: str, name: str, struct: type[ctypes.Structure]) -> None:
+    """Refuse (:class:`KernelSetupError`) a library whose struct ``name`` (of the kernels of
+    ``unit``) is not ``struct``: of the same size, with the same fields in the same order, at
+    the same offsets, of the same sizes and C types; a field that points to a struct checks
+    that struct too."""
+    found = facts(unit)
+    theirs = [(key[len(name) + 1:], *found[key]) for key in found
+              if key.startswith(name + ".")]
+    ours = [(field, _type_name(kind), getattr(struct, field).offset,
+             getattr(struct, field).size) for field, kind in fields(struct)]
+    for here, there in itertools.zip_longest(ours, theirs):
+        if here != there:
+            field = (here or there)[0]
+            raise _mismatch(f"{name}.{field} is {_field(there)} in the library, "
+                            f"{_field(here)} here")
+    if name not in found:
+        raise _mismatch(f"the library has no {name}")
+    if found[name][1] != ctypes.sizeof(struct):
+        raise _mismatch(f"{name} is {found[name][1]} bytes in the library, "
+                        f"{ctypes.sizeof(struct)} here")
+    for _, kind in fields(struct):
+        target = getattr(kind, "_type_", None)
+        if isinstance(target, type) and issubclass(target, ctypes.Structure):
+            check_struct(unit, target.__name__, target)
+
+
+def fields(struct: type[ctypes.Structure]) -> list[tuple[str, type]]:
+    """The (name, ctypes type) of each field of ``struct``, in order."""
+    return [(entry[0], entry[1]) for entry in struct._fields_]
+
+
+def _type_name(kind) -> str:
+    """A ctypes type named as drat.c's TYPE_NAME names a C type."""
+    if kind is ctypes.c_void_p:
+        return "void *"
+    if issubclass(kind, ctypes._Pointer):
+        return _type_name(kind._type_) + " *"
+    if issubclass(kind, ctypes.Structure):
+        return kind.__name__
+    return np.dtype(kind).name
+
+
+def _field(fact: tuple[str, str, int, int] | None) -> str:
+    """A field as :func:`check_struct` compares it, in words."""
+    return "missing" if fact is None else f"{fact[1]} at byte {fact[2]} ({fact[3]} bytes)"
 
 
 def _mismatch(what: str) -> KernelSetupError:
