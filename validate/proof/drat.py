@@ -71,11 +71,12 @@ fields, their dtypes checked as the state is passed, its layout checked against 
 at load).
 """
 
-from __future__ import annotations
-
+# (no `from __future__ import annotations`: _State's annotations are objects when the class is
+# made, so reading their dtypes parses nothing at load)
 import ctypes
+import struct
 import time
-from typing import Annotated, NamedTuple, get_type_hints
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
@@ -157,7 +158,7 @@ class _State(NamedTuple):
 
 #: the arrays of the state: each one's name, dtype, and the pointer drat.c's State holds it as
 _ARRAYS = [(name, *native.element(hint.__metadata__[0]))
-           for name, hint in get_type_hints(_State, include_extras=True).items()]
+           for name, hint in _State.__annotations__.items()]
 #: the lengths drat.c's State holds after its arrays: each the length of an array of _State
 _LENGTHS = (("n_units", "units"), ("n_clauses", "alive"), ("n_literals", "db"),
             ("n_codes", "value"), ("n_watches", "watches"), ("n_hints", "hints"))
@@ -174,20 +175,21 @@ class _CState(ctypes.Structure):
 
 native.check_struct("drat", "State", _CState)
 # each field is 8 bytes (a pointer or an int64), one after the other: _c_state fills them as one
-# image of 8-byte words, which takes half the time ctypes takes to set typed pointers one by one
+# image of 8-byte words, in half the time ctypes takes to set typed pointers one by one
 if any(getattr(_CState, name).offset != 8 * k or getattr(_CState, name).size != 8
        for k, (name, _) in enumerate(native.fields(_CState))):
     raise TypeError("drat.py's _CState: a field that is not the next 8 bytes")
+#: _CState's image: its fields as unsigned 8-byte words
+_WORDS = struct.Struct(f"={len(_CState._fields_)}Q")
 
 
 def _c_state(st: _State) -> _CState:
     """The kernels' view of ``st`` (valid while ``st`` holds its arrays): each array checked to
     be of its field's dtype and C-contiguous (else a TypeError), then the lengths, and no
     fault handler (a kernel sets its own)."""
-    image = np.array([*(native.address(a, dtype, name)
-                        for a, (name, dtype, _) in zip(st, _ARRAYS, strict=True)),
-                      *(getattr(st, array).shape[0] for _, array in _LENGTHS), 0], np.uint64)
-    return _CState.from_buffer_copy(image.data)
+    return _CState.from_buffer_copy(_WORDS.pack(
+        *(native.address(a, dtype, name) for a, (name, dtype, _) in zip(st, _ARRAYS, strict=True)),
+        *(getattr(st, a).shape[0] for _, a in _LENGTHS), 0))
 
 
 def _run(kernel, st: _State, *arguments):
@@ -426,7 +428,7 @@ def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
             f"empty clause written: it is implied); {lemmas}")
 
 
-def _check_recorded(st: _State, c: int, late: float, records: _Records) -> tuple[_State, int]:
+def _check_recorded(st: _State, c: int, late: float, records: "_Records") -> tuple[_State, int]:
     """Check lemma c with its hints recorded, room made in the hint buffer until they fit (the
     records there go to the file; an empty buffer too small is grown): (the state, 1 verified
     or 0 rejected); past the deadline a TimeoutError."""
