@@ -1,5 +1,7 @@
 """A source release builds: the sdist holds every file the build needs (the kernels' C sources
-and headers among them)."""
+and headers among them), and the kernels' rebuild command, where it cannot build, says why in
+one line. (.ci/run does the whole round trip: build, install the sdist in a clean venv,
+validate a DRAT proof.)"""
 
 from __future__ import annotations
 
@@ -70,3 +72,49 @@ def test_the_sdist_holds_every_source_the_build_needs(tmp_path):
     assert kernels and any(name.endswith(".h") for name in kernels)
     assert kernels <= needed
     assert not needed - held, sorted(needed - held)
+
+
+def _build_main(capsys) -> tuple[int, list[str]]:
+    """``python -m puzzlesat.validate.proof.build`` in this process: (exit code, stderr's
+    lines)."""
+    code = build.main()
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_the_rebuild_without_ziglang_says_what_to_install(monkeypatch, capsys):
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "ziglang" else True)
+    code, lines = _build_main(capsys)
+    assert code == 2 and len(lines) == 1
+    assert lines[0].startswith("puzzlesat: error: ziglang") and "pip install ziglang" in lines[0]
+
+
+def test_the_rebuild_without_sources_says_to_install_again(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(build, "HERE", tmp_path)
+    code, lines = _build_main(capsys)
+    assert code == 2 and len(lines) == 1
+    assert "no C sources" in lines[0] and "install puzzlesat again" in lines[0]
+
+
+@pytest.mark.parametrize("failure, said", [
+    (subprocess.CalledProcessError(1, ["zig"]), "the kernels did not compile"),
+    (PermissionError(13, "Permission denied"), "cannot write the kernels into")])
+def test_a_rebuild_that_fails_is_one_line(monkeypatch, capsys, failure, said):
+    """The compiler's own messages come before it (its stderr is the terminal's)."""
+    def compile_kernels(out):
+        raise failure
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: True)
+    monkeypatch.setattr(build, "compile_kernels", compile_kernels)
+    code, lines = _build_main(capsys)
+    assert code == 2 and len(lines) == 1 and said in lines[0]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ziglang") is not None,
+                    reason="with ziglang, the command would rebuild the library in use")
+def test_the_rebuild_command_is_one_line_and_no_traceback():
+    run = subprocess.run([sys.executable, "-m", "puzzlesat.validate.proof.build"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("puzzlesat: error: ziglang")
