@@ -1,15 +1,18 @@
 """The proof checker's C kernels (``validate/proof/*.c``), loaded with ctypes from the shared
 library the install built (:mod:`puzzlesat.validate.proof.build`): each kernel declared once
 with the types of its arguments, which ctypes checks at every call (a numpy array of another
-dtype, or not C-contiguous, is a TypeError, never a wrong read).
+dtype, or not C-contiguous, is a TypeError, never a wrong read); the arrays inside a struct
+(drat.c's State) are checked as they are put in it (:func:`address`).
 
 The constants both sides use (kernel outcomes, slots of state arrays, error codes, bounds) are
 written once, in C, and exported by the library (kernels.h's Fact): the Python side reads them
-here at load (:func:`constants`), by name.
+here at load (:func:`constants`), by name. A struct both sides declare is exported too (each
+field's offset, size and C type) and compared at load with its ctypes twin
+(:func:`check_struct`).
 
-A library that cannot be used as it is (not built, older than its sources, or without a
-constant the Python side reads) is a :class:`KernelSetupError`: a set-up to fix, one line that
-says how, never a checker's verdict."""
+A library that cannot be used as it is (not built, older than its sources, without a constant
+the Python side reads, or with a struct laid out otherwise) is a :class:`KernelSetupError`: a
+set-up to fix, one line that says how, never a checker's verdict."""
 
 from __future__ import annotations
 
