@@ -1,8 +1,10 @@
 /* What every kernel of the proof checker shares. The kernels: the .c files of validate/proof,
  * one per Python module that calls them, loaded with ctypes by native.py. Arrays come from
- * numpy, C order, their types checked by ctypes at each call; the kernels check no bounds, so
- * the Python side sizes every array and checks every index a file gives. The constants both
- * sides use are written here, in C, and exported (Fact): Python reads them at load. */
+ * numpy, C order, their types checked by ctypes at each call (drat.c's State's by drat.py as
+ * it fills it); the kernels check no bounds, so the Python side sizes every array and checks
+ * every index a file gives. The constants both sides use are written once, in C (here or in
+ * their .c file), and exported (Fact): Python reads them at load, and checks the layout of
+ * the structs both sides declare. */
 #ifndef PUZZLESAT_KERNELS_H
 #define PUZZLESAT_KERNELS_H
 
