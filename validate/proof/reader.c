@@ -260,8 +260,9 @@ done: /* a step is open while the parser is inside one */
  * binary, into literals (room for n_literals) and deletions (room for n_deletions); state holds
  * the parser's state and its counts (the slots above: literals and steps read and updated).
  * One call for several chunks: a call from Python costs tens of microseconds. Returns an error
- * code, or NEED_ROOM (state[CHUNK] the chunk) before a chunk the arrays may lack room for: the caller grows them as reader.py did for each chunk
- * (so they grow exactly as they did) and calls again from that chunk. */
+ * code, or NEED_ROOM (state[CHUNK] the chunk) before a chunk the arrays may lack room for:
+ * the caller grows them as reader.py did for each chunk (so they grow exactly as they did)
+ * and calls again from that chunk. */
 int64_t reader_parse(const uint8_t *const *chunks, const int64_t *sizes, int64_t first,
                      int64_t n, int64_t binary, int64_t *state, int32_t *literals,
                      int64_t n_literals, uint8_t *deletions, int64_t n_deletions) {
