@@ -155,3 +155,30 @@ def test_an_array_of_the_state_that_is_not_its_fields_is_a_type_error(field, wro
     with pytest.raises(TypeError, match=re.escape(said)):
         drat._run(drat._pack, bad)
     drat._run(drat._pack, st)  # the state as made is the kernels'
+
+
+def test_what_every_kernel_shares_is_defined_once_in_kernels_h():
+    """MAX_LITERAL, WORK_PER_CALL, is_space and is_digit: one definition, in kernels.h, not a
+    copy per .c file that may drift from the others."""
+    shared = re.compile(r"^(#define (MAX_LITERAL|WORK_PER_CALL)\b|.*\b(is_space|is_digit)\(int)",
+                        re.MULTILINE)
+    found = sorted((match.group(2) or match.group(3), path.name) for path in build.sources()
+                   for match in shared.finditer(path.read_text()))
+    assert found == [("MAX_LITERAL", "kernels.h"), ("WORK_PER_CALL", "kernels.h"),
+                     ("is_digit", "kernels.h"), ("is_space", "kernels.h")]
+
+
+# a byte of the input or output compared with, or set to, a number that is a printable
+# character's or a whitespace's code (9-126): c == 45 where '-' is meant
+_BYTE_AS_NUMBER = re.compile(r"\b(c|data\[[^]]*\]|out\[[^]]*\]) *(==|!=|<=|>=|<|>|=) *"
+                             r"(9|1[0-3]|3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6])\b"
+                             r"|\b(9|1[0-3]|3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6]) *(<=|<) *"
+                             r"(c|data\[[^]]*\])")
+
+
+@pytest.mark.parametrize("name", ["reader.c", "lrat.c"])
+def test_the_parsers_and_writers_write_characters_as_characters(name):
+    """The text kernels compare and write bytes as '-', '0', 'c', '\\n', never as 45, 48, 99,
+    10."""
+    text = (build.HERE / name).read_text()
+    assert not [line for line in text.splitlines() if _BYTE_AS_NUMBER.search(line)]
