@@ -174,6 +174,6 @@ void database_rehash(const int32_t *db, const int64_t *start, int64_t n_clauses,
 const Fact *database_facts(void) {
     static const Fact facts[] = {CONSTANT(READ), CONSTANT(CLAUSES), CONSTANT(STEP),
                                  CONSTANT(CLOCK), CONSTANT(LONGEST), CONSTANT(SCALARS),
-                                 CONSTANT(CLOCK_LIMIT), NO_MORE_FACTS};
+                                 CONSTANT(CLOCK_LIMIT), CONSTANT(LATE), NO_MORE_FACTS};
     return facts;
 }

@@ -41,8 +41,8 @@ from puzzlesat.validate.proof.native import F64, I64, array
 # taken, the set's clock, the literals of a step the set lacks room for; how many)
 _READ, _CLAUSES, _STEP, _CLOCK, _LONGEST, _SCALARS = native.constants(
     "database", "READ", "CLAUSES", "STEP", "CLOCK", "LONGEST", "SCALARS")
-#: the set's clock starts again before this
-(CLOCK_LIMIT,) = native.constants("database", "CLOCK_LIMIT")
+#: the set's clock starts again before this; what a take returns past its deadline
+CLOCK_LIMIT, _LATE = native.constants("database", "CLOCK_LIMIT", "LATE")
 #: the hash table's buckets at first (a power of two; at least 2 per clause as it grows)
 _FIRST_BUCKETS = 1 << 10
 #: the slots of the set a step's literals go through at first (a power of two, at least 2 per
@@ -144,7 +144,7 @@ class ClauseDatabase:
                                _NO_KINDS if kinds is None else kinds, self._scalars, self._key,
                                self._late, self._start, self._step_clause, self._head,
                                self._head.shape[0], self._next, self._set, self._set.shape[0])
-            if n_literals < 0:
+            if n_literals == _LATE:
                 raise TimeoutError
             longest = int(self._scalars[_LONGEST])
             if not longest:

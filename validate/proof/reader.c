@@ -286,8 +286,8 @@ int64_t reader_parse(const uint8_t *const *chunks, const int64_t *sizes, int64_t
 
 const Fact *reader_facts(void) {
     static const Fact facts[] = {CONSTANT(BAD_BYTE), CONSTANT(TOO_BIG), CONSTANT(BAD_LITERAL),
-                                 CONSTANT(NEED_ROOM), CONSTANT(OPEN), CONSTANT(LITERALS),
-                                 CONSTANT(STEPS), CONSTANT(CHUNK), CONSTANT(AT),
-                                 CONSTANT(SLOTS), NO_MORE_FACTS};
+                                 CONSTANT(OK), CONSTANT(NEED_ROOM), CONSTANT(OPEN),
+                                 CONSTANT(LITERALS), CONSTANT(STEPS), CONSTANT(CHUNK),
+                                 CONSTANT(AT), CONSTANT(SLOTS), NO_MORE_FACTS};
     return facts;
 }

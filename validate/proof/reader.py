@@ -42,10 +42,9 @@ EXPANSION_SLACK = 64 << 20
 #: bytes that do not make drat-trim switch to binary: LF CR space - 0-9 c d
 _TEXT_START = frozenset(b"\n\r -0123456789cd")
 
-# parser errors (the kernels return a code and a byte offset; 0 is none); or the arrays need
-# room
-_BAD_BYTE, _TOO_BIG, _BAD_LITERAL, _NEED_ROOM = native.constants(
-    "reader", "BAD_BYTE", "TOO_BIG", "BAD_LITERAL", "NEED_ROOM")
+# parser errors (the kernels return a code and a byte offset), none, or the arrays need room
+_BAD_BYTE, _TOO_BIG, _BAD_LITERAL, _OK, _NEED_ROOM = native.constants(
+    "reader", "BAD_BYTE", "TOO_BIG", "BAD_LITERAL", "OK", "NEED_ROOM")
 _ERRORS = {_BAD_BYTE: "unexpected byte {byte}", _TOO_BIG: "a literal beyond 2**31-1",
            _BAD_LITERAL: "the literal -0"}
 
@@ -202,7 +201,7 @@ def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.nda
             first = int(state[_CHUNK])
             native.grow(literals, int(state[_LITERALS]) + sizes[first] + 1)
             native.grow(deletions, int(state[_STEPS]) + sizes[first] // 2 + 2)
-    if not error:
+    if error == _OK:
         return
     if final:  # the file ends inside a literal ("-")
         raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
