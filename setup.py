@@ -1,5 +1,9 @@
 """The build's one compiled step: the proof checker's C kernels into one shared library, by
-validate/proof/build.py (everything else is in pyproject.toml)."""
+the package's puzzlesat/validate/proof/build.py (everything else is in pyproject.toml).
+
+Every path here is the package's own (puzzlesat/validate/...), never the top-level folder it
+is a symlink to in a source tree: a source release (sdist) holds the package's files only, and
+this file must build from it as from a checkout."""
 
 import runpy
 from pathlib import Path
@@ -7,7 +11,9 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-_BUILD = runpy.run_path(str(Path(__file__).parent / "validate" / "proof" / "build.py"))
+#: the kernels' folder, as the package names it
+_PROOF = Path("puzzlesat", "validate", "proof")
+_BUILD = runpy.run_path(str(Path(__file__).parent / _PROOF / "build.py"))
 
 
 class _BuildKernels(build_ext):
@@ -18,8 +24,7 @@ class _BuildKernels(build_ext):
         _BUILD["compile_kernels"](Path(self.get_ext_fullpath(ext.name)))
 
 
-_ROOT = Path(__file__).parent.resolve()
-_FILES = [str(p.relative_to(_ROOT)) for p in _BUILD["sources"]()]
+_FILES = [str(_PROOF / path.name) for path in _BUILD["sources"]()]
 
 setup(
     ext_modules=[Extension("puzzlesat.validate.proof." + _BUILD["LIBRARY"],

@@ -46,6 +46,9 @@ def validate_suite(suite_dir, results_dir, table: str | os.PathLike | None = Non
             raise UserError(f"the verdict table {table} would overwrite a file of the suite")
     if not Path(results_dir).is_dir():
         raise UserError(f"{results_dir}: no such results folder")
+    if any(Path(results_dir).glob(f"*{PROOF_SUFFIX}")):
+        # kernels that cannot be used stop the run here, before any work, in one line
+        import puzzlesat.validate.proof.native  # noqa: F401
     instances = suite_instances(suite_dir)
     sums = read_sums(Path(suite_dir))
     calls = [(instance, Path(results_dir),
@@ -68,6 +71,7 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
     its track's judge, with the suite's ``witnesses/<name>.json`` as evidence when it checks;
     MALFORMED when ``sha256`` (its SHA256SUMS line; "" when it has none) is not its own."""
     from puzzlesat.validate.proof.check import LratRequest
+    from puzzlesat.validate.proof.native import KernelSetupError
     from puzzlesat.validate.runs.certify import CheckedSolving
 
     out, drat = output_path(results_dir, instance), output_path(results_dir, instance, PROOF_SUFFIX)
@@ -86,6 +90,8 @@ def validate_one(instance: Path, results_dir: Path, sha256: str | None = None,
             solving=CheckedSolving())
         try:
             verdict = judge_files(instance, out, options)
+        except KernelSetupError:  # the machine's set-up, not this output: the whole run stops
+            raise
         except UserError as exc:
             verdict = Verdict("MALFORMED", str(exc))
         except MemoryError:  # this instance's verdict; the batch and its table go on

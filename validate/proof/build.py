@@ -4,7 +4,9 @@ library older than its sources is never loaded (:mod:`puzzlesat.validate.proof.n
 
 Standard library only: ``setup.py`` runs this file at install, before any dependency exists.
 The compiler is Zig's clang from PyPI (the ``ziglang`` package, a build requirement), so
-installing needs no C toolchain on the machine.
+installing needs no C toolchain on the machine. The sources ship with the package (sdist and
+wheel): ``python -m puzzlesat.validate.proof.build`` builds the library again wherever
+ziglang is installed, and says in one line what is missing where it cannot.
 """
 
 from __future__ import annotations
@@ -56,8 +58,35 @@ def compile_kernels(out: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-if __name__ == "__main__":  # a developer's rebuild in place (with ziglang installed)
+def main() -> int:
+    """``python -m puzzlesat.validate.proof.build``: build the library again in place, from the
+    sources beside it (a source tree's, or an installed package's); what stops it is one line,
+    exit 2."""
+    import subprocess
     from importlib.machinery import EXTENSION_SUFFIXES
+    from importlib.util import find_spec
 
-    compile_kernels(HERE / (LIBRARY + EXTENSION_SUFFIXES[0]))
+    if not any(path.suffix == ".c" for path in sources()):
+        return _refuse(f"no C sources in {HERE} to build the kernels from: install puzzlesat "
+                       f"again")
+    if find_spec("ziglang") is None:
+        return _refuse("ziglang (Zig's C compiler, from PyPI) is not installed here: `pip "
+                       "install ziglang`, then run this again")
+    try:
+        compile_kernels(HERE / (LIBRARY + EXTENSION_SUFFIXES[0]))
+    except subprocess.CalledProcessError:
+        return _refuse("the kernels did not compile (the compiler's messages are above)")
+    except OSError as exc:
+        return _refuse(f"cannot write the kernels into {HERE}: {exc.strerror}")
     print(f"puzzlesat: kernels built ({source_hash()})")
+    return 0
+
+
+def _refuse(message: str) -> int:
+    """Say ``message`` as a user's error, in one line: exit code 2."""
+    print(f"puzzlesat: error: {message}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

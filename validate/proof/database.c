@@ -3,12 +3,13 @@
  * array; these kernels check no bounds. */
 #include "kernels.h"
 
-/* slots of the scalars array (database.py's _READ ...) */
-enum { READ, TOP, CLAUSES, STEP, WORK, LOOK, CLOCK, LONGEST };
+/* slots of the scalars array: the first literal not taken, the end of the clauses' literals,
+ * the clauses, the steps taken, the work of crowded buckets' walks and the work at which the
+ * clock is looked at next, the set's clock, the literals of a step the set lacks room for;
+ * SCALARS: how many */
+enum { READ, TOP, CLAUSES, STEP, WORK, LOOK, CLOCK, LONGEST, SCALARS };
 /* database_take past the deadline */
 #define LATE (-1)
-/* a crowded bucket's walk looks at the clock after this many clauses */
-#define WORK_PER_CALL (INT64_C(1) << 24)
 /* a clause's hash: its length times this, plus database_mix of each literal */
 #define LENGTH_MIX INT64_C(0x27D4EB2F)
 /* next[c] of a clause a deletion unlinked */
@@ -168,4 +169,11 @@ void database_rehash(const int32_t *db, const int64_t *start, int64_t n_clauses,
         next[c] = head[bucket];
         head[bucket] = (int32_t)c;
     }
+}
+
+const Fact *database_facts(void) {
+    static const Fact facts[] = {CONSTANT(READ), CONSTANT(CLAUSES), CONSTANT(STEP),
+                                 CONSTANT(CLOCK), CONSTANT(LONGEST), CONSTANT(SCALARS),
+                                 CONSTANT(CLOCK_LIMIT), CONSTANT(LATE), NO_MORE_FACTS};
+    return facts;
 }

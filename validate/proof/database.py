@@ -34,15 +34,15 @@ import numpy as np
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.native import F64, I64, array
 
-#: clause ids fit a watch of drat.c, and a watch list's count and room (twice a count) fit
-#: 32 bits (drat.c's List)
-MAX_CLAUSES = 2**30 - 1
-# slots of the scalars array: the first literal not taken, the end of the clauses' literals,
-# the clauses, the steps taken, the work of crowded buckets' walks and the work at which the
-# clock is looked at next, the set's clock, the literals of a step the set lacks room for
-_READ, _TOP, _CLAUSES, _STEP, _WORK, _LOOK, _CLOCK, _LONGEST = range(8)
-#: the set's clock starts again before this (database.c's CLOCK_LIMIT)
-CLOCK_LIMIT = 2**31 - 1
+#: the clauses a check may hold: a clause id fits a watch of drat.c, and a watch list's count
+#: and room (twice a count) fit 32 bits (drat.c's List)
+(MAX_CLAUSES,) = native.constants("drat", "MAX_CLAUSES")
+# slots of the scalars array (database.c's: the first literal not taken, the clauses, the steps
+# taken, the set's clock, the literals of a step the set lacks room for; how many)
+_READ, _CLAUSES, _STEP, _CLOCK, _LONGEST, _SCALARS = native.constants(
+    "database", "READ", "CLAUSES", "STEP", "CLOCK", "LONGEST", "SCALARS")
+#: the set's clock starts again before this; what a take returns past its deadline
+CLOCK_LIMIT, _LATE = native.constants("database", "CLOCK_LIMIT", "LATE")
 #: the hash table's buckets at first (a power of two; at least 2 per clause as it grows)
 _FIRST_BUCKETS = 1 << 10
 #: the slots of the set a step's literals go through at first (a power of two, at least 2 per
@@ -89,7 +89,7 @@ class ClauseDatabase:
             raise ValueError("the formula's last clause does not end in 0")
         self._late = np.inf if deadline is None else native.deadline(deadline)
         self._key = hash_key()
-        self._scalars = np.zeros(8, np.int64)
+        self._scalars = np.zeros(_SCALARS, np.int64)
         self._start = np.zeros(1, np.int64)
         self._step_clause = np.zeros(0, np.int64)
         self._head = np.full(_FIRST_BUCKETS, -1, np.int32)
@@ -144,7 +144,7 @@ class ClauseDatabase:
                                _NO_KINDS if kinds is None else kinds, self._scalars, self._key,
                                self._late, self._start, self._step_clause, self._head,
                                self._head.shape[0], self._next, self._set, self._set.shape[0])
-            if n_literals < 0:
+            if n_literals == _LATE:
                 raise TimeoutError
             longest = int(self._scalars[_LONGEST])
             if not longest:

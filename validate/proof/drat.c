@@ -2,19 +2,24 @@
  * semantics checked, why it is sound, the backward pass). drat.py sizes every array of the
  * state and calls the entry points (the functions named drat_...); these check no bounds. */
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
 
-/* kernel outcomes (drat.py's _GOING ...) */
+/* kernel outcomes */
 enum { GOING, CONFLICT, REJECTED, BROKEN, LATE, FULL };
-/* slots of the scalars array (drat.py's _TRAIL ...) */
-enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
-/* a record of hints ends in END - c for lemma c; a RAT candidate d is written -1 - d */
-#define END (-(INT64_C(1) << 30) - 1)
-/* a call returns once it has visited this many watches or RAT candidates */
-#define WORK_PER_CALL (INT64_C(1) << 24)
+/* slots of the scalars array: trail length, propagation head, work done in this kernel call,
+ * hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of
+ * it, a bug of ours found (see fault); SCALARS: how many */
+enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT, SCALARS };
+/* the clauses there may be, at most: a clause id fits a watch's 32 bits, and a watch list's
+ * count and room (twice a count, plus 2) fit List's 32 bits (database.py refuses more) */
+#define MAX_CLAUSES ((INT64_C(1) << 30) - 1)
+/* a record of hints ends in END - c for lemma c (below every hint: c <= MAX_CLAUSES); a RAT
+ * candidate d is written -1 - d */
+#define END (-MAX_CLAUSES - 2)
 /* a watch: blocker << 32 | clause */
 #define ID_BITS ((INT64_C(1) << 32) - 1)
 /* clauses longer than this remember where the last search for a watch in them stopped (a
@@ -23,16 +28,17 @@ enum { TRAIL, HEAD, WORK, HINTS, OVERFLOW, WATCH_TOP, PACKINGS, FAULT };
 
 /* A watch list: its place in watches, its watches, and the watches its place holds, side by
  * side in 16 bytes (one cache line holds both lists of a code). A list holds at most a watch
- * per clause, and clauses are fewer than 2^30 (database.py's MAX_CLAUSES): its count and room
- * (at most twice that plus 2) fit 32 bits. An empty list that never had a watch has no place
- * (zero: room 0 at place 0); its first watch gives it one. */
+ * per clause, and clauses are at most MAX_CLAUSES: its count and room (at most twice that plus
+ * 2) fit 32 bits. An empty list that never had a watch has no place (zero: room 0 at place 0);
+ * its first watch gives it one. drat.py's _LIST is its dtype (checked at load: drat_facts). */
 typedef struct {
     int64_t start;
     int32_t count, room;
 } List;
 
-/* The checker's state: drat.py's _State, field for field (its ctypes twin, _CState, lists them
- * in this order). */
+/* The checker's state: drat.py's _State (the arrays, with their dtypes), then the lengths and
+ * the fault, as drat.py's _CState; native.py checks at load that the two agree, field for
+ * field (names, order, offsets, sizes and types: drat_facts). */
 typedef struct {
     int32_t *db;           /* literal codes 2 * v + (l < 0) of every clause, one after another */
     int64_t *start;        /* clause c is db[start[c]:start[c + 1]] */
@@ -57,14 +63,15 @@ typedef struct {
     uint8_t *assumed;      /* per variable: false at the root as a check assumes it false */
     int64_t *order;        /* room to sort the watch lists by place: two per list */
     int64_t n_units, n_clauses, n_literals, n_codes, n_watches, n_hints;
-    jmp_buf *fault;        /* where a kernel that finds a bug of ours goes (see GUARDED) */
+    void *fault;           /* the jmp_buf where a kernel that finds a bug of ours goes (see
+                            * GUARDED): drat.py never reads it */
 } State;
 
 /* A bug of ours found (more watches than the space drat.py made): the entry point returns
  * at once with scalars[FAULT] set, and drat.py raises; nothing is written past an array. */
 static void fault(State *st) {
     st->scalars[FAULT] = 1;
-    longjmp(*st->fault, 1);
+    longjmp(*(jmp_buf *)st->fault, 1);
 }
 
 #define GUARDED(st, on_fault)      \
@@ -703,64 +710,30 @@ void drat_pack_watches(State *st) {
     pack_watches(st);
 }
 
-/* The hint records (written backward, each ending at ends[r]; see END) into out in proof
- * order, clause ids renamed by new_id, the groups of RAT candidates left out of the
- * certificate (present false) dropped; counts: the hints of each record, in proof order.
- * Returns the hints written. */
-int64_t drat_hints_in_proof_order(const int32_t *records, const int64_t *ends,
-                                  int64_t n_records, const int32_t *new_id,
-                                  const uint8_t *present, int32_t *out, int64_t *counts) {
-    int64_t w = 0;
-    for (int64_t r = n_records - 1; r >= 0; r--) {
-        int64_t before = w;
-        int keep = 1;
-        for (int64_t i = r > 0 ? ends[r - 1] + 1 : 0; i < ends[r]; i++) {
-            int64_t h = records[i];
-            if (h < 0) {  /* a RAT candidate's group begins */
-                keep = present[-1 - h];
-                if (keep) out[w++] = -new_id[-1 - h];
-            } else if (keep) {
-                out[w++] = new_id[h];
-            }
-        }
-        counts[n_records - 1 - r] = w - before;
-    }
-    return w;
-}
+/* the C type of x, named as native.py names a ctypes type: numpy's name of a number, a
+ * struct's name, " *" after a pointer's */
+#define TYPE_NAME(x)                                                                           \
+    _Generic((x), int8_t: "int8", uint8_t: "uint8", int32_t: "int32", int64_t: "int64",       \
+             int8_t *: "int8 *", uint8_t *: "uint8 *", int32_t *: "int32 *",                   \
+             int64_t *: "int64 *", List *: "List *", void *: "void *")
+/* a struct's size, and each field's offset, size and type */
+#define STRUCT(T) {#T, "", (int64_t)sizeof(T), 0}
+#define FIELD(T, F)                                                                            \
+    {#T "." #F, TYPE_NAME(((T *)0)->F), (int64_t)offsetof(T, F), (int64_t)sizeof(((T *)0)->F)}
 
-/* The ends of each clause's literals (none for -1) in a list of them, into lit_end: the
- * literals there are. */
-int64_t drat_lemma_ends(const int64_t *start, const int64_t *clauses, int64_t n,
-                        int64_t *lit_end) {
-    int64_t end = 0;
-    for (int64_t k = 0; k < n; k++) {
-        if (clauses[k] >= 0) end += start[clauses[k] + 1] - start[clauses[k]];
-        lit_end[k] = end;
-    }
-    return end;
-}
-
-/* Each clause's literals, its pivot first, the variables renumbered beyond kept given back
- * their numbers fresh, one after another at the front of db itself (clauses in increasing
- * order: a literal is written at or before where it is read, after it is read). */
-void drat_move_literals(int32_t *db, const int64_t *start, const int32_t *pivot,
-                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh) {
-    int32_t *lits = db;
-    int64_t w = 0;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t c = clauses[k];
-        if (c < 0) continue;
-        int64_t first = w;
-        for (int64_t i = start[c]; i < start[c + 1]; i++) {
-            int64_t code = db[i], at = w;
-            if (code == pivot[c] && w > first) {  /* the pivot goes first: swap */
-                lits[w] = lits[first];
-                at = first;
-            }
-            int64_t variable = code >> 1;
-            if (variable > kept) variable = fresh[variable - kept - 1];
-            lits[at] = (int32_t)(code & 1 ? -variable : variable);
-            w += 1;
-        }
-    }
+const Fact *drat_facts(void) {
+    static const Fact facts[] = {
+        CONSTANT(GOING), CONSTANT(REJECTED), CONSTANT(BROKEN), CONSTANT(LATE), CONSTANT(FULL),
+        CONSTANT(HINTS), CONSTANT(WATCH_TOP), CONSTANT(PACKINGS), CONSTANT(FAULT),
+        CONSTANT(SCALARS), CONSTANT(MAX_CLAUSES), CONSTANT(END),
+        STRUCT(List), FIELD(List, start), FIELD(List, count), FIELD(List, room),
+        STRUCT(State), FIELD(State, db), FIELD(State, start), FIELD(State, pivot),
+        FIELD(State, alive), FIELD(State, core), FIELD(State, units), FIELD(State, step_clause),
+        FIELD(State, step_delete), FIELD(State, ignored), FIELD(State, value),
+        FIELD(State, trail), FIELD(State, reason), FIELD(State, position), FIELD(State, seen),
+        FIELD(State, lists), FIELD(State, watches), FIELD(State, scalars), FIELD(State, search),
+        FIELD(State, hints), FIELD(State, assumed), FIELD(State, order), FIELD(State, n_units),
+        FIELD(State, n_clauses), FIELD(State, n_literals), FIELD(State, n_codes),
+        FIELD(State, n_watches), FIELD(State, n_hints), FIELD(State, fault), NO_MORE_FACTS};
+    return facts;
 }

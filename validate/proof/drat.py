@@ -66,37 +66,48 @@ database itself, the lemmas' literals moved to its front and the rest given back
 hints are assembled.
 
 The kernels are C (``drat.c``, whose entry points this module calls through ctypes, the state
-passed as a :class:`_CState` of pointers to the arrays of :class:`_State`).
+passed as a :class:`_CState` of typed pointers to the arrays of :class:`_State`: one table of
+fields, their dtypes checked as the state is passed, its layout checked against the library's
+at load).
 """
 
-from __future__ import annotations
-
+# (no `from __future__ import annotations`: _State's annotations are objects when the class is
+# made, so reading their dtypes parses nothing at load)
 import ctypes
+import struct
 import time
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.database import ClauseDatabase
-from puzzlesat.validate.proof.lrat import Certificate, HintFile
+from puzzlesat.validate.proof.lrat import (
+    ADD,
+    Certificate,
+    HintFile,
+    certificate_literals,
+    renamed_hints,
+)
 from puzzlesat.validate.proof.native import F64, I64, array
 from puzzlesat.validate.proof.reader import Proof
 
-# kernel outcomes
-_GOING, _CONFLICT, _REJECTED, _BROKEN, _LATE, _FULL = 0, 1, 2, 3, 4, 5
+# kernel outcomes (drat.c's)
+_GOING, _REJECTED, _BROKEN, _LATE, _FULL = native.constants(
+    "drat", "GOING", "REJECTED", "BROKEN", "LATE", "FULL")
 #: no deadline (a reading of the kernels' clock, :func:`native.deadline`)
 _NEVER = np.inf
-# slots of the scalar array: trail length, propagation head, work done in this kernel call,
-# hints recorded, hint buffer overflowed, end of the watch lists' space in use, packings of it,
-# a bug of ours found by a kernel (more watches than the space made for them)
-_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, _PACKINGS, _FAULT = range(8)
+# slots of the scalars array (drat.c's: hints recorded, end of the watch lists' space in use,
+# packings of it, a bug of ours found by a kernel (more watches than the space made for them);
+# how many)
+_HINTS, _WATCH_TOP, _PACKINGS, _FAULT, _SCALARS = native.constants(
+    "drat", "HINTS", "WATCH_TOP", "PACKINGS", "FAULT", "SCALARS")
 #: a record of hints ends in ``_END - c`` for lemma c (the empty clause: c = clauses there
 #: are); a RAT candidate d is written ``-1 - d``; a hint clause c as c
-_END = -(2**30) - 1
+(_END,) = native.constants("drat", "END")
 #: steps a kernel call handles between two looks at the clock (or fewer: a call returns once
-#: it has visited drat.c's WORK_PER_CALL watches or RAT candidates, as a hostile proof's steps
-#: may each cost a pass over every clause)
+#: it has visited kernels.h's WORK_PER_CALL watches or RAT candidates, as a hostile proof's
+#: steps may each cost a pass over every clause)
 _STEPS_PER_CALL = 2048
 #: hint records held in memory at most (more for a formula with more variables: a conflict
 #: analysis records up to one reason per variable); a backward call returns once they fill half
@@ -104,45 +115,81 @@ _STEPS_PER_CALL = 2048
 HINT_BUFFER = 1 << 20
 
 
+#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
+#: watches its place holds; all zero until its first watch
+_LIST = np.dtype([("start", np.int64), ("count", np.int32), ("room", np.int32)], align=True)
+_List = native.struct("List", _LIST)
+
+
 class _State(NamedTuple):
-    db: np.ndarray  # int32 literal codes 2*v + (l < 0) of every clause, one after the other
-    start: np.ndarray  # int64, clause c is db[start[c]:start[c + 1]]
-    pivot: np.ndarray  # int32 code of the first literal as written (RAT's pivot), -1 if empty
-    alive: np.ndarray  # uint8: the clause is in S now
-    core: np.ndarray  # uint8: marked by a conflict analysis
-    units: np.ndarray  # int64 ids of the one-literal clauses
-    step_clause: np.ndarray  # int64 clause added or deleted by each step (-1: nothing to delete)
-    step_delete: np.ndarray  # uint8
-    ignored: np.ndarray  # uint8: a deletion the forward pass ignored
-    value: np.ndarray  # int8 per code: 1 true, -1 false, 0 unassigned
-    trail: np.ndarray  # int32 codes in assignment order
-    reason: np.ndarray  # int64 per variable: the clause that implied it, -1 none
-    position: np.ndarray  # int64 per variable: its place on the trail
-    seen: np.ndarray  # uint8 per variable, for conflict analysis
-    lists: np.ndarray  # _LIST per watch list (two per code), see drat.c's List
-    watches: np.ndarray  # int64 blocker << 32 | clause id (see _watch_space)
-    scalars: np.ndarray  # int64 [_TRAIL, _HEAD, _WORK, _HINTS, _OVERFLOW, _WATCH_TOP, ...]
-    search: np.ndarray  # int32 per clause: where in it the last search for a watch stopped
-    hints: np.ndarray  # int32: the records of the checked lemmas' hints (see _END), backward
-    assumed: np.ndarray  # uint8 per variable: false at the root as a check assumes it false
-    order: np.ndarray  # int64, two per list: room to sort the watch lists by place (packing)
+    """The checker's arrays, each annotated with its dtype: the one table of drat.c's State
+    (its arrays, in its order), from which :class:`_CState` is made and by which
+    :func:`_c_state` checks each array."""
+
+    # literal codes 2*v + (l < 0) of every clause, one after the other
+    db: Annotated[np.ndarray, np.int32]
+    start: Annotated[np.ndarray, np.int64]  # clause c is db[start[c]:start[c + 1]]
+    # the code of the first literal as written (RAT's pivot), -1 if empty
+    pivot: Annotated[np.ndarray, np.int32]
+    alive: Annotated[np.ndarray, np.uint8]  # the clause is in S now
+    core: Annotated[np.ndarray, np.uint8]  # marked by a conflict analysis
+    units: Annotated[np.ndarray, np.int64]  # ids of the one-literal clauses
+    # the clause added or deleted by each step (-1: nothing to delete)
+    step_clause: Annotated[np.ndarray, np.int64]
+    step_delete: Annotated[np.ndarray, np.uint8]
+    ignored: Annotated[np.ndarray, np.uint8]  # a deletion the forward pass ignored
+    value: Annotated[np.ndarray, np.int8]  # per code: 1 true, -1 false, 0 unassigned
+    trail: Annotated[np.ndarray, np.int32]  # codes in assignment order
+    reason: Annotated[np.ndarray, np.int64]  # per variable: the clause that implied it, -1 none
+    position: Annotated[np.ndarray, np.int64]  # per variable: its place on the trail
+    seen: Annotated[np.ndarray, np.uint8]  # per variable, for conflict analysis
+    lists: Annotated[np.ndarray, _List]  # the watch lists, two per code (see _LIST)
+    watches: Annotated[np.ndarray, np.int64]  # blocker << 32 | clause id (see _watch_space)
+    scalars: Annotated[np.ndarray, np.int64]  # drat.c's slots (_HINTS, _WATCH_TOP, ...)
+    # per clause: where in it the last search for a watch stopped
+    search: Annotated[np.ndarray, np.int32]
+    # the records of the checked lemmas' hints (see _END), backward
+    hints: Annotated[np.ndarray, np.int32]
+    # per variable: false at the root as a check assumes it false
+    assumed: Annotated[np.ndarray, np.uint8]
+    # two per list: room to sort the watch lists by place (packing)
+    order: Annotated[np.ndarray, np.int64]
+
+
+#: the arrays of the state: each one's name, dtype, and the pointer drat.c's State holds it as
+_ARRAYS = [(name, *native.element(hint.__metadata__[0]))
+           for name, hint in _State.__annotations__.items()]
+#: the lengths drat.c's State holds after its arrays: each the length of an array of _State
+_LENGTHS = (("n_units", "units"), ("n_clauses", "alive"), ("n_literals", "db"),
+            ("n_codes", "value"), ("n_watches", "watches"), ("n_hints", "hints"))
 
 
 class _CState(ctypes.Structure):
-    """The state as drat.c's kernels take it: a pointer to each array of :class:`_State`, in
-    its order, then the lengths the kernels need."""
+    """The state as drat.c's kernels take it (its State): a typed pointer to each array of
+    :class:`_State`, in its order, the lengths of ``_LENGTHS``, and where a kernel that finds
+    a bug of ours goes (drat.c's own)."""
 
-    _fields_ = [*((name, ctypes.c_void_p) for name in _State._fields),
-                *((name, ctypes.c_int64) for name in ("n_units", "n_clauses", "n_literals",
-                                                      "n_codes", "n_watches", "n_hints")),
-                ("fault", ctypes.c_void_p)]
+    _fields_ = [*((name, pointer) for name, _, pointer in _ARRAYS),
+                *((name, I64) for name, _ in _LENGTHS), ("fault", ctypes.c_void_p)]
+
+
+native.check_struct("drat", "State", _CState)
+# each field is 8 bytes (a pointer or an int64), one after the other: _c_state fills them as one
+# image of 8-byte words, in half the time ctypes takes to set typed pointers one by one
+if any(getattr(_CState, name).offset != 8 * k or getattr(_CState, name).size != 8
+       for k, (name, _) in enumerate(native.fields(_CState))):
+    raise TypeError("drat.py's _CState: a field that is not the next 8 bytes")
+#: _CState's image: its fields as unsigned 8-byte words
+_WORDS = struct.Struct(f"={len(_CState._fields_)}Q")
 
 
 def _c_state(st: _State) -> _CState:
-    """The kernels' view of ``st`` (valid while ``st`` holds its arrays)."""
-    return _CState(*(a.ctypes.data for a in st), st.units.shape[0], st.alive.shape[0],
-                   st.db.shape[0], st.value.shape[0], st.watches.shape[0], st.hints.shape[0],
-                   None)
+    """The kernels' view of ``st`` (valid while ``st`` holds its arrays): each array checked to
+    be of its field's dtype and C-contiguous (else a TypeError), then the lengths, and no
+    fault handler (a kernel sets its own)."""
+    return _CState.from_buffer_copy(_WORDS.pack(
+        *(native.address(a, dtype, name) for a, (name, dtype, _) in zip(st, _ARRAYS, strict=True)),
+        *(getattr(st, a).shape[0] for _, a in _LENGTHS), 0))
 
 
 def _run(kernel, st: _State, *arguments):
@@ -164,14 +211,6 @@ _detach_and_rebuild = native.kernel("drat_detach_and_rebuild", I64, _STATE, I64)
 _check_lemma = native.kernel("drat_check_lemma", I64, _STATE, I64, F64)
 _pack = native.kernel("drat_pack_watches", None, _STATE)
 _tautologies = native.kernel("drat_tautologies", None, _STATE, I64, array(np.uint8))
-_hints_in_proof_order = native.kernel(
-    "drat_hints_in_proof_order", I64, array(np.int32), array(np.int64), I64, array(np.int32),
-    array(np.bool_), array(np.int32), array(np.int64))
-_lemma_ends = native.kernel("drat_lemma_ends", I64, array(np.int64), array(np.int64), I64,
-                            array(np.int64))
-_move_literals = native.kernel(
-    "drat_move_literals", None, array(np.int32), array(np.int64), array(np.int32),
-    array(np.int64), I64, I64, array(np.int64))
 
 
 def _pack_watches(st: _State) -> None:
@@ -211,16 +250,11 @@ def _state(flat: np.ndarray, proof: Proof, deadline: float | None, slice_literal
                 np.zeros(num_vars + 1, np.int64), np.zeros(num_vars + 1, np.uint8),
                 np.zeros(n_lists, _LIST),
                 np.zeros(space, np.int64),
-                np.zeros(8, np.int64),
+                np.zeros(_SCALARS, np.int64),
                 np.full(n_clauses, 2, np.int32),
                 np.zeros(max(HINT_BUFFER, 2 * num_vars + 8), np.int32),
                 np.zeros(num_vars + 1, np.uint8), np.zeros(2 * n_lists, np.int64))
     return st, n_formula, numbering
-
-
-#: a watch list (drat.c's List): its place in the watches' array, its watches, and the
-#: watches its place holds; all zero until its first watch
-_LIST = np.dtype([("place", np.int64), ("count", np.int32), ("room", np.int32)])
 
 
 def _watch_space(n_clauses: int, n_lists: int) -> int:
@@ -369,10 +403,13 @@ def verify_drat(flat: np.ndarray, proof: Proof, backward: bool = True,
     checked = int(st.core[n_formula:].sum())
     records.spill(st)
     reason = _verified(st, conflict_step, n_steps, checked)
-    done = np.zeros(0, np.int32)  # the watch lists and the hint buffer are done with ...
-    st = st._replace(watches=done, search=done, hints=done)
+    # the watch lists and the hint buffer are done with (emptied, each of its own dtype) ...
+    st = st._replace(watches=np.zeros(0, np.int64), search=np.zeros(0, np.int32),
+                     hints=np.zeros(0, np.int32))
     steps = _certificate_steps(st, n_formula, conflict_step, records)
-    lits, lit_end = _lemma_literals(st, numbering, np.where(steps.kind == 0, steps.clause, -1))
+    lits, lit_end = certificate_literals(st.db, st.start, st.pivot,
+                                         np.where(steps.kind == ADD, steps.clause, -1),
+                                         numbering.kept, numbering.fresh)
     del st  # ... and now the clause database: the hints get their memory
     return True, reason, _certificate(steps, lits, lit_end, records)
 
@@ -391,7 +428,7 @@ def _verified(st: _State, step: int, n_steps: int, checked: int) -> str:
             f"empty clause written: it is implied); {lemmas}")
 
 
-def _check_recorded(st: _State, c: int, late: float, records: _Records) -> tuple[_State, int]:
+def _check_recorded(st: _State, c: int, late: float, records: "_Records") -> tuple[_State, int]:
     """Check lemma c with its hints recorded, room made in the hint buffer until they fit (the
     records there go to the file; an empty buffer too small is grown): (the state, 1 verified
     or 0 rejected); past the deadline a TimeoutError."""
@@ -484,19 +521,18 @@ def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
     deletions before them)."""
     kind, new_id = steps.kind, steps.new_id
     per_step = np.ones(kind.shape[0], np.int64)
-    additions = np.flatnonzero(kind == 0)
+    additions = np.flatnonzero(kind == ADD)
     hints = HintFile()
     done = 0
     for chunk in records.in_proof_order():
         ends = np.flatnonzero(chunk <= _END)
         renamed = np.empty(chunk.shape[0], np.int32)
         counts = np.zeros(ends.shape[0], np.int64)
-        used = _hints_in_proof_order(chunk, ends, ends.shape[0], new_id, steps.present,
-                                     renamed, counts)
+        used = renamed_hints(chunk, ends, new_id, steps.present, renamed, counts)
         first = int(additions[done - 1]) + 1 if done else 0
         last = int(additions[done + ends.shape[0] - 1]) + 1
         per_step[additions[done:done + ends.shape[0]]] = counts
-        adding = kind[first:last] == 0
+        adding = kind[first:last] == ADD
         fill = np.repeat(adding, per_step[first:last])
         step_hints = np.empty(fill.shape[0], np.int32)
         step_hints[fill] = renamed[:used]
@@ -506,21 +542,6 @@ def _certificate(steps: _Steps, lits: np.ndarray, lit_end: np.ndarray,
     if done != additions.shape[0]:
         raise RuntimeError("DRAT checker: the hint records do not match the lemmas checked")
     return Certificate(kind, steps.ids, lits, lit_end, hints, np.cumsum(per_step))
-
-
-def _lemma_literals(st: _State, numbering: _Numbering,
-                    clauses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The literals of each clause (none for -1; the others in increasing order), pivot first,
-    variables as in the proof: the clause database, its literals moved to its front, and then
-    cut to them (the certificate's literals take no memory of their own)."""
-    if np.any(np.diff(clauses[clauses >= 0]) <= 0):
-        raise RuntimeError("DRAT checker: the certificate's lemmas are not in proof order")
-    lit_end = np.empty(clauses.shape[0], np.int64)
-    total = _lemma_ends(st.start, clauses, clauses.shape[0], lit_end)
-    _move_literals(st.db, st.start, st.pivot, clauses, clauses.shape[0], numbering.kept,
-                   numbering.fresh.astype(np.int64))
-    st.db.resize(total, refcheck=False)  # in place: realloc gives the rest back
-    return st.db, lit_end
 
 
 def _tick(deadline: float | None) -> None:

@@ -1,15 +1,11 @@
-/* The LRAT kernels (lrat.py): a certificate's steps written as text or binary LRAT, and LRAT
- * bytes read back into steps (numbers first, then the steps made of them). */
+/* The LRAT kernels (lrat.py): a certificate's steps written as text or binary LRAT, LRAT bytes
+ * read back into steps (numbers first, then the steps made of them), and the certificate of a
+ * DRAT check assembled from the DRAT checker's records. */
 #include "kernels.h"
 
-/* a text token "d" among the numbers (lrat.py's _D); a binary "a" is D + 1 */
+/* a text token "d" among the numbers; a binary "a" is D + 1 */
 #define D INT64_MIN
 #define A (INT64_MIN + 1)
-
-/* the largest literal (DIMACS literals are 32-bit signed integers) */
-#define MAX_LITERAL 2147483647
-
-static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
 
 /* Write the number x at out[n:] (text: decimal and a space; binary: 2|x| + sign in 7-bit
  * groups, low group first); the new end. One per type of x. (The most negative number of the
@@ -28,7 +24,7 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
             return n + 1;                                                                      \
         }                                                                                      \
         if (x < 0) {                                                                           \
-            out[n++] = 45;                                                                     \
+            out[n++] = '-';                                                                    \
             x = (T)-x;                                                                         \
         }                                                                                      \
         /* p is 10**digits; it wraps past 64 bits from 19 digits on, so a number that long  \
@@ -44,10 +40,10 @@ static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
                 r += 10;                                                                       \
                 q -= 1;                                                                        \
             }                                                                                  \
-            out[n + k] = (uint8_t)(48 + r);                                                    \
+            out[n + k] = (uint8_t)('0' + r);                                                   \
             x = q;                                                                             \
         }                                                                                      \
-        out[n + digits] = 32;                                                                  \
+        out[n + digits] = ' ';                                                                 \
         return n + digits + 1;                                                                 \
     }
 
@@ -60,8 +56,8 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
         out[n] = 0;
         return n + 1;
     }
-    out[n] = 48;
-    out[n + 1] = last ? 10 : 32;
+    out[n] = '0';
+    out[n + 1] = last ? '\n' : ' ';
     return n + 2;
 }
 
@@ -77,18 +73,18 @@ static int64_t zero(uint8_t *out, int64_t n, int binary, int last) {
         for (int64_t i = begin; i < end; i++) {                                                \
             int64_t lit_from = i > 0 ? lit_end[i - 1] : 0;                                     \
             int64_t hint_from = i > 0 ? hint_end[i - 1] : 0;                                   \
-            if (kind[i] == 1) {                                                                \
+            if (kind[i] == DELETE) {                                                           \
                 if (binary) {                                                                  \
-                    out[n++] = 100;                                                            \
+                    out[n++] = 'd';                                                            \
                 } else { /* drat-trim's form: the last id added, then d */                     \
                     n = number64(out, n, last, 0);                                             \
-                    out[n] = 100, out[n + 1] = 32;                                             \
+                    out[n] = 'd', out[n + 1] = ' ';                                            \
                     n += 2;                                                                    \
                 }                                                                              \
             } else {                                                                           \
                 last = ids[i];                                                                 \
                 if (binary) {                                                                  \
-                    out[n] = 97;                                                               \
+                    out[n] = 'a';                                                              \
                     n = number64(out, n + 1, ids[i], 1); /* an id is positive: 2 * id */       \
                 } else {                                                                       \
                     n = number64(out, n, ids[i], 0);                                           \
@@ -116,17 +112,17 @@ int64_t lrat_tokens(const uint8_t *data, int64_t size, int64_t *out, int64_t *co
         int64_t c = data[i];
         if (is_space(c)) {
             i++;
-        } else if (c == 99 && (n == 0 || i == 0 || data[i - 1] == 10)) { /* a comment line */
-            while (i < size && data[i] != 10) i++;
-        } else if (c == 100) {
+        } else if (c == 'c' && (n == 0 || i == 0 || data[i - 1] == '\n')) { /* a comment line */
+            while (i < size && data[i] != '\n') i++;
+        } else if (c == 'd') {
             out[n++] = D;
             i++;
-        } else if (c == 45 || (48 <= c && c <= 57)) {
-            int negative = c == 45;
+        } else if (c == '-' || is_digit(c)) {
+            int negative = c == '-';
             i += negative;
             int64_t value = 0, digits = 0;
-            while (i < size && 48 <= data[i] && data[i] <= 57) {
-                value = value * 10 + (data[i] - 48);
+            while (i < size && is_digit(data[i])) {
+                value = value * 10 + (data[i] - '0');
                 digits++;
                 if (digits > 18) /* the value may have wrapped: it is never used */
                     break;
@@ -161,11 +157,11 @@ int64_t lrat_binary_tokens(const uint8_t *data, int64_t size, int64_t *out, int6
     while (i < size) {
         int64_t c = data[i];
         if (expect_step) {
-            if (c != 97 && c != 100) {
+            if (c != 'a' && c != 'd') {
                 bad = i;
                 break;
             }
-            out[n++] = c == 100 ? D : A;
+            out[n++] = c == 'd' ? D : A;
             i++;
             expect_step = 0;
             zeros = 0;
@@ -265,4 +261,69 @@ int64_t lrat_steps(const int64_t *tok, int64_t n, int64_t binary, uint8_t *kind,
     }
     counts[0] = s, counts[1] = nl, counts[2] = nh;
     return bad;
+}
+
+/* The certificate of a DRAT check (drat.py's verify_drat), assembled from the checker's hint
+ * records and clause database. */
+
+/* The hint records (written backward, each ending at ends[r]; see drat.c's END) into out in
+ * proof order, clause ids renamed by new_id, the groups of RAT candidates left out of the
+ * certificate (present false) dropped; counts: the hints of each record, in proof order.
+ * Returns the hints written. */
+int64_t lrat_hints_in_proof_order(const int32_t *records, const int64_t *ends,
+                                  int64_t n_records, const int32_t *new_id,
+                                  const uint8_t *present, int32_t *out, int64_t *counts) {
+    int64_t w = 0;
+    for (int64_t r = n_records - 1; r >= 0; r--) {
+        int64_t before = w;
+        int keep = 1;
+        for (int64_t i = r > 0 ? ends[r - 1] + 1 : 0; i < ends[r]; i++) {
+            int64_t h = records[i];
+            if (h < 0) {  /* a RAT candidate's group begins */
+                keep = present[-1 - h];
+                if (keep) out[w++] = -new_id[-1 - h];
+            } else if (keep) {
+                out[w++] = new_id[h];
+            }
+        }
+        counts[n_records - 1 - r] = w - before;
+    }
+    return w;
+}
+
+/* The ends of each clause's literals (none for -1) in a list of them, into lit_end: the
+ * literals there are. */
+int64_t lrat_lemma_ends(const int64_t *start, const int64_t *clauses, int64_t n,
+                        int64_t *lit_end) {
+    int64_t end = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (clauses[k] >= 0) end += start[clauses[k] + 1] - start[clauses[k]];
+        lit_end[k] = end;
+    }
+    return end;
+}
+
+/* Each clause's literals, its pivot first, the variables renumbered beyond kept given back
+ * their numbers fresh, one after another at the front of db itself (clauses in increasing
+ * order: a literal is written at or before where it is read, after it is read). */
+void lrat_move_literals(int32_t *db, const int64_t *start, const int32_t *pivot,
+                        const int64_t *clauses, int64_t n, int64_t kept, const int64_t *fresh) {
+    int32_t *lits = db;
+    int64_t w = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = clauses[k];
+        if (c < 0) continue;
+        int64_t first = w;
+        for (int64_t i = start[c]; i < start[c + 1]; i++) {
+            int64_t code = db[i], at = w;
+            if (code == pivot[c] && w > first) {  /* the pivot goes first: swap */
+                lits[w] = lits[first];
+                at = first;
+            }
+            int64_t variable = code >> 1;
+            if (variable > kept) variable = fresh[variable - kept - 1];
+            lits[at] = (int32_t)(code & 1 ? -variable : variable);
+            w += 1;
+        }
+    }
 }

@@ -13,7 +13,9 @@ group first, the high bit set on all but the last (the encoding of binary DRAT).
 A :class:`Certificate` holds the steps as flat arrays; :mod:`puzzlesat.validate.proof.lrat_check`
 checks one; :func:`puzzlesat.validate.proof.drat.verify_drat` makes one from a DRAT proof, its
 hints in a :class:`HintFile` (they may outnumber the proof's literals: in memory they would
-set the checker's peak), which both the LRAT checker and the writer read a window at a time.
+set the checker's peak), which both the LRAT checker and the writer read a window at a time;
+the hints and literals of that certificate are assembled here (:func:`renamed_hints`,
+:func:`certificate_literals`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import numpy as np
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.reader import ProofFormatError, proof_bytes
 
-#: step kinds
-ADD, DELETE = 0, 1
+#: step kinds (kernels.h's)
+ADD, DELETE = native.constants("kernels", "ADD", "DELETE")
 
 
 class LratFormatError(Exception):
@@ -176,3 +178,45 @@ def read_lrat(source: str | os.PathLike | bytes, deadline: float | None = None) 
         raise LratFormatError("no steps")
     return Certificate(kind[:s].copy(), ids[:s].copy(), lits[:nl].copy(), lit_end[:s].copy(),
                        hints[:nh].copy(), hint_end[:s].copy())
+
+
+# the certificate of a DRAT check (lrat.c): the checker's hint records in proof order, renamed,
+# (records, ends, n_records, new_id, present, out, counts) -> hints written; the literals' ends,
+# (start, clauses, n, lit_end) -> literals; the literals moved to the front of the database,
+# (db, start, pivot, clauses, n, kept, fresh)
+_hints_in_proof_order = native.kernel(
+    "lrat_hints_in_proof_order", native.I64, native.array(np.int32), native.array(np.int64),
+    native.I64, native.array(np.int32), native.array(np.bool_), native.array(np.int32),
+    native.array(np.int64))
+_lemma_ends = native.kernel("lrat_lemma_ends", native.I64, native.array(np.int64),
+                            native.array(np.int64), native.I64, native.array(np.int64))
+_move_literals = native.kernel(
+    "lrat_move_literals", None, native.array(np.int32), native.array(np.int64),
+    native.array(np.int32), native.array(np.int64), native.I64, native.I64,
+    native.array(np.int64))
+
+
+def renamed_hints(records: np.ndarray, ends: np.ndarray, new_id: np.ndarray,
+                  present: np.ndarray, out: np.ndarray, counts: np.ndarray) -> int:
+    """The DRAT checker's hint records (int32, written backward, record r ending at ``ends[r]``)
+    into ``out`` in proof order, each clause c named ``new_id[c]``, the RAT groups of clauses
+    not ``present`` in the certificate dropped; ``counts``: each record's hints, in proof
+    order. Returns the hints written."""
+    return _hints_in_proof_order(records, ends, ends.shape[0], new_id, present, out, counts)
+
+
+def certificate_literals(db: np.ndarray, start: np.ndarray, pivot: np.ndarray,
+                         clauses: np.ndarray, kept: int,
+                         fresh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The literals of each of ``clauses`` (none for -1; the others in increasing order), pivot
+    first, variables numbered beyond ``kept`` given back their numbers ``fresh``: the clause
+    database ``db`` (codes 2v + (l < 0), clause c at ``db[start[c]:start[c + 1]]``), its
+    literals moved to its front and then cut to them (the certificate's literals take no
+    memory of their own), and their ends."""
+    if np.any(np.diff(clauses[clauses >= 0]) <= 0):
+        raise RuntimeError("LRAT certificate: its lemmas are not in proof order")
+    lit_end = np.empty(clauses.shape[0], np.int64)
+    total = _lemma_ends(start, clauses, clauses.shape[0], lit_end)
+    _move_literals(db, start, pivot, clauses, clauses.shape[0], kept, fresh.astype(np.int64))
+    db.resize(total, refcheck=False)  # in place: realloc gives the rest back
+    return db, lit_end

@@ -4,8 +4,10 @@
  * codes made true, to undo them. Hints are +-(the named clause's index + 1). */
 #include "kernels.h"
 
-/* what a step's check says: in the order of lrat_check.py's _OK ... _UNCOVERED */
+/* what a step's check says */
 enum { OK, NOT_PRESENT, NOT_UNIT, NO_CONFLICT, NOT_CANDIDATE, UNCOVERED };
+/* where a run stopped (out[0]): going on, the empty clause accepted, or REJECTED + why */
+enum { GOING_ON = 0, ACCEPTED = 1, REJECTED = 100 };
 
 /* make code true (its negation false), on the trail; the trail's new length */
 static int64_t assign(int64_t code, int8_t *value, int32_t *trail, int64_t n) {
@@ -144,42 +146,42 @@ static int64_t implied(const int32_t *codes, const int64_t *start, int64_t c,
 }
 
 /* Check steps begin..end-1 (hints holds their hints from number hint_base on), stopping early
- * once work passes work_limit: out = (status, step), status 0 going on (step: the next one),
- * 1 the empty clause is accepted at step, else why step is rejected (+ 100). */
+ * once work passes WORK_PER_CALL: out = (status, step), status GOING_ON (step: the next one),
+ * ACCEPTED (the empty clause, at step), else REJECTED + why step is rejected. */
 void lrat_check_run(const int32_t *codes, const int64_t *start, const uint8_t *kind,
                     const int64_t *clause, const int32_t *hints, int64_t hint_base,
                     const int64_t *hint_end, int64_t begin, int64_t end, uint8_t *alive,
                     int8_t *value, int32_t *trail, int64_t *covered, int64_t *work,
-                    int64_t work_limit, int64_t *out) {
+                    int64_t *out) {
     work[0] = 0;
     for (int64_t s = begin; s < end; s++) {
-        if (work[0] > work_limit) {
-            out[0] = 0;
+        if (work[0] > WORK_PER_CALL) {
+            out[0] = GOING_ON;
             out[1] = s;
             return;
         }
         int64_t h0 = (s > 0 ? hint_end[s - 1] : 0) - hint_base;
         int64_t h1 = hint_end[s] - hint_base;
         work[0] += h1 - h0;
-        if (kind[s] == 0) { /* ADD (lrat.py's step kinds: 0 adds, 1 deletes) */
+        if (kind[s] == ADD) {
             int64_t c = clause[s];
             int64_t why = implied(codes, start, c, hints, h0, h1, alive, value, trail, covered,
                                   work);
             if (why != OK) {
-                out[0] = 100 + why;
+                out[0] = REJECTED + why;
                 out[1] = s;
                 return;
             }
             alive[c] = 1;
             if (start[c + 1] == start[c]) { /* the empty clause */
-                out[0] = 1;
+                out[0] = ACCEPTED;
                 out[1] = s;
                 return;
             }
         } else {
             for (int64_t k = h0; k < h1; k++) {
                 if (hints[k] <= 0 || !alive[hints[k] - 1]) {
-                    out[0] = 100 + NOT_PRESENT;
+                    out[0] = REJECTED + NOT_PRESENT;
                     out[1] = s;
                     return;
                 }
@@ -187,7 +189,7 @@ void lrat_check_run(const int32_t *codes, const int64_t *start, const uint8_t *k
             }
         }
     }
-    out[0] = 0;
+    out[0] = GOING_ON;
     out[1] = end;
 }
 
@@ -221,3 +223,10 @@ void lrat_check_run(const int32_t *codes, const int64_t *start, const uint8_t *k
 INDEX(lrat_check_index_i32, int32_t)
 /* lrat_check_index_i64: INDEX for int64 hints (read from a file) */
 INDEX(lrat_check_index_i64, int64_t)
+
+const Fact *lrat_check_facts(void) {
+    static const Fact facts[] = {CONSTANT(NOT_PRESENT), CONSTANT(NOT_UNIT), CONSTANT(NO_CONFLICT),
+                                 CONSTANT(NOT_CANDIDATE), CONSTANT(UNCOVERED), CONSTANT(ACCEPTED),
+                                 CONSTANT(REJECTED), NO_MORE_FACTS};
+    return facts;
+}

@@ -41,29 +41,31 @@ import numpy as np
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.lrat import ADD, Certificate
 
-# what a step's check says
-_OK, _NOT_PRESENT, _NOT_UNIT, _NO_CONFLICT, _NOT_CANDIDATE, _UNCOVERED = range(6)
+# why a step's check fails; where a run stopped: the empty clause accepted, or a step rejected
+# (this plus why)
+_NOT_PRESENT, _NOT_UNIT, _NO_CONFLICT, _NOT_CANDIDATE, _UNCOVERED, _ACCEPTED, _REJECTED = (
+    native.constants("lrat_check", "NOT_PRESENT", "NOT_UNIT", "NO_CONFLICT", "NOT_CANDIDATE",
+                     "UNCOVERED", "ACCEPTED", "REJECTED"))
 _WHY = {_NOT_PRESENT: "a hint or deletion names a clause that is not there (deleted, or not "
                       "added yet)",
         _NOT_UNIT: "a hint is neither unit nor falsified", _NO_CONFLICT: "the hints reach no "
         "conflict", _NOT_CANDIDATE: "a RAT group names a clause without the negated pivot",
         _UNCOVERED: "a clause with the negated pivot has no RAT group"}
-#: steps a kernel call checks between two looks at the clock ...
+#: steps a kernel call checks between two looks at the clock (or fewer, once it has looked at
+#: kernels.h's WORK_PER_CALL literals and hints)
 _STEPS_PER_CALL = 4096
-#: ... or fewer, once it has looked at this many literals
-_WORK_PER_CALL = 1 << 24
 
 
 _I8, _U8, _I32, _I64 = (native.array(t) for t in (np.int8, np.uint8, np.int32, np.int64))
 #: steps begin..end-1 (``hints`` holds their hints from number ``hint_base`` on), or fewer once
-#: past ``work_limit``: out = (status, step), status 0 going on (from step), 1 the empty clause
-#: is accepted at step, else why step is rejected (+ 100)
+#: past kernels.h's WORK_PER_CALL: out = (status, step), status 0 going on (from step),
+#: _ACCEPTED the empty clause is accepted at step, else _REJECTED + why step is rejected
 _run = native.kernel("lrat_check_run", None,
                      _I32, _I64, _U8, _I64,  # codes, start, kind, clause
                      _I32, native.I64, _I64,  # hints, hint_base, hint_end
                      native.I64, native.I64,  # begin, end
                      _U8, _I8, _I32, _I64, _I64,  # alive, value, trail, covered, work
-                     native.I64, _I64)  # work_limit, out
+                     _I64)  # out
 #: each hint +-id as +-(its place in the sorted ``known`` ids + 1) (hints, size, known, size,
 #: dense: known is 1, 2, ..., out); 0 when one names no id there. A kernel per type of hints
 #: (ours int32, read ones int64): hundreds of millions of them are never widened
@@ -131,10 +133,11 @@ def check_lrat(flat: np.ndarray, cert: Certificate,
         if not _index[named.dtype](named, named.shape[0], known, known.shape[0], dense, hints):
             return False, "a hint or deletion names no clause of the proof"
         _run(codes, start, kind, clause, hints, first, hint_end, step, end, alive, value, trail,
-             covered, work, _WORK_PER_CALL, out)
+             covered, work, out)
         status, step = int(out[0]), int(out[1])
-        if status == 1:
+        if status == _ACCEPTED:
             return True, f"the empty clause is accepted at LRAT step {step + 1} of {n_steps}"
-        if status:
-            return False, f"LRAT step {step + 1} (id {cert.ids[step]}): {_WHY[status - 100]}"
+        if status >= _REJECTED:
+            return False, (f"LRAT step {step + 1} (id {cert.ids[step]}): "
+                           f"{_WHY[status - _REJECTED]}")
     return False, "the certificate never adds the empty clause"

@@ -1,52 +1,49 @@
 /* The DRAT reader's kernels (reader.py): two state machines, text and binary, that parse a
  * proof a chunk at a time. Within a chunk the state is where the code is (a label per mode:
  * each byte is tested only for what may follow); at the chunk's end it is saved in a small
- * int64 array (reader.py's _STATE slots: mode, kind, value, negative or shift, step open),
- * from which the next chunk resumes. */
+ * int64 array (its slots: mode, kind, value, negative or shift, step open), from which the next
+ * chunk resumes; the same array holds the parse's counts, which reader.py reads. */
 #include "kernels.h"
 
-/* the error codes of reader.py (_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL), and _NEED_ROOM */
+/* the error codes (reader.py says what each means), and NEED_ROOM */
 enum { OK = 0, BAD_BYTE = 1, TOO_BIG = 2, BAD_LITERAL = 3, NEED_ROOM = -1 };
+
+/* the slots of the state array: the parser's state, then its counts (literals and steps
+ * parsed, the chunk that needs room or has a bad byte, the offset of that byte in it); SLOTS:
+ * how many */
+enum { MODE, KIND, VALUE, SIGN_OR_SHIFT, OPEN, LITERALS, STEPS, CHUNK, AT, SLOTS };
 
 /* the text modes: between tokens, in a number, in a comment, just after 'd', after '-' */
 enum { BETWEEN = 0, NUMBER = 1, COMMENT = 2, AFTER_D = 3, AFTER_MINUS = 4 };
 
-/* the largest literal (DIMACS literals are 32-bit signed integers) */
-#define MAX_LITERAL 2147483647
-
-static int is_space(int64_t c) { return c == 32 || (9 <= c && c <= 13); }
-
-static int is_digit(int64_t c) { return 48 <= c && c <= 57; }
-
 /* A parse refused at byte i of its chunk: the counts so far and where; the state is left as
  * it was (the caller gives up the proof). */
-static int64_t refused(int64_t *counts, int64_t n_literals, int64_t n_steps, int64_t error,
+static int64_t refused(int64_t *state, int64_t n_literals, int64_t n_steps, int64_t error,
                        int64_t i) {
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    counts[3] = i;
+    state[LITERALS] = n_literals;
+    state[STEPS] = n_steps;
+    state[AT] = i;
     return error;
 }
 
 /* A parse at the end of its chunk: the counts, and the state the next chunk resumes from. */
-static int64_t save(int64_t *state, int64_t *counts, int64_t n_literals, int64_t n_steps,
-                    int64_t mode, int64_t kind, int64_t value, int64_t sign_or_shift,
-                    int64_t open) {
-    counts[0] = n_literals;
-    counts[1] = n_steps;
-    state[0] = mode, state[1] = kind, state[2] = value, state[3] = sign_or_shift;
-    state[4] = open;
+static int64_t save(int64_t *state, int64_t n_literals, int64_t n_steps, int64_t mode,
+                    int64_t kind, int64_t value, int64_t sign_or_shift, int64_t open) {
+    state[LITERALS] = n_literals;
+    state[STEPS] = n_steps;
+    state[MODE] = mode, state[KIND] = kind, state[VALUE] = value;
+    state[SIGN_OR_SHIFT] = sign_or_shift, state[OPEN] = open;
     return OK;
 }
 
 /* Parse the chunk data[0:size] of text DRAT into literals/deletions from the counts
- * counts[0] (literals), counts[1] (steps); returns an error code, the counts updated and
- * counts[3] the offset of the bad byte in the chunk. */
+ * state[LITERALS] and state[STEPS]; returns an error code, the counts updated and state[AT]
+ * the offset of the bad byte in the chunk. */
 static int64_t parse_text(const uint8_t *data, int64_t size, int64_t *state, int32_t *literals,
-                          uint8_t *deletions, int64_t *counts) {
-    int64_t mode = state[0], kind = state[1], value = state[2], negative = state[3];
-    int64_t step_open = state[4];
-    int64_t n_literals = counts[0], n_steps = counts[1];
+                          uint8_t *deletions) {
+    int64_t mode = state[MODE], kind = state[KIND], value = state[VALUE];
+    int64_t negative = state[SIGN_OR_SHIFT], step_open = state[OPEN];
+    int64_t n_literals = state[LITERALS], n_steps = state[STEPS];
     int64_t error = OK, i = 0, c;
     switch (mode) {
     case NUMBER: goto number;
@@ -65,21 +62,21 @@ between:
         if (is_space(c)) continue;
         if (is_digit(c)) {
             negative = 0;
-            value = c - 48;
+            value = c - '0';
             i++;
             goto number;
         }
-        if (c == 45) {
+        if (c == '-') {
             negative = 1;
             value = 0;
             i++;
             goto after_minus;
         }
-        if (step_open == 0 && c == 99) {
+        if (step_open == 0 && c == 'c') {
             i++;
             goto comment;
         }
-        if (step_open == 0 && c == 100) {
+        if (step_open == 0 && c == 'd') {
             kind = 1;
             step_open = 1;
             i++;
@@ -98,7 +95,7 @@ after_minus: /* a digit must follow */
         error = BAD_BYTE;
         goto failed;
     }
-    value = c - 48;
+    value = c - '0';
     i++;
 number:
     for (;; i++) {
@@ -108,7 +105,7 @@ number:
         }
         c = data[i];
         if (!is_digit(c)) break;
-        value = value * 10 + (c - 48);
+        value = value * 10 + (c - '0');
         if (value > MAX_LITERAL) { /* checked at each digit: value never overflows */
             error = TOO_BIG;
             goto failed;
@@ -142,11 +139,11 @@ comment: /* printable ASCII up to the end of the line */
             goto done;
         }
         c = data[i];
-        if (c == 10) {
+        if (c == '\n') {
             i++;
             goto between;
         }
-        if (!((32 <= c && c <= 126) || c == 9 || c == 13)) {
+        if (!((' ' <= c && c <= '~') || c == '\t' || c == '\r')) {
             error = BAD_BYTE;
             goto failed;
         }
@@ -163,13 +160,13 @@ after_d: /* 'd' must stand alone */
     i++;
     goto between;
 failed:
-    return refused(counts, n_literals, n_steps, error, i);
+    return refused(state, n_literals, n_steps, error, i);
 done:
-    return save(state, counts, n_literals, n_steps, mode, kind, value, negative, step_open);
+    return save(state, n_literals, n_steps, mode, kind, value, negative, step_open);
 }
 
-/* the largest number a binary literal is written as (2 * MAX_LITERAL + 1) */
-#define MAX_CODE 4294967295
+/* the largest number a binary literal is written as */
+#define MAX_CODE (2 * MAX_LITERAL + 1)
 
 /* a literal's group at the constant shift K (the fast path, at least 6 bytes before the chunk's
  * end: a literal has ended or been refused by its 6th group) */
@@ -190,9 +187,10 @@ done:
 /* Parse the chunk data[0:size] of binary DRAT, like parse_text (the binary modes: 0 expecting
  * 'a' or 'd', 1 in a step). */
 static int64_t parse_binary(const uint8_t *data, int64_t size, int64_t *state,
-                            int32_t *literals, uint8_t *deletions, int64_t *counts) {
-    int64_t mode = state[0], kind = state[1], value = state[2], shift = state[3];
-    int64_t n_literals = counts[0], n_steps = counts[1];
+                            int32_t *literals, uint8_t *deletions) {
+    int64_t mode = state[MODE], kind = state[KIND], value = state[VALUE];
+    int64_t shift = state[SIGN_OR_SHIFT];
+    int64_t n_literals = state[LITERALS], n_steps = state[STEPS];
     int64_t error = OK, i = 0, c;
     if (mode == 1) goto slow; /* maybe inside a literal begun in the last chunk */
 step:
@@ -201,11 +199,11 @@ step:
         goto done;
     }
     c = data[i];
-    if (c != 97 && c != 100) { /* 'a' or 'd' */
+    if (c != 'a' && c != 'd') {
         error = BAD_BYTE;
         goto failed;
     }
-    kind = c == 100;
+    kind = c == 'd';
     value = 0;
     shift = 0;
     i++;
@@ -253,37 +251,43 @@ literal_end: /* the literal's last group at i */
     i++;
     goto literal;
 failed:
-    return refused(counts, n_literals, n_steps, error, i);
+    return refused(state, n_literals, n_steps, error, i);
 done: /* a step is open while the parser is inside one */
-    return save(state, counts, n_literals, n_steps, mode, kind, value, shift, mode);
+    return save(state, n_literals, n_steps, mode, kind, value, shift, mode);
 }
 
 /* Parse the chunks chunks[first:n] (sizes[k] bytes each) in turn, text DRAT (binary 0) or
- * binary, into literals (room for n_literals) and deletions (room for n_deletions); state[0:5]
- * is the parser's state, state[5:9] its counts: literals and steps (read and updated), the
- * chunk and the offset in it of a bad byte. One call for several chunks: a call from Python
- * costs tens of microseconds. Returns an error code, or NEED_ROOM (state[7] the chunk) before
- * a chunk the arrays may lack room for: the caller grows them as reader.py did for each chunk
- * (so they grow exactly as they did) and calls again from that chunk. */
+ * binary, into literals (room for n_literals) and deletions (room for n_deletions); state holds
+ * the parser's state and its counts (the slots above: literals and steps read and updated).
+ * One call for several chunks: a call from Python costs tens of microseconds. Returns an error
+ * code, or NEED_ROOM (state[CHUNK] the chunk) before a chunk the arrays may lack room for:
+ * the caller grows them as reader.py did for each chunk (so they grow exactly as they did)
+ * and calls again from that chunk. */
 int64_t reader_parse(const uint8_t *const *chunks, const int64_t *sizes, int64_t first,
                      int64_t n, int64_t binary, int64_t *state, int32_t *literals,
                      int64_t n_literals, uint8_t *deletions, int64_t n_deletions) {
-    int64_t *counts = state + 5; /* after the 5 slots of the state: one argument less */
     for (int64_t k = first; k < n; k++) {
         /* a chunk adds at most one literal per byte (binary) and one step per two bytes */
-        if (counts[0] + sizes[k] + 1 > n_literals || counts[1] + sizes[k] / 2 + 2 > n_deletions) {
-            counts[2] = k;
+        if (state[LITERALS] + sizes[k] + 1 > n_literals ||
+            state[STEPS] + sizes[k] / 2 + 2 > n_deletions) {
+            state[CHUNK] = k;
             return NEED_ROOM;
         }
-        int64_t error = binary ? parse_binary(chunks[k], sizes[k], state, literals, deletions,
-                                              counts)
-                               : parse_text(chunks[k], sizes[k], state, literals, deletions,
-                                            counts);
+        int64_t error = binary ? parse_binary(chunks[k], sizes[k], state, literals, deletions)
+                               : parse_text(chunks[k], sizes[k], state, literals, deletions);
         if (error != OK) {
-            counts[2] = k;
+            state[CHUNK] = k;
             return error;
         }
     }
-    counts[2] = counts[3] = 0;
+    state[CHUNK] = state[AT] = 0;
     return OK;
+}
+
+const Fact *reader_facts(void) {
+    static const Fact facts[] = {CONSTANT(BAD_BYTE), CONSTANT(TOO_BIG), CONSTANT(BAD_LITERAL),
+                                 CONSTANT(OK), CONSTANT(NEED_ROOM), CONSTANT(OPEN),
+                                 CONSTANT(LITERALS), CONSTANT(STEPS), CONSTANT(CHUNK),
+                                 CONSTANT(AT), CONSTANT(SLOTS), NO_MORE_FACTS};
+    return facts;
 }

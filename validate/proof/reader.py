@@ -35,8 +35,6 @@ from puzzlesat.generator.core.inputs import input_pieces, open_input
 from puzzlesat.validate.proof import native
 from puzzlesat.validate.proof.database import ClauseDatabase
 
-#: the largest literal (DIMACS literals are 32-bit signed integers)
-MAX_LITERAL = 2**31 - 1
 #: a compressed proof may decompress to this many times its size ...
 MAX_EXPANSION = 64
 #: ... plus this many bytes (small archives of small proofs compress better)
@@ -44,8 +42,9 @@ EXPANSION_SLACK = 64 << 20
 #: bytes that do not make drat-trim switch to binary: LF CR space - 0-9 c d
 _TEXT_START = frozenset(b"\n\r -0123456789cd")
 
-# parser errors (the kernels return a code and a byte offset); or the arrays need room
-_OK, _BAD_BYTE, _TOO_BIG, _BAD_LITERAL, _NEED_ROOM = 0, 1, 2, 3, -1
+# parser errors (the kernels return a code and a byte offset), none, or the arrays need room
+_BAD_BYTE, _TOO_BIG, _BAD_LITERAL, _OK, _NEED_ROOM = native.constants(
+    "reader", "BAD_BYTE", "TOO_BIG", "BAD_LITERAL", "OK", "NEED_ROOM")
 _ERRORS = {_BAD_BYTE: "unexpected byte {byte}", _TOO_BIG: "a literal beyond 2**31-1",
            _BAD_LITERAL: "the literal -0"}
 
@@ -87,19 +86,18 @@ def _describe(byte: int) -> str:
     return f"{byte:#04x}" + (f" {chr(byte)!r}" if 32 <= byte < 127 else "")
 
 
-# parser state, carried across chunks: [mode, kind, value, negative, step_open]
-# text modes: 0 between tokens, 1 in a number, 2 in a comment, 3 just after 'd', 4 after '-'
-# binary modes: 0 expecting 'a'/'d', 1 in a step (value/shift in slots 2/3); after the state,
-# in the same array (one argument less at each call), the parser's counts
-_STATE = 5
-_COUNTS = slice(_STATE, _STATE + 4)
+# slots of the parser's state array (reader.c's), carried across chunks: the parser's state
+# (its mode, ... and whether a step is open), then its counts in the same array (one argument
+# less at each call): literals and steps parsed, the chunk (that needs room, or has a bad
+# byte) and the offset of a bad byte in it; how many slots
+_OPEN, _LITERALS, _STEPS, _CHUNK, _AT, _SLOTS = native.constants(
+    "reader", "OPEN", "LITERALS", "STEPS", "CHUNK", "AT", "SLOTS")
 
 
 # the parser (reader.c): chunks in turn, (the chunks, their sizes, the first to parse, how
 # many, binary, state, literals, their room, deletions, their room) -> an error code, or
-# _NEED_ROOM before a chunk the arrays may lack room for; the state's last 4 slots (_COUNTS)
-# are the counts of literals and steps (read and updated), the chunk (that needs room, or has a
-# bad byte) and the offset of a bad byte in it
+# _NEED_ROOM before a chunk the arrays may lack room for; the state's counts are read and
+# updated
 _parse_kernel = native.kernel(
     "reader_parse", native.I64, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(native.I64),
     native.I64, native.I64, native.I64, native.array(np.int64), native.array(np.int32),
@@ -160,10 +158,9 @@ def read_proof(source: str | os.PathLike | bytes, deadline: float | None = None,
 
 
 def _parse_chunks(chunks, database: ClauseDatabase | None) -> Proof:
-    state = np.zeros(_STATE + 4, np.int64)
-    # literals, steps; where an error is: the chunk (of a batch) and the offset in it
-    counts = state[_COUNTS]
-    literals, counts[0] = (np.zeros(0, np.int32), 0) if database is None else database.reading()
+    state = np.zeros(_SLOTS, np.int64)
+    literals, state[_LITERALS] = ((np.zeros(0, np.int32), 0) if database is None
+                                  else database.reading())
     deletions = np.zeros(0, np.uint8)
     offset = 0
     binary = None
@@ -173,15 +170,17 @@ def _parse_chunks(chunks, database: ClauseDatabase | None) -> Proof:
         _parse(batch, binary, state, literals, deletions, offset)
         offset += sum(map(len, batch))
         if database is not None:
-            counts[0] = database.take(literals, deletions, int(counts[0]), int(counts[1]))
+            state[_LITERALS] = database.take(literals, deletions, int(state[_LITERALS]),
+                                             int(state[_STEPS]))
     if binary is False:  # a newline ends a last number (a text proof's "0" at the very end)
         _parse([b"\n"], binary, state, literals, deletions, offset, final=True)
-    if state[4]:  # a step begun and not ended by 0
+    if state[_OPEN]:  # a step begun and not ended by 0
         raise ProofFormatError(f"the proof is truncated: its last step has no 0 (at byte {offset})")
     if database is not None:
-        counts[0] = database.take(literals, deletions, int(counts[0]), int(counts[1]))
-    literals.resize(int(counts[0]), refcheck=False)  # in place: no second copy of a large proof
-    deletions.resize(int(counts[1]), refcheck=False)
+        state[_LITERALS] = database.take(literals, deletions, int(state[_LITERALS]),
+                                         int(state[_STEPS]))
+    literals.resize(int(state[_LITERALS]), refcheck=False)  # in place: no second copy
+    deletions.resize(int(state[_STEPS]), refcheck=False)
     return Proof(literals, deletions, bool(binary), database)  # no bytes: no steps
 
 
@@ -191,7 +190,6 @@ def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.nda
     newline after its end), growing ``literals`` and ``deletions`` for them as each chunk was
     given room when it was parsed alone; the first thing wrong is a
     :class:`ProofFormatError`."""
-    counts = state[_COUNTS]
     n = len(batch)
     chunks, sizes = (ctypes.c_char_p * n)(*batch), (native.I64 * n)(*map(len, batch))
     error, first = _NEED_ROOM, 0
@@ -200,16 +198,16 @@ def _parse(batch: list[bytes], binary: bool, state: np.ndarray, literals: np.nda
                               deletions, deletions.shape[0])
         if error == _NEED_ROOM:  # the room chunk ``first`` had when it was parsed alone: it
             # adds at most one literal per byte (binary) and one step per two bytes
-            first = int(counts[2])
-            native.grow(literals, int(counts[0]) + sizes[first] + 1)
-            native.grow(deletions, int(counts[1]) + sizes[first] // 2 + 2)
-    if not error:
+            first = int(state[_CHUNK])
+            native.grow(literals, int(state[_LITERALS]) + sizes[first] + 1)
+            native.grow(deletions, int(state[_STEPS]) + sizes[first] // 2 + 2)
+    if error == _OK:
         return
     if final:  # the file ends inside a literal ("-")
         raise ProofFormatError(f"the proof is truncated: it ends inside a literal (at byte "
                                f"{offset})")
-    chunk, where = batch[int(counts[2])], int(counts[3])
-    at = offset + sum(map(len, batch[:int(counts[2])])) + where
+    chunk, where = batch[int(state[_CHUNK])], int(state[_AT])
+    at = offset + sum(map(len, batch[:int(state[_CHUNK])])) + where
     if binary and at == 0:  # neither text nor binary
         seen = _first_binary_byte(chunk[:12])
         raise ProofFormatError(
