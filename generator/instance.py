@@ -29,12 +29,11 @@ from puzzlesat.generator.families.params import (
     MAX_VARIABLES,
     SAFE_NAME,
     Estimate,
-    check_encoding,
     file_params,
     normalize_params,
 )
 from puzzlesat.generator.tracks import get_track
-from puzzlesat.generator.tracks.parts import Made
+from puzzlesat.generator.tracks.parts import Made, check_track_encoding, header_puzzle
 
 EXPECTED_VALUES = ("SAT", "UNSAT", "UNKNOWN")
 
@@ -137,15 +136,6 @@ def build(family_name: str, params: dict, encoding: str | None = None, seed: int
     check_size(family, _in_folder(family, params, files_root), encoding, force, seed, solving,
                form)
     return build_checked(family, params, encoding, seed, name, solving, files_root, form)
-
-
-def check_track_encoding(family, track: ModuleType, encoding: str | None) -> str:
-    """``encoding``, or the first of the track's for the family; a UserError naming the
-    known ones (and the format, for a track other than SAT)."""
-    known = tuple(track.encodings(family))
-    words = " ".join([*track.REPRODUCE[0], *track.REPRODUCE[1]])  # how generate asks for it
-    with prefixed(f"{words}: " if words else ""):
-        return check_encoding(family, encoding, known)
 
 
 def build_checked(family: Any, params: dict, encoding: str, seed: int | None,
@@ -276,21 +266,9 @@ def puzzle_from_header(header: dict, variables: int, clauses: int,
     puzzle is checked first: within the format's limits, at least the file's ``variables``
     (the puzzle's model is indexed by them), and within :data:`HEADER_FACTOR` times the file's
     ``variables`` and ``clauses`` (plus :data:`HEADER_SLACK`)."""
-    form = track or get_track("sat")
-    missing = [k for k in ("family", "encoding", "puzzle") if k not in header]
-    if missing:
-        raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
-    family = get_family(header["family"])
-    encoding = check_track_encoding(family, form, header["encoding"])
-    try:
-        with prefixed("header puzzle: "):
-            puzzle = family.puzzle_from_json(header["puzzle"])
-            size = form.estimate(family, {}, encoding, puzzle)
-            refuse_size(size, True)
-    except UserError:
-        raise
-    except Exception as exc:  # a damaged header is the file's fault, not ours
-        raise UserError(f"header puzzle does not parse: {exc}") from None
+    family, puzzle, encoding, size = header_puzzle(header, track or get_track("sat"))
+    with prefixed("header puzzle: "):
+        refuse_size(size, True)
     if variables > size.variables:  # the estimate is an upper bound
         raise UserError(f"header puzzle: {size.text()}, fewer than the file's {variables:,} "
                         f"variables")

@@ -151,14 +151,17 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
 
 # -- time limits and crashes: a fake solver run in the runner's child process --------------
 # The parent hands the child runner.solve_with_pysat by its qualified name, so replacing that
-# attribute in this process sends the child this module-level function instead.
+# attribute in this process sends the child this module-level function instead (imported
+# afresh there); it knows the instances by their variable counts, which the test gives it in
+# the environment the child inherits.
 def misbehave(source, solver, want_proof, cpu_limit=None, started=None):
     """The real solver, except: spin on the UNSAT sliding instance, crash on the flow one."""
-    if "k8-b6" in str(source):
+    what = json.loads(os.environ["MISBEHAVING"]).get(str(source[1]))
+    if what == "spin":
         started(time.process_time())
         while True:
             pass
-    if "flow-" in str(source):
+    if what == "crash":
         os._exit(3)
     return solve_with_pysat(source, solver, want_proof, cpu_limit, started)
 
@@ -168,6 +171,11 @@ def test_a_hanging_or_crashing_solver_does_not_stop_the_run(tmp_path, monkeypatc
     recorded as such, and the run goes on. The limit counts the solve call's CPU only, so a
     child that starts slowly on a busy machine still answers."""
     suite = publish_tiny(tmp_path)
+    rows = json.loads((suite / "manifest.json").read_text())["instances"]
+    behaviour = {row["variables"]: "spin" if "k8-b6" in row["name"] else "crash"
+                 for row in rows if "k8-b6" in row["name"] or "flow-" in row["name"]}
+    assert len(behaviour) == 2  # the two instances are told apart by their variables
+    monkeypatch.setenv("MISBEHAVING", json.dumps(behaviour))
     monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
     calibrate_suite(suite, ["cadical195"], time_limit=1.5, plot=False)
     rows = read_calibration(suite)

@@ -230,11 +230,10 @@ def test_proofs_of_a_suite_are_checked_in_parallel(tmp_path, puzzlesat, fake):
 def test_a_large_proof_goes_to_its_file_in_pieces(tmp_path, fake):
     """A solver's proof is copied where it was asked to go a megabyte at a time, never read whole
     into memory (a proof may be many GB)."""
-    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("big-proof", "{proof}"))
     tracemalloc.start()
     try:
-        run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60),
+        run = command_module.run_command(command, [UNSAT_CNF], TimeLimit(60),
                                          sat_status, output_bound(2),
                                          proof_to=tmp_path / "u.drat")
         peak = tracemalloc.get_traced_memory()[1]
@@ -252,9 +251,8 @@ def test_a_proof_left_as_a_symlink_is_never_copied(tmp_path, fake, monkeypatch):
     secret = tmp_path / "secret.txt"
     secret.write_text("API_TOKEN=hunter2\n")
     monkeypatch.setenv("SECRET_FILE", str(secret))
-    (tmp_path / "u.cnf").write_bytes(UNSAT_CNF)
     command = command_module.SolverCommand.parse(fake("symlink-proof", "{proof}"))
-    run = command_module.run_command(command, tmp_path / "u.cnf", TimeLimit(60), sat_status,
+    run = command_module.run_command(command, [UNSAT_CNF], TimeLimit(60), sat_status,
                                      output_bound(2), proof_to=tmp_path / "u.drat")
     assert run.status == "UNSAT"
     assert not (tmp_path / "u.drat").exists()

@@ -25,7 +25,7 @@ from puzzlesat.validate.verdict import EXIT_CODES, track_verdicts
 FORM_NAMES = ("NAME", "FORMAT", "COUNT", "TITLE", "FORMAT_TEXT", "GROUP_KEYS", "REPRODUCE",
               "SUITE_SUFFIX", "RESULTS", "has", "module", "encodings", "estimate", "encode",
               "make", "picture", "summary", "head", "body", "write", "sizes", "gbd_hash",
-              "fingerprint", "read", "read_text", "file_fingerprint", "file_sizes",
+              "fingerprint", "read", "text_pieces", "file_fingerprint", "file_sizes",
               "file_lines", "result_word", "table_result", "encoding_text", "abstract",
               "family_notes", "markdown_section", "latex_section")
 #: what each part of a validator track defines

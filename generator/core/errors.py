@@ -23,8 +23,11 @@ def shown(value: object, limit: int = 60) -> str:
 @contextmanager
 def prefixed(prefix: str) -> Iterator[None]:
     """Run the block; a UserError raised in it is raised again with ``prefix`` before its
-    message (the boundary that knows where, e.g. a spec's group or a file name, says it once)."""
+    message (the boundary that knows where, e.g. a spec's group or a file name, says it once:
+    not again before a message that starts with it already)."""
     try:
         yield
     except UserError as exc:
+        if str(exc).startswith(prefix):
+            raise
         raise UserError(f"{prefix}{exc}") from None

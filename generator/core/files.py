@@ -1,15 +1,20 @@
-"""Output files: deterministic compression, and files that appear complete or not at all."""
+"""Output files: deterministic compression, files that appear complete or not at all, and
+scratch folders that a killed run does not leave behind for long."""
 
 from __future__ import annotations
 
 import bz2
 import contextlib
+import fcntl
 import gzip
 import lzma
 import os
 import re
 import secrets
+import shutil
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
@@ -176,3 +181,51 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_file`)."""
     with atomic_file(path) as fh:
         fh.write(data)
+
+
+#: the file a scratch folder's run holds locked while it runs
+_LOCK = ".puzzlesat-running"
+
+
+@contextlib.contextmanager
+def scratch_folder(kind: str):
+    """A new private folder in the temporary folder for one run's files (a solver's copy of an
+    instance, a proof checker's inputs), removed when the block ends, whatever ends it. A
+    process killed with SIGKILL cleans nothing up, so the run holds a lock on a file in its
+    folder while it runs (the kernel drops it when the process dies, however it dies), and
+    the folders of ``kind`` whose lock nobody holds any more are removed first: only folders
+    this function made (named so, owned by this user, holding that file)."""
+    _sweep_scratch(kind)
+    with tempfile.TemporaryDirectory(prefix=f"puzzlesat-{kind}-") as folder:
+        making = Path(folder, _LOCK + ".new")
+        lock = os.open(making, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            os.rename(making, Path(folder, _LOCK))  # seen by a sweep only once it is held
+            yield Path(folder)
+        finally:
+            os.close(lock)
+
+
+def _sweep_scratch(kind: str) -> None:
+    root = Path(tempfile.gettempdir())
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(f"puzzlesat-{kind}-")]
+    except OSError:
+        return
+    for name in names:
+        try:
+            folder = root / name
+            info = folder.lstat()
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            lock = os.open(folder / _LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # gone meanwhile, not ours, or made without the lock: left alone
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its run holds it: alive
+            os.close(lock)
+            continue
+        shutil.rmtree(folder, ignore_errors=True)  # rmtree never follows a link inside
+        os.close(lock)

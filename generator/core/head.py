@@ -100,11 +100,13 @@ def _check(found: Comments, name: str) -> None:
 @dataclass(frozen=True)
 class Head:
     """What the start of an instance file says: its ``format`` (``cnf`` or ``wcnf``), the
-    comment lines kept before its first other line, and that line (b"" when none)."""
+    comment lines kept before its first other line, that line (b"" when none), and how many
+    bytes of text come before it."""
 
     format: str
     comments: Comments
     first: bytes
+    size: int = 0
 
 
 def classify(first: bytes, comments: Comments) -> str:
@@ -137,7 +139,7 @@ def read_head(path: str | os.PathLike) -> Head:
             first = first_other(lines)
             if first is not None:
                 comments.add(scan_comments(lines[:first[0]], str(path)), str(path))
-                return Head(classify(first[1], comments), comments, first[1])
+                return Head(classify(first[1], comments), comments, first[1], seen + first[0])
             comments.add(scan_comments(lines, str(path)), str(path))
             seen += len(lines)
             if seen + len(held) > MAX_COMMENT_BYTES:
@@ -146,9 +148,9 @@ def read_head(path: str | os.PathLike) -> Head:
     first = first_other(held + b"\n")
     if first is None:
         comments.add(scan_comments(held, str(path)), str(path))
-        return Head("cnf", comments, b"")
+        return Head("cnf", comments, b"", seen + len(held))
     comments.add(scan_comments(held[:first[0]], str(path)), str(path))
-    return Head(classify(first[1], comments), comments, first[1])
+    return Head(classify(first[1], comments), comments, first[1], seen + first[0])
 
 
 _OTHER = re.compile(rb"^[ \t\r]*([^c \t\r\n][^\n]*)", re.M)

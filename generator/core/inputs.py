@@ -99,19 +99,26 @@ def read_input(path: str | os.PathLike, limit: int, what: str = "input",
 def read_stream(handle: BinaryIO, name: str, limit: int, what: str = "input",
                 bound: Bound | None = None) -> bytes:
     """:func:`read_input` on an open binary file."""
-    parts, size, holder = [], 0, what
+    return b"".join(bounded_pieces(handle, name, limit, what, bound))
+
+
+def bounded_pieces(handle: BinaryIO, name: str, limit: int, what: str = "input",
+                   bound: Bound | None = None) -> Generator[bytes, None, None]:
+    """The pieces of :func:`input_pieces`, :class:`InputTooLong` as soon as they pass
+    ``limit`` bytes (the most ``what`` can hold); ``bound``, when given, sees each piece in
+    order until it returns a tighter ``(limit, what may hold it)``."""
+    size = 0
     with contextlib.closing(input_pieces(handle, name)) as pieces:
         for piece in pieces:
-            parts.append(piece)
             size += len(piece)
             if bound is not None:
                 tighter = bound(piece)
                 if tighter is not None:
-                    (limit, holder), bound = tighter, None
+                    (limit, what), bound = tighter, None
             if size > limit:
-                raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {holder} "
-                                   f"can hold")
-    return b"".join(parts)
+                raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {what} can "
+                                   f"hold")
+            yield piece
 
 
 def line_chunks(handle: BinaryIO, name: str, limit: int, what: str = "input",
@@ -120,13 +127,9 @@ def line_chunks(handle: BinaryIO, name: str, limit: int, what: str = "input",
     of about ``size`` bytes, each ending with a line's newline (the last one where the text
     ends), so a reader parses one chunk at a time and keeps only what it parsed;
     :class:`InputTooLong` once they pass ``limit`` bytes (the most ``what`` can hold)."""
-    held, total = b"", 0
-    with contextlib.closing(input_pieces(handle, name)) as pieces:
+    held = b""
+    with contextlib.closing(bounded_pieces(handle, name, limit, what)) as pieces:
         for piece in pieces:
-            total += len(piece)
-            if total > limit:
-                raise InputTooLong(f"{name}: longer than {limit:,} bytes, the most {what} can "
-                                   f"hold")
             held += piece
             if len(held) >= size:
                 cut = held.rfind(b"\n") + 1

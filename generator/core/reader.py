@@ -8,6 +8,7 @@ import mmap
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,11 +20,11 @@ from puzzlesat.generator.core.header import parse_header
 from puzzlesat.generator.core.inputs import (
     MAGIC,
     InputTooLong,
+    bounded_pieces,
     input_pieces,
     line_chunks,
     open_input,
     read_input,
-    read_stream,
 )
 from puzzlesat.generator.core.integers import minus_signs_ok, parse_integers
 
@@ -370,11 +371,12 @@ def cnf_text_bound(num_vars: int, num_clauses: int) -> int:
 class _PLineBound:
     """A :data:`~puzzlesat.generator.core.inputs.Bound`: the text before the p line is
     comments (bounded by the caller's limit); once the p line is read, the whole text is
-    bounded by :func:`cnf_text_bound`."""
+    bounded by :func:`cnf_text_bound`, and by ``cap`` when it is tighter."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap: int = sys.maxsize, holder: str = "") -> None:
         self.head = bytearray()
         self.scanned = 0  # start of the first line not yet searched
+        self.cap, self.holder = cap, holder
 
     def __call__(self, piece: bytes) -> tuple[int, str] | None:
         self.head += piece
@@ -390,8 +392,10 @@ class _PLineBound:
             num_vars, num_clauses = int(p.group(1)), int(p.group(2))
         except ValueError:  # parse_dimacs names the malformed p line
             return None
-        return (p.end() + cnf_text_bound(max(num_vars, 0), max(num_clauses, 0)),
-                f"an instance with the p line {p.group(0).decode('ascii').strip()!r}")
+        bound = p.end() + cnf_text_bound(max(num_vars, 0), max(num_clauses, 0))
+        if self.cap < bound:
+            return self.cap, self.holder
+        return bound, f"an instance with the p line {p.group(0).decode('ascii').strip()!r}"
 
 
 def _map_plain(handle):
@@ -410,26 +414,38 @@ def _map_plain(handle):
         return None
 
 
-def read_dimacs(path: str | os.PathLike) -> Dimacs:
+def read_dimacs(path: str | os.PathLike, limit: int | None = None,
+                holder: str = "the instance") -> Dimacs:
     """Read a plain, .xz, .gz or .bz2 DIMACS file (compression detected from its bytes): a
-    regular file or ``-`` (stdin), decompressed no further than its p line allows."""
+    regular file or ``-`` (stdin), decompressed no further than its p line allows, nor past
+    ``limit`` bytes of text when given (the most ``holder`` can hold)."""
     with open_input(path, "instance") as handle:
         mapped = _map_plain(handle)
         if mapped is not None:
+            if limit is not None and len(mapped) > limit:
+                raise InputTooLong(f"{path}: longer than {limit:,} bytes, the most {holder} "
+                                   f"can hold")
             return parse_dimacs(mapped, str(path))
-        chunks = (memoryview(c) for c in line_chunks(handle, str(path), sys.maxsize))
+        chunks = (memoryview(c) for c in line_chunks(handle, str(path),
+                                                     sys.maxsize if limit is None else limit,
+                                                     holder))
         return _parse(chunks, str(path), bounded=True)
 
 
-def read_dimacs_text(path: str | os.PathLike, follow_symlinks: bool = True) -> bytes:
-    """The decompressed text of a DIMACS file, read no further than its p line allows."""
+def dimacs_pieces(path: str | os.PathLike, follow_symlinks: bool = True,
+                  limit: int | None = None, holder: str = "the instance") -> Iterator[bytes]:
+    """The decompressed text of a DIMACS file in pieces, read no further than its p line
+    allows, nor past ``limit`` bytes when given (the most ``holder`` can hold)."""
+    cap = sys.maxsize if limit is None else limit
     with open_input(path, "instance", follow_symlinks) as handle:
-        return _read_text(handle, str(path))
+        yield from bounded_pieces(handle, str(path), min(cap, MAX_COMMENT_BYTES),
+                                  "the comments before a p line", _PLineBound(cap, holder))
 
 
-def _read_text(handle, name: str) -> bytes:
-    return read_stream(handle, name, MAX_COMMENT_BYTES, "the comments before a p line",
-                       _PLineBound())
+def read_dimacs_text(path: str | os.PathLike, follow_symlinks: bool = True,
+                     limit: int | None = None, holder: str = "the instance") -> bytes:
+    """The decompressed text of a DIMACS file, bounded as :func:`dimacs_pieces` reads it."""
+    return b"".join(dimacs_pieces(path, follow_symlinks, limit, holder))
 
 
 def read_num_vars(path: str | os.PathLike) -> int | None:

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,7 +54,7 @@ from puzzlesat.generator.core.cnf import LITERAL_DTYPE, ClauseBlock, DeferredBlo
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.head import Comments, scan_comments
 from puzzlesat.generator.core.header import header_lines, parse_header
-from puzzlesat.generator.core.inputs import line_chunks, open_input, read_stream
+from puzzlesat.generator.core.inputs import bounded_pieces, line_chunks, open_input
 from puzzlesat.generator.core.reader import parse_literals
 from puzzlesat.generator.core.writer import RunWriter, Stage
 
@@ -253,23 +253,21 @@ class WcnfFile:
 MAX_WCNF_BYTES = 1 << 30
 
 
-def read_wcnf(path: str | os.PathLike, limit: int = MAX_WCNF_BYTES) -> WcnfFile:
+def read_wcnf(path: str | os.PathLike, limit: int = MAX_WCNF_BYTES,
+              holder: str = "a WCNF instance") -> WcnfFile:
     """Read a plain, .xz, .gz or .bz2 WCNF file (compression detected from its bytes), at
-    most ``limit`` bytes of text (the caller's bound from the file's header; an
-    :class:`~puzzlesat.generator.core.inputs.InputTooLong` past it)."""
+    most ``limit`` bytes of text (an :class:`~puzzlesat.generator.core.inputs.InputTooLong`
+    past it, naming ``holder`` as what holds no more)."""
     with open_input(path, "instance") as handle:
-        return _parse_chunks(line_chunks(handle, str(path), limit, WHAT), str(path))
+        return _parse_chunks(line_chunks(handle, str(path), limit, holder), str(path))
 
 
-def read_wcnf_text(path: str | os.PathLike, limit: int = MAX_WCNF_BYTES,
-                   follow_symlinks: bool = True) -> bytes:
-    """The decompressed text of a WCNF file, at most ``limit`` bytes (as :func:`read_wcnf`)."""
+def wcnf_pieces(path: str | os.PathLike, follow_symlinks: bool = True,
+                limit: int = MAX_WCNF_BYTES, holder: str = "a WCNF instance") -> Iterator[bytes]:
+    """The decompressed text of a WCNF file in pieces, at most ``limit`` bytes of it (as
+    :func:`read_wcnf`)."""
     with open_input(path, "instance", follow_symlinks) as handle:
-        return read_stream(handle, str(path), limit, WHAT)
-
-
-#: what holds a WCNF text, for the message past its limit
-WHAT = "a WCNF instance with this header"
+        yield from bounded_pieces(handle, str(path), limit, holder)
 
 
 def parse_wcnf(text: bytes, name: str = "input") -> WcnfFile:
@@ -383,7 +381,9 @@ def _parse_lines(chunk: bytes, name: str, before: int) -> tuple[np.ndarray, np.n
     lines = token_line[literal]
     last = np.concatenate((lines[1:] != lines[:-1], [True])) if lines.size else lines
     # clause lines with no literal token at all (a bare 'h' or weight)
-    bare = np.setdiff1d(lead_clause, lines)
+    has_literal = np.zeros_like(comment)
+    has_literal[lines] = True
+    bare = lead_clause[~has_literal[lead_clause]]
     problem(bare, "the clause does not end with 0")
     problem(lines[last & (values != 0)], "the clause does not end with 0")
     problem(lines[~last & (values == 0)], "a 0 inside the clause")

@@ -35,7 +35,6 @@ from puzzlesat.generator.families.params import (
     file_params,
     normalize_params,
 )
-from puzzlesat.generator.instance import check_track_encoding
 from puzzlesat.generator.suite.folder import (
     INPUTS,
     MANIFEST,
@@ -46,6 +45,7 @@ from puzzlesat.generator.suite.folder import (
     witness_file,
 )
 from puzzlesat.generator.tracks import track_for
+from puzzlesat.generator.tracks.parts import check_track_encoding
 
 SUITE_KEYS = {"name": str, "author": str, "version": str, "seed": int, "compression": str,
               "title": str, "description": str, "date": str, "license": str, "url": str}

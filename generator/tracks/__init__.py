@@ -16,19 +16,26 @@ A track module defines
 ``NAME``          the track's name (the keys of :data:`TRACKS`)
 ``FORMAT``        the file format: the instance's suffix (``.cnf``, ``.wcnf``) and ``--format``
 ``COUNT``         whether ``--count`` (a group's ``count = true``) asks for it
-``TITLE``         the track in words, for prose
+``TITLE``, ``FORMAT_TEXT``   the track and its format in words, for prose and ``--help``
+``GROUP_KEYS``    the keys a suite spec's group asks for it with
 ``REPRODUCE``     the words ``generate`` takes for it in a header's reproduce line: (before
                   ``--name``, before ``-o``), as published headers hold them
+``SUITE_SUFFIX``  what a suite adds to its instances' names
+``RESULTS``       the results a row can have, in the order descriptions list them
 ``has(family)``   whether the family has a form of the track
 ``module(family)``   the family's module for the track (its card names it; the SAT track's
                   is the family itself), or a UserError naming the families that have one
 ``encodings(family)``, ``estimate(family, params, encoding, puzzle=None)``
-``make(family, puzzle, params, encoding, seed, solving) -> Made``   its formula and
-                  what is known of it
-``picture(family, puzzle, params, seed)``   the known solution a description draws
-``head(formula, header)``, ``stream(formula, write)``, ``write(path, formula, header)``,
-``sizes(formula)``, ``read(path, limit)``, ``shape(parsed)``   the file, written and read
-the description's parts: ``results(rows)``, ``table_result(rows)``,
+``encode(family, puzzle, encoding)``, ``make(family, puzzle, params, encoding, seed,
+solving) -> Made``   its formula, and what is known of it
+``picture(family, puzzle, params, seed)``, ``summary(instance)``   what a description
+                  draws and what ``generate`` says
+``head(formula, header)``, ``body(formula)``, ``write(path, formula, header)``,
+``sizes(formula)``, ``gbd_hash(formula)``, ``fingerprint(formula)``   the file written
+``read(path)``, ``text_pieces(path, follow_symlinks)``, ``file_fingerprint(parsed)``,
+``file_sizes(parsed)``, ``file_lines(parsed)``   the file read, never past what its header
+                  allows (:func:`~puzzlesat.generator.tracks.parts.header_limit`)
+the description's parts: ``result_word(row)``, ``table_result(rows)``,
 ``encoding_text(family, encoding)``, ``abstract(rows, families)``, ``family_notes(family)``,
 ``markdown_section(rows, calibration)``, ``latex_section(rows, calibration, tex)``
 """

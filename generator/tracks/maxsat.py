@@ -15,13 +15,12 @@ placement or trace shows, with no encoding involved).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.head import MAX_COMMENT_BYTES, read_head
-from puzzlesat.generator.core.header import parse_header
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.save import write_wcnf_instance
 from puzzlesat.generator.core.seeds import Rng
@@ -32,14 +31,20 @@ from puzzlesat.generator.core.wcnf import (
     Wcnf,
     WcnfFile,
     read_wcnf,
-    read_wcnf_text,
     wcnf_clause_bytes,
     wcnf_head,
+    wcnf_pieces,
 )
 from puzzlesat.generator.core.writer import gbd_hash_of_body
 from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Estimate
-from puzzlesat.generator.tracks.parts import Made, no_notes, no_section
+from puzzlesat.generator.tracks.parts import (
+    HEADER_HOLDS,
+    Made,
+    header_limit,
+    no_notes,
+    no_section,
+)
 
 NAME = "maxsat"
 FORMAT = "wcnf"
@@ -156,29 +161,27 @@ def fingerprint(formula: Wcnf) -> tuple:
     return _fingerprint(formula.hard.flat_literals(), soft, weights)
 
 
-def text_limit(path) -> int:
-    """The most bytes of text the WCNF at ``path`` may hold: what the size estimate of its
-    header's puzzle allows (twice over for layout, and the comments), read from its head
-    alone; :data:`~puzzlesat.generator.core.wcnf.MAX_WCNF_BYTES` without a header puzzle
-    that reads (the judge then names what is wrong with it)."""
-    header = parse_header(read_head(path).comments.header, str(path))
-    try:
-        family = get_family(header["family"])
-        puzzle = family.puzzle_from_json(header["puzzle"])
-        size = estimate(family, {}, str(header["encoding"]), puzzle)
-    except Exception:  # any header that does not read: the fixed cap, and the judge's line
-        return MAX_WCNF_BYTES
-    return 2 * size.bytes + MAX_COMMENT_BYTES
-
-
 def read(path) -> WcnfFile:
-    """The instance file, read no further than its header allows (:func:`text_limit`)."""
-    return read_wcnf(path, text_limit(path))
+    """The instance file, read no further than its header allows
+    (:func:`~puzzlesat.generator.tracks.parts.header_limit`; without a header puzzle that reads,
+    :data:`~puzzlesat.generator.core.wcnf.MAX_WCNF_BYTES`)."""
+    return read_wcnf(path, *_bound(path))
 
 
-def read_text(path, follow_symlinks: bool = True) -> bytes:
-    """The decompressed text of the instance file, bounded as :func:`read` reads it."""
-    return read_wcnf_text(path, text_limit(path), follow_symlinks)
+def text_pieces(path, follow_symlinks: bool = True) -> Iterator[bytes]:
+    """The decompressed text of the instance file in pieces, bounded as :func:`read` reads
+    it."""
+    return wcnf_pieces(path, follow_symlinks, *_bound(path))
+
+
+def text_limit(path) -> int:
+    """The most bytes of text the instance file holds, as :func:`read` reads it."""
+    return _bound(path)[0]
+
+
+def _bound(path) -> tuple[int, str]:
+    limit = header_limit(path)
+    return (MAX_WCNF_BYTES, "a WCNF instance") if limit is None else (limit, HEADER_HOLDS)
 
 
 def file_fingerprint(parsed: WcnfFile) -> tuple:

@@ -46,16 +46,15 @@ from puzzlesat.generator.tracks.sat import (  # the file is the SAT track's DIMA
     gbd_hash,
     head,
     read,
-    read_text,
     result_word,
     sizes,
     table_result,
+    text_pieces,
     write,
 )
 
 __all__ = ["body", "file_fingerprint", "file_lines", "file_sizes", "fingerprint", "gbd_hash", "head",
-           "read",
-           "read_text", "result_word", "sizes", "table_result", "write"]
+           "read", "result_word", "sizes", "table_result", "text_pieces", "write"]
 
 NAME = "mc"
 FORMAT = "cnf"

@@ -8,18 +8,19 @@ The family module itself is the SAT track's module: its ``encode``, ``expected``
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
-from puzzlesat.generator.core.reader import Dimacs, read_dimacs, read_dimacs_text
+from puzzlesat.generator.core.reader import Dimacs, dimacs_pieces, read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.core.writer import clause_bytes, dimacs_head, gbd_hash_of_literals
 from puzzlesat.generator.families.params import Estimate
-from puzzlesat.generator.tracks.parts import Made, no_notes, no_section
+from puzzlesat.generator.tracks.parts import HEADER_HOLDS, Made, header_limit, no_notes, no_section
 
 NAME = "sat"
 FORMAT = "cnf"
@@ -113,13 +114,15 @@ def fingerprint(formula: Formula) -> tuple:
 
 
 def read(path) -> Dimacs:
-    """The instance file, read no further than its p line allows."""
-    return read_dimacs(path)
+    """The instance file, read no further than its p line and its header allow
+    (:func:`~puzzlesat.generator.tracks.parts.header_limit`)."""
+    return read_dimacs(path, header_limit(path), HEADER_HOLDS)
 
 
-def read_text(path, follow_symlinks: bool = True) -> bytes:
-    """The decompressed text of the instance file, bounded as :func:`read` reads it."""
-    return read_dimacs_text(path, follow_symlinks)
+def text_pieces(path, follow_symlinks: bool = True) -> Iterator[bytes]:
+    """The decompressed text of the instance file in pieces, bounded as :func:`read` reads
+    it."""
+    return dimacs_pieces(path, follow_symlinks, header_limit(path), HEADER_HOLDS)
 
 
 def file_fingerprint(parsed: Dimacs) -> tuple:

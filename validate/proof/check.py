@@ -31,7 +31,6 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import scratch_folder
 from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.reader import read_bytes
 
@@ -183,7 +183,7 @@ def _keep_certificate(cert: Certificate, lrat: LratRequest, n_clauses: int) -> l
         if not path.exists():
             write_lrat(cert, path, n_clauses, lrat.binary)
             return []
-        with tempfile.TemporaryDirectory(prefix="puzzlesat-lrat-") as tmp:
+        with scratch_folder("lrat") as tmp:
             write_lrat(cert, Path(tmp, path.name), n_clauses, lrat.binary)
             if filecmp.cmp(Path(tmp, path.name), path, shallow=False):
                 return []  # this proof's certificate, kept by an earlier run
@@ -232,7 +232,7 @@ def _sign_with_cake_lpr(check: ProofCheck, cake_lpr: str, flat, cert,
         return replace(check, reason=check.reason + f"; cake_lpr not run (variable {used} for "
                                                     f"{flat.shape[0]} literals)")
     left = None if deadline is None else max(deadline - time.monotonic(), 1.0)
-    with tempfile.TemporaryDirectory(prefix="puzzlesat-lrat-") as tmp:
+    with scratch_folder("lrat") as tmp:
         cnf, proof = Path(tmp, "f.cnf"), Path(tmp, "f.lrat")
         with open(cnf, "wb") as out:
             plain_dimacs(_without_repeats(flat), used, out.write)
@@ -261,7 +261,7 @@ def _check_with_drat_trim(flat: np.ndarray, num_vars: int, proof: bytes,
 
     from puzzlesat.generator.core.writer import plain_dimacs
 
-    with tempfile.TemporaryDirectory(prefix="puzzlesat-proof-") as tmp:
+    with scratch_folder("proof") as tmp:
         cnf, drat = Path(tmp, "f.cnf"), Path(tmp, "f.drat")
         with open(cnf, "wb") as out:
             plain_dimacs(flat, num_vars, out.write)

@@ -24,7 +24,7 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
-from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.files import atomic_write, compress
 from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
 from puzzlesat.generator.suite.folder import (
@@ -34,6 +34,7 @@ from puzzlesat.generator.suite.folder import (
     read_suite_file,
 )
 from puzzlesat.generator.tracks import get_track
+from puzzlesat.generator.tracks.parts import header_size
 
 #: the suite's files every bundle holds as they are (with the plots description.tex includes)
 BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")
@@ -73,9 +74,13 @@ def instance_path(src: Path, row: ManifestRow, index: int) -> Path:
 
 
 def instance_text(src: Path, row: ManifestRow) -> bytes:
-    """The decompressed text of a row's instance, read no further than its header allows
-    (a p line, a WCNF header's puzzle) and never through a link."""
-    return get_track(row.track).read_text(src / row.file, follow_symlinks=False)
+    """The decompressed text of a row's instance, read no further than its header's puzzle
+    allows and never through a link; an instance whose header names no puzzle that reads is
+    refused unread (a suite holds puzzlesat instances only)."""
+    path = src / row.file
+    with prefixed(f"{path}: "):
+        header_size(path)
+    return b"".join(get_track(row.track).text_pieces(path, follow_symlinks=False))
 
 
 def xz_instance(src: Path, row: ManifestRow) -> bytes:

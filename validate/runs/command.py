@@ -56,16 +56,15 @@ import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.files import atomic_file
-from puzzlesat.generator.core.inputs import input_pieces, open_input
+from puzzlesat.generator.core.files import atomic_file, scratch_folder
+from puzzlesat.generator.core.inputs import open_input
 from puzzlesat.generator.core.paths import is_regular_file, os_failure
 from puzzlesat.generator.core.writer import plain_dimacs
 from puzzlesat.validate.answers import UNKNOWN_ANSWER, MalformedOutput, minisat_answer
@@ -218,16 +217,17 @@ class CommandRun:
     ended_by: str = SOLVER
 
 
-def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
-                status: Callable[[bytes], str], bound: int, suffix: str = "cnf",
-                proof_to: str | os.PathLike | None = None) -> CommandRun:
-    """Run ``command`` on ``instance`` (a plain or compressed file, or ``(flat literals,
-    num_vars)`` of a CNF) as ``instance.<suffix>`` for at most ``time_limit`` (CPU,
+def run_command(command: SolverCommand, instance: Iterable[bytes] | tuple,
+                time_limit: TimeLimit, status: Callable[[bytes], str], bound: int,
+                suffix: str = "cnf", proof_to: str | os.PathLike | None = None) -> CommandRun:
+    """Run ``command`` on ``instance`` (its text in pieces, as a track's ``text_pieces``
+    reads a file, bounded; or ``(flat literals, num_vars)`` of a CNF) written as a plain
+    ``instance.<suffix>`` for at most ``time_limit`` (CPU,
     wall-clock backstop), its answer read by ``status`` (the track's reader of what an
     answer claims) and kept up to ``bound`` bytes, its proof written (atomically) to
     ``proof_to`` when it answers UNSAT; see the module docstring. A program that cannot be
     started is a SolverNotRunnable (a UserError)."""
-    with tempfile.TemporaryDirectory(prefix="puzzlesat-solve-") as tmp:
+    with scratch_folder("solve") as tmp:
         cnf = Path(tmp, f"instance.{suffix}")
         proof_file = Path(tmp, "proof")
         out_file, err_file = Path(tmp, "stdout"), Path(tmp, "stderr")
@@ -236,9 +236,8 @@ def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
             if isinstance(instance, tuple):
                 plain_dimacs(instance[0], instance[1], plain.write)
             else:
-                with open_input(instance, "instance") as handle:
-                    for piece in input_pieces(handle, str(instance)):  # never all at once
-                        plain.write(piece)
+                for piece in instance:  # never all at once
+                    plain.write(piece)
         argv = command.argv(str(cnf), str(proof_file),
                             str(max(1, math.ceil(time_limit.cpu))), str(result_file))
         with open(out_file, "wb") as out, open(err_file, "wb") as err:
@@ -283,8 +282,9 @@ def run_command(command: SolverCommand, instance, time_limit: TimeLimit,
         return CommandRun(claimed, cpu, stdout, notes, wall, ended)
 
 
-def command_result(command: SolverCommand, instance, time_limit: TimeLimit,
-                   status: Callable[[bytes], str], bound: int, suffix: str = "cnf",
+def command_result(command: SolverCommand, instance: Iterable[bytes] | tuple,
+                   time_limit: TimeLimit, status: Callable[[bytes], str], bound: int,
+                   suffix: str = "cnf",
                    proof_to: str | os.PathLike | None = None) -> SolveResult:
     """:func:`run_command` as a client's run: its answer the solver's output (``s UNKNOWN``
     when none is kept), the command noted, an answer after the CPU limit not counted."""

@@ -47,7 +47,6 @@ import numpy as np
 from puzzlesat.generator.core.cnf import model_array
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
-from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.validate.answers import EXIT, UNKNOWN_ANSWER, sat_text
 from puzzlesat.validate.runs.limits import (
     CPU_LIMIT,
@@ -215,20 +214,12 @@ def stop_clock(clock: tuple[float, float]) -> tuple[float, float]:
 
 def solve_with_pysat(source, solver: str, want_proof: bool, cpu_limit: float | None = None,
                      started=None) -> ChildAnswer:
-    """Parse ``source`` (when it is a path) and solve it with the python-sat ``solver`` in this
-    process; the time counted is the ``solve()`` call's alone (reading and set-up are not the
-    solver's). With ``cpu_limit`` (in a child only) this process's RLIMIT_CPU is set just
+    """Solve ``source`` = ``(flat literals, num_vars)`` with the python-sat ``solver`` in this
+    process; the time counted is the ``solve()`` call's alone (set-up is not the solver's). With ``cpu_limit`` (in a child only) this process's RLIMIT_CPU is set just
     past the limit before solving, and ``started`` is told the CPU seconds spent before it."""
     from pysat.solvers import Solver
 
-    try:
-        if isinstance(source, (str, os.PathLike)):
-            dimacs = read_dimacs(source)
-            flat, num_vars = dimacs.literals, dimacs.num_vars
-        else:
-            flat, num_vars = source
-    except UserError as exc:
-        return ChildAnswer(None, error=str(exc))
+    flat, num_vars = source
     with Solver(name=solver, with_proof=want_proof) as s:
         s.append_formula(clauses(flat))
         clock = start_clock(cpu_limit, started)
@@ -248,8 +239,7 @@ def _child(conn, parent: int, solve, source, solver, want_proof, cpu_limit):
 
 def run_solver(source, solver: str = "cadical195", time_limit: TimeLimit | float | None = None,
                proof: bool = False) -> SolveResult:
-    """Solve ``source`` — an instance path, or ``(flat literals, num_vars)`` — with a
-    python-sat solver (:func:`solve_with_pysat`). With ``time_limit`` the solver runs in a
+    """Solve ``source`` = ``(flat literals, num_vars)`` with a python-sat solver (:func:`solve_with_pysat`). With ``time_limit`` the solver runs in a
     child, stopped once its ``solve()`` has used that many CPU seconds (or at the wall-clock
     backstop): status UNKNOWN; ``seconds`` are the solve call's CPU seconds, ``wall`` beside
     them."""

@@ -105,9 +105,12 @@ def run_external(command: SolverCommand, source, limit: TimeLimit, proof_to=None
     if proof_to is not None:
         raise UserError("--proof: a MaxSAT answer comes without a proof")
     # a v line holds a character per variable, fewer than the instance has bytes of text
-    size = len(source) if isinstance(source, bytes) else generator_track("maxsat").text_limit(
-        source)
-    return command_result(command, source, limit, maxsat_status, maxsat_bound(size),
+    if isinstance(source, bytes):
+        text, size = [source], len(source)
+    else:
+        track = generator_track("maxsat")
+        text, size = track.text_pieces(source), track.text_limit(source)
+    return command_result(command, text, limit, maxsat_status, maxsat_bound(size),
                           suffix="wcnf")
 
 

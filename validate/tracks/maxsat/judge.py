@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.core.head import read_head
-from puzzlesat.generator.core.header import header_count, parse_header
+from puzzlesat.generator.core.header import header_count
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.wcnf import WcnfFile
 from puzzlesat.generator.families.params import normalize_params
 from puzzlesat.generator.tracks import get_track as generator_track
+from puzzlesat.generator.tracks.parts import header_size
 from puzzlesat.validate.answers import (
     MalformedOutput,
     MaxsatOutput,
@@ -72,19 +72,16 @@ class Case:
 
 
 def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -> Case:
-    """Read a WCNF instance and certify its bounds; a file without a puzzlesat header is
-    refused before its clauses are read (a UserError), as is one whose header states other
-    bounds than its puzzle gives. A witness file (``options.witness``: an arrangement) must
+    """Read a WCNF instance and certify its bounds; a file without a puzzlesat header puzzle
+    that reads is refused before its clauses are read (a UserError), as is one whose header
+    states other bounds than its puzzle gives. A witness file (``options.witness``: an arrangement) must
     attain the certified upper bound."""
     if options.proof is not None:
         raise UserError("--proof: a MaxSAT answer comes without a proof")
     if options.epsilon is not None:
         raise UserError("--epsilon: a tolerance of approximate counts, not of MaxSAT answers")
     form = generator_track("maxsat")
-    header = parse_header(read_head(path).comments.header, str(path))
-    missing = [k for k in ("family", "encoding", "puzzle") if k not in header]
-    if missing:  # known from the head alone: the clauses are never read
-        raise UserError(f"not a puzzlesat instance: header lacks {', '.join(missing)}")
+    header_size(path)  # a header that names no puzzle that reads: the clauses are never read
     parsed = form.read(path)
     evidence = HeaderPuzzle(parsed, form)
     if not evidence.found:

@@ -15,7 +15,7 @@ import os
 
 from puzzlesat.generator.core.counting import read_projection
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.reader import parse_dimacs, read_dimacs
+from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.tracks import get_track as generator_track
 from puzzlesat.validate.answers import COUNT_BOUND, DELTA, EPSILON, count_status, count_text
 from puzzlesat.validate.runs.command import SolverCommand, command_result
@@ -74,7 +74,7 @@ def count_models(source: tuple, counter: str, want_proof: bool, cpu_limit: float
     where, seed = source
     try:
         dimacs = parse_dimacs(where, "instance") if isinstance(where, bytes) else \
-            read_dimacs(where)
+            generator_track("mc").read(where)
         projection = read_projection(dimacs.comments, dimacs.num_vars, "instance")
     except UserError as exc:
         return ChildAnswer(None, error=str(exc))
@@ -145,7 +145,8 @@ def run_external(command: SolverCommand, source, limit: TimeLimit, proof_to=None
         raise UserError("--seed: an external counter takes its seed on its own command line")
     if proof_to is not None:
         raise UserError("--proof: a count comes without a proof")
-    return command_result(command, source, limit, count_status, COUNT_BOUND)
+    text = [source] if isinstance(source, bytes) else generator_track("mc").text_pieces(source)
+    return command_result(command, text, limit, count_status, COUNT_BOUND)
 
 
 def _text_or_path(source):

@@ -37,7 +37,7 @@ import numpy as np
 from puzzlesat.generator.core.counting import MAX_COUNT_DIGITS, Projection, read_projection
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.header import header_count
-from puzzlesat.generator.core.reader import Dimacs, read_dimacs
+from puzzlesat.generator.core.reader import Dimacs
 from puzzlesat.generator.tracks import get_track as generator_track
 from puzzlesat.validate.answers import (
     COUNT_BOUND,
@@ -71,7 +71,7 @@ def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -
     """Read a counting instance and certify its count (never the header's word: see the module
     docstring); a file that is not a counting instance, or whose header count its puzzle does
     not give, is a UserError."""
-    return case_of(read_dimacs(path), str(path), options)
+    return case_of(generator_track("mc").read(path), str(path), options)
 
 
 def case_of(dimacs: Dimacs, name: str, options: JudgeOptions = JudgeOptions()) -> Case:

@@ -10,6 +10,7 @@ import os
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.reader import read_num_vars
+from puzzlesat.generator.tracks import get_track as generator_track
 from puzzlesat.validate.answers import output_bound, sat_status
 from puzzlesat.validate.runs.command import READY, SolverCommand, command_result, ready_command
 from puzzlesat.validate.runs.limits import TimeLimit
@@ -71,6 +72,9 @@ def run(name: str, source, limit: TimeLimit, proof_to: str | os.PathLike | None 
     command = ready_command(name)
     if command is not None:
         return run_external(command, source, limit, proof_to)
+    if not isinstance(source, tuple):  # read here: a malformed file is the user's one line
+        dimacs = generator_track("sat").read(source)
+        source = dimacs.literals, dimacs.num_vars
     result = run_solver(source, name, limit, proof=proof_to is not None).counted_within(limit)
     if proof_to is not None:
         write_proof(proof_to, result.proof)
@@ -83,8 +87,11 @@ def run_external(command: SolverCommand, source, limit: TimeLimit,
     """Run an external SAT solver on ``source``; its stdout (or MiniSat result file) is the
     answer, kept up to what a model of the instance's variables holds."""
     _no_seed(seed)
-    num_vars = source[1] if isinstance(source, tuple) else read_num_vars(source) or 0
-    return command_result(command, source, limit, sat_status, output_bound(num_vars),
+    if isinstance(source, tuple):
+        text, num_vars = source, source[1]
+    else:
+        text, num_vars = generator_track("sat").text_pieces(source), read_num_vars(source) or 0
+    return command_result(command, text, limit, sat_status, output_bound(num_vars),
                           proof_to=proof_to)
 
 

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.reader import Dimacs, read_dimacs, read_num_vars
+from puzzlesat.generator.core.reader import Dimacs, read_num_vars
 from puzzlesat.generator.tracks import get_track as generator_track
 from puzzlesat.validate.answers import (
     STATUSES,
@@ -91,7 +91,7 @@ def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -
         raise UserError(f"cannot read {options.proof}: no such file")
     if options.epsilon is not None:
         raise UserError("--epsilon: a tolerance of approximate counts, not of SAT answers")
-    return case_of(read_dimacs(path))
+    return case_of(generator_track("sat").read(path))
 
 
 def case_of(dimacs: Dimacs) -> Case:
