@@ -60,9 +60,13 @@ reason). Lines end at ``\\n``; tokens are separated by ASCII whitespace (so a ``
 Where VeriPB reads more: other rules (``rup``, ``del``, ``e``, ...), weakening ``w``, labels,
 relative (negative) ids, a ``pol`` ending in ``0`` or ``;``, a conclusion without an id, and
 whatever follows ``end``: none is in the subset we emit, so none is accepted here. VeriPB 0.3a0
-(legacy format 1.x) also multiplies by 0 (format 2.0 says "strictly positive": refused here),
-and its C++ saturation of a constraint whose degree is <= 0 is unsound (``pol x1 ~x1 + x2 + x3
-+ 3 * s`` derives ``3 ~x2 3 ~x3 >= 3`` from nothing; tests/test_cutting_planes.py pins it).
+(legacy format 1.x) also multiplies by 0 (format 2.0 says "strictly positive": refused here);
+its C++ saturation of a constraint whose degree is <= 0 is unsound (``pol x1 ~x1 + x2 + x3 +
+3 * s`` derives ``3 ~x2 3 ~x3 >= 3`` from nothing, and so a refutation of x2 >= 1, x3 >= 1;
+tests/test_cutting_planes.py pins it); and it divides a negative degree by (d + k - 1) / k
+rounded toward 0 (``>= -4``, ``2 d``: ``>= -1``), where ceil(-4/2) = -2 here (both are true:
+every coefficient is positive, so any degree <= 0 is). Where the two differ, the constraint
+derived here is the weaker one.
 
 Cost: reading is linear in the bytes; a step costs the sizes of the constraints it touches
 (an id on the stack is not copied until it must change, and a sum changes the larger operand
@@ -213,6 +217,7 @@ def _evaluate(tokens: list[bytes], database: list[Constraint], tick) -> Constrai
     stack: list[_Entry] = []
     i, n = 0, len(tokens)
     known = len(database)
+    known_digits = len(str(known))
     while i < n:
         token = tokens[i]
         following = tokens[i + 1] if i + 1 < n else b""
@@ -259,7 +264,7 @@ def _evaluate(tokens: list[bytes], database: list[Constraint], tick) -> Constrai
                 stack.append(_Entry(terms, degree, True))
                 i += 2
                 continue
-            if len(token) > len(str(known)) or not 1 <= (j := int(token)) <= known:
+            if len(token) > known_digits or not 1 <= (j := int(token)) <= known:
                 why = ("there is no constraint 0" if token == b"0" else
                        f"constraint {_show_token(token)[1:-1]} is not derived yet "
                        f"(the last is {known})")
@@ -377,8 +382,9 @@ def derive(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]], proof: 
     """:func:`check_refutation`'s verdict and the database it had then: the formula's
     constraints, normalised, and every step it derived (for tests and diagnostics)."""
     database: list[Constraint] = []
-    for i, (terms, degree) in enumerate(constraints, 1):
+    for i, constraint in enumerate(constraints, 1):
         try:
+            terms, degree = constraint
             database.append(normalise(terms, degree))
         except (TypeError, ValueError) as error:
             return Refutation(False, f"the formula's constraint {i} is no constraint: {error}",
@@ -387,7 +393,7 @@ def derive(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]], proof: 
     lines: list[int] = []  # the line of each derived constraint
     work = [0]
 
-    def tick(n: int) -> None:
+    def tick(n: int) -> None:  # before each step, and after each _WORK_PER_TICK terms in one
         work[0] += n + 1
         if work[0] >= _WORK_PER_TICK:
             work[0] = 0
@@ -399,9 +405,10 @@ def derive(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]], proof: 
         for kind, number, tokens in _events(proof):
             try:
                 if kind == "pol":
+                    tick(_WORK_PER_TICK)
                     database.append(_evaluate(tokens, database, tick))
                     lines.append(number)
-                elif kind == "f" and tokens and _id(tokens[0], formula) != formula:
+                elif kind == "f" and tokens and tokens[0] != str(formula).encode():
                     raise _Refused(f"`f {_show_token(tokens[0])[1:-1]}`, but the formula has "
                                    f"{formula} constraints")
                 elif kind == "conclusion":
