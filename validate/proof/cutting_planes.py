@@ -24,7 +24,7 @@ normalised, ``a`` A's coefficient of a literal, d its degree):
 * a literal ``x3`` or ``~x3`` pushes its axiom, ``1 x3 >= 0``;
 * ``A B +`` pushes the sum, normalised: where A has ``a l`` and B ``b ~l``,
   ``a l + b ~l = (a-b) l + b`` when a >= b and ``(b-a) ~l + a`` when b > a, so min(a, b)
-  leaves the degree (and the variable the sum, when a = b);
+  leaves the degree (and the variable leaves the sum when a = b);
 * ``A k *``, k >= 1: every coefficient and the degree times k;
 * ``A k d``, k >= 1: every coefficient ceil(a/k) and the degree ceil(d/k) (rounded up,
   on the normalised form; ceil exactly, for a degree below 0 too);
@@ -49,7 +49,7 @@ The proof file (what :func:`check_refutation` reads; anything else is not verifi
 reason). Lines end at ``\\n``; tokens are separated by ASCII whitespace (so a ``\\r`` before the
 ``\\n`` is harmless); numbers are decimal digits without sign or leading zero.
 
-* line 1: ``pseudo-Boolean proof version 2.0``, exactly (no other version);
+* line 1: ``pseudo-Boolean proof version 2.0``, these four tokens (no other version);
 * comment lines (first token starting with ``*``) and blank lines anywhere before the end;
 * at most one ``f N`` or ``f``, before the first ``pol``: N must be K;
 * ``pol`` lines with the tokens above only: ids, literals ``x<v>``/``~x<v>`` with v >= 1,
@@ -65,13 +65,15 @@ its C++ saturation of a constraint whose degree is <= 0 is unsound (``pol x1 ~x1
 3 * s`` derives ``3 ~x2 3 ~x3 >= 3`` from nothing, and so a refutation of x2 >= 1, x3 >= 1;
 tests/test_cutting_planes.py pins it); and it divides a negative degree by (d + k - 1) / k
 rounded toward 0 (``>= -4``, ``2 d``: ``>= -1``), where ceil(-4/2) = -2 here (both are true:
-every coefficient is positive, so any degree <= 0 is). Where the two differ, the constraint
-derived here is the weaker one.
+every coefficient is positive, so any degree <= 0 is). Where the two derive different
+constraints, the one derived here is the weaker.
 
 Cost: reading is linear in the bytes; a step costs the sizes of the constraints it touches
 (an id on the stack is not copied until it must change, and a sum changes the larger operand
 when it may, so a ``pol`` of millions of operands is linear); numbers are Python ints, read from
 their digits in O(M(n) log n) time rather than CPython's quadratic way, and never printed whole.
+The clock (a ``deadline``) is read before each step and every 65,536 terms within one; past it,
+a TimeoutError: the proof is not checked, which is no rejection (as for the DRAT checker).
 """
 
 from __future__ import annotations
