@@ -293,14 +293,18 @@ HOSTILE = [b"<=", b">", b"<", b"!=", b"=", b">=", b";", b"min:", b"max:", b"x0",
 
 @st.composite
 def mutated_texts(draw) -> bytes:
-    """A valid text with one to three edits: a token replaced by, or a hostile token put
-    before, another; a token, a line or a newline taken out; a line split or doubled."""
+    """A valid text with one to three edits, most past line 1: a token replaced by, or a
+    hostile token put before, another; a token or a line taken out; a line split, doubled or
+    joined to the next."""
     text = draw(others_texts())
     for _ in range(draw(st.integers(1, 3))):
-        tokens = [m.span() for m in re.finditer(rb"[^ \t\r\n]+", text)] or [(0, 0)]
+        body = draw(st.integers(0, 7)) > 0  # line 1 one time in eight
+        tokens = [m.span() for m in re.finditer(rb"[^ \t\r\n]+", text)
+                  if not body or m.start() > text.find(b"\n") >= 0] or [(0, 0)]
         a, b = tokens[draw(st.integers(0, 10**6)) % len(tokens)]
         lines = text.split(b"\n")
-        line = draw(st.integers(0, 10**6)) % len(lines)
+        line = draw(st.integers(0, 10**6)) % len(lines) if not body or len(lines) < 2 else \
+            1 + draw(st.integers(0, 10**6)) % (len(lines) - 1)
         hostile = draw(st.sampled_from(HOSTILE))
         edit = draw(st.integers(0, 6))
         if edit == 0:
@@ -315,9 +319,10 @@ def mutated_texts(draw) -> bytes:
             text = b"\n".join(lines[:line] + lines[line + 1:])
         elif edit == 5:
             text = b"\n".join(lines[:line] + [lines[line]] + lines[line:])
-        else:
-            text = text.replace(b"\n", b" ", 1) if line % 2 else text[:a] + text[a:].replace(
-                b"\n", b"", 1)
+        elif line + 1 < len(lines):  # a line joined to the next, with or without a space
+            joint = draw(st.sampled_from([b" ", b""]))
+            text = b"\n".join(lines[:line] + [lines[line] + joint + lines[line + 1]]
+                              + lines[line + 2:])
     return text
 
 

@@ -760,15 +760,27 @@ def _parse_reference(text: bytes, name: str = "input") -> OpbFile:
 # coefficient; a line's last token must be ';'. Line-wise rules (the objective first, no more
 # constraints than line 1 declares, the header's size) are checked where a line starts. The
 # first line that fails is handed to the reference parser, which words the error.
+#
+# A token's digits (after its sign, x or ~x) are read from the 8 bytes that end at its last
+# byte, one unaligned uint64 word (two for 9 to 16 digits; more are read by Python, each paid
+# for by its text): the bytes before the digits masked off, every byte checked to be a digit
+# and the eight folded pairwise into their value in three multiply-adds (SWAR, as in
+# reader.py's clause parser).
 _WHITE = np.zeros(256, dtype=bool)
 _WHITE[list(b" \t\r\n")] = True
-_DIGIT = np.zeros(256, dtype=bool)
-_DIGIT[list(b"0123456789")] = True
-_SHORT_DIGITS = 18  # digits an int64 holds whatever they are
+_WORD_DIGITS = 16  # digits read from words; an int64 holds any 18
 _STEP_BYTES = 1 << 20  # text a step reads: few numpy calls per MB, bounded temporaries
 _CHUNK_BYTES = 1 << 20  # text of whole lines per chunk (parse_opb; read_opb: line_chunks)
 _SEARCH = 4096  # bytes looked at a time for the next token's start
 _MIN_TEXT = np.frombuffer(b"min:", dtype=np.uint8)
+_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_ZEROS = np.uint64(0x3030303030303030)  # '0' in every byte
+_SIXES = np.uint64(0x0606060606060606)  # a digit's low nibble + 6 stays below 16
+#: the top k bytes of a word, k = 0..8 (where a run of k digits lies that ends the word)
+_SIGN = np.ones(256, dtype=np.int64)  # by a token's first byte
+_SIGN[list(b"-~")] = -1
+_TOP = np.array([0] + [(1 << 64) - (1 << (64 - 8 * k)) for k in range(1, 9)], dtype=np.uint64)
 
 # a token's role: what it is, and an integer right after a relation is the degree
 _OTHER, _COEF, _VAR, _GE, _EQ, _SEMI, _MIN, _DEGREE, _START = range(9)
@@ -816,9 +828,19 @@ class _Chunk(NamedTuple):
     a: np.ndarray  # its bytes
     newlines: np.ndarray
     line_starts: np.ndarray
-    comment: np.ndarray  # per line: it starts with '*'
-    header_lines: np.ndarray  # the lines that are header lines
+    header_lines: np.ndarray
     overflow: int  # the first header line past the limit (the number of lines when none)
+
+
+class _Tokens(NamedTuple):
+    """A step's tokens (not on comment lines): where they are, what they are, their values."""
+
+    starts: np.ndarray  # in the chunk
+    first: np.ndarray  # the first token of its line
+    last: np.ndarray  # the last token of its line
+    role: np.ndarray
+    value: np.ndarray  # int64: an integer's value (0 past 2^63), a variable's literal
+    big: dict[int, int]  # token -> an integer of 2^63 or more in magnitude
 
 
 class _Scanner:
@@ -832,9 +854,10 @@ class _Scanner:
         self.objective = False  # the objective line started
         self.headers = 0  # header lines in earlier chunks
         self.comments = Comments()
-        # the line the last step ended in (of its chunk), what the lines before it held, the
-        # role of its last token, whether it is the objective line
-        self.line, self.line_state, self.role, self.in_objective = -1, _State(), _START, False
+        # the line the last step ended in: whether it ended there, what the lines before it
+        # held, the role of its last token, whether it is a comment or the objective line
+        self.ended, self.line_state, self.role = True, _State(), _START
+        self.in_comment = self.in_objective = False
         self.literals: list[np.ndarray] = []
         self.coefs: list[np.ndarray] = []
         self.ends: list[np.ndarray] = []  # each constraint's end in literals and coefs
@@ -857,9 +880,9 @@ class _Scanner:
         found = list(_HEADER.finditer(text)) if text.find(b"* ") >= 0 else []
         header_lines = np.searchsorted(newlines, np.array([m.start() for m in found], np.int64))
         over = header_lines[max(0, MAX_HEADER_LINES - self.headers):]
-        chunk = _Chunk(text, a, newlines, line_starts, a[line_starts] == ord("*"), header_lines,
+        chunk = _Chunk(text, a, newlines, line_starts, header_lines,
                        int(over[0]) if over.size else line_starts.size)
-        self.line, self.role = -1, _START  # a chunk starts with a line
+        self.ended = True  # a chunk starts with a line
         for start, end in _steps(a):
             self._step(chunk, start, end)
         self.comments.add(Comments(header=[_header_text(m) for m in found]), self.name)
@@ -868,115 +891,148 @@ class _Scanner:
 
     def _step(self, c: _Chunk, start: int, end: int) -> None:
         """Read the tokens of ``c.a[start:end]`` (cut where tokens start)."""
-        a, counts = c.a, self.counts
-        white = _WHITE[a[start:end]]
-        change = np.flatnonzero(white[1:] != white[:-1]) + 1 + start
-        if not white[0]:
-            change = np.concatenate(([start], change))
-        if not white[-1]:
-            change = np.append(change, end)
-        starts, stops = change[0::2], change[1::2]
-        tline = np.searchsorted(c.newlines, starts)  # each token's line
-        following = int(np.searchsorted(c.newlines, end)) if end < a.size else c.comment.size
-        last = np.append(tline[1:], following) != tline  # the last token of its line
-        keep = ~c.comment[tline]
-        starts, stops, tline, last = starts[keep], stops[keep], tline[keep], last[keep]
-        # what each token is
-        clip = a.size - 1
-        length = stops - starts
-        head = a[starts]
-        second = a[np.minimum(starts + 1, clip)]
-        digits = np.concatenate(([0], np.cumsum(_DIGIT[a[start:end]], dtype=np.int32)))
-        count = digits[stops - start] - digits[starts - start]
-        tilde = head == ord("~")
-        prefix = 1 + tilde
-        variable = ((np.where(tilde, second, head) == ord("x")) & (count == length - prefix)
-                    & (count > 0) & (a[np.minimum(starts + prefix, clip)] != ord("0"))
-                    & (count <= len(str(counts.variables))))
-        var = np.zeros(starts.size, dtype=np.int64)
-        var[variable] = _digit_values(a, starts[variable] + prefix[variable], stops[variable])
-        variable &= var <= counts.variables
-        kind = np.full(starts.size, _OTHER, dtype=np.int8)
-        kind[(count == length - ((head == ord("+")) | (head == ord("-")))) & (count > 0)] = _COEF
-        kind[variable] = _VAR
-        kind[(length == 2) & (head == ord(">")) & (second == ord("="))] = _GE
-        kind[(length == 1) & (head == ord("="))] = _EQ
-        kind[(length == 1) & (head == ord(";"))] = _SEMI
-        four = np.flatnonzero(length == 4)  # min: is the one token of four bytes
-        kind[four[(a[starts[four][:, None] + np.arange(4)] == _MIN_TEXT).all(axis=1)]] = _MIN
+        following = int(np.searchsorted(c.newlines, end)) if end < c.a.size \
+            else c.line_starts.size  # the line the next step starts in
+        t = self._tokens(c.a, start, end)
+        if t is None:
+            if c.overflow < following:  # header lines past the limit, and nothing else
+                self._fail(c, c.overflow, start, None)
+            return
         # each token after the one before it on its line
-        first = np.empty(starts.size, dtype=bool)
-        first[:1] = tline[:1] != self.line
-        first[1:] = tline[1:] != tline[:-1]
-        before = np.concatenate(([self.role], kind[:-1])).astype(np.int8)
-        before[first] = _START
-        role = np.where((kind == _COEF) & ((before == _GE) | (before == _EQ)), _DEGREE, kind)
+        before = np.concatenate(([self.role], t.role[:-1])).astype(np.int8)
+        before[t.first] = _START
+        role = np.where((t.role == _COEF) & ((before == _GE) | (before == _EQ)), _DEGREE,
+                        t.role)
         before = np.concatenate(([self.role], role[:-1])).astype(np.int8)
-        before[first] = _START
-        lead_min = first & (kind == _MIN)
-        objective = np.concatenate(([self.in_objective], lead_min[first]))[np.cumsum(first)]
-        bad = ~_FOLLOWS[objective.astype(np.int8), before, role] | (last & (role != _SEMI))
+        before[t.first] = _START
+        lead_min = t.first & (role == _MIN)
+        objective = np.concatenate(([self.in_objective], lead_min[t.first]))[np.cumsum(t.first)]
+        bad = ~_FOLLOWS[objective.astype(np.int8), before, role] | (t.last & (role != _SEMI))
         # the rules of whole lines, where they start
-        constraint_lead = first & ~lead_min
+        constraint_lead = t.first & ~lead_min
         earlier = self.constraints + np.cumsum(constraint_lead) - constraint_lead
         bad |= lead_min & ((earlier > 0) | self.objective | (np.cumsum(lead_min) > 1))
-        bad |= constraint_lead & (earlier >= counts.constraints)
-        overflow = c.overflow if c.overflow < following else c.comment.size
-        if bad.any() or overflow < c.comment.size:
-            self._fail(c, min(int(tline[bad].min(initial=overflow)), overflow), tline,
-                       constraint_lead, lead_min)
-        # the values
-        in_constraint = ~objective
-        self._terms(a, starts, stops, tilde, var, role, in_constraint)
-        if lead_min.any() or self.in_objective:
-            weights, big = _integers(a, *_of(starts, stops, (role == _COEF) & objective))
-            self.big_objective += [(i + self.objective_terms, v) for i, v in big]
-            self.objective_terms += weights.size
-            self.objective_coefs.append(weights)
-            self.objective_literals.append(_signed(var, tilde, (role == _VAR) & objective))
-        if starts.size:
-            if tline[-1] != self.line:  # the line the step ends in starts here
-                before_it = tline < tline[-1]
-                self.line_state = _State(
-                    self.constraints + int(np.count_nonzero(constraint_lead & before_it)),
-                    self.objective or bool((lead_min & before_it).any()))
-            self.line, self.role, self.in_objective = int(tline[-1]), int(role[-1]), \
-                bool(objective[-1])
+        bad |= constraint_lead & (earlier >= self.counts.constraints)
+        wrong = np.flatnonzero(bad)
+        lines = [int(np.searchsorted(c.newlines, t.starts[wrong[0]]))] if wrong.size else []
+        if c.overflow < following:  # a header line past the limit, before the next step
+            lines.append(c.overflow)
+        if lines:
+            self._fail(c, min(lines), start, (t.starts, constraint_lead, lead_min))
+        self._keep(t, role, objective)
+        # what the next step needs of the line this one ends in
+        leads = np.flatnonzero(t.first)
+        if leads.size:
+            self.line_state = _State(int(earlier[leads[-1]]),
+                                     self.objective or bool(lead_min[: leads[-1]].any()))
+        self.role, self.in_objective = int(role[-1]), bool(objective[-1])
         self.constraints += int(np.count_nonzero(constraint_lead))
         self.objective = self.objective or bool(lead_min.any())
 
-    def _terms(self, a: np.ndarray, starts: np.ndarray, stops: np.ndarray, tilde: np.ndarray,
-               var: np.ndarray, role: np.ndarray, in_constraint: np.ndarray) -> None:
-        """Keep the constraints' terms, degrees and relations of a step's tokens."""
-        coef = (role == _COEF) & in_constraint
-        values, big = _integers(a, starts[coef], stops[coef])
-        self.big_coefs += [(i + self.terms, v) for i, v in big]
-        self.coefs.append(values)
-        self.literals.append(_signed(var, tilde, (role == _VAR) & in_constraint))
+    def _tokens(self, a: np.ndarray, start: int, end: int) -> _Tokens | None:
+        """The tokens of ``a[start:end]`` off comment lines, and where lines start among them
+        (None when there is none); ``self.ended`` and ``self.in_comment`` become the step's
+        last line's."""
+        sub = a[start:end]
+        white = _WHITE[sub]
+        change = np.flatnonzero(white[1:] != white[:-1]) + 1
+        if sub.size and not white[0]:
+            change = np.concatenate(([0], change))
+        if sub.size and not white[-1]:
+            change = np.append(change, sub.size)
+        starts, stops = change[0::2], change[1::2]
+        if not starts.size:
+            return None
+        # a newline in the white space after each token: the token ends its line (the step's
+        # last one too when the chunk ends with the step)
+        newline = np.append(sub == ord("\n"), end == a.size)
+        gaps = np.logical_or.reduceat(newline, np.stack([stops, np.append(starts[1:], sub.size)],
+                                                        axis=1).reshape(-1))
+        ends_line = gaps[0::2] | np.append(np.zeros(starts.size - 1, bool), gaps[-1])
+        first = np.concatenate(([self.ended], ends_line[:-1]))
+        self.ended = bool(ends_line[-1])
+        # comment lines: their first byte is '*'
+        head = sub[starts]
+        at = starts + start
+        comment_lead = first & (head == ord("*")) & ((at == 0)
+                                                     | (a[np.maximum(at - 1, 0)] == ord("\n")))
+        comment = np.concatenate(([self.in_comment], comment_lead[first]))[np.cumsum(first)]
+        self.in_comment = bool(comment[-1])
+        keep = ~comment
+        if not keep.any():
+            return None
+        starts, stops, head = starts[keep], stops[keep], head[keep]
+        first, last = first[keep], ends_line[keep]
+        length = stops - starts
+        second = sub[np.minimum(starts + 1, sub.size - 1)]
+        signed = (head == ord("+")) | (head == ord("-"))
+        x = head == ord("x")
+        tilde = (head == ord("~")) & (second == ord("x")) & (length >= 2)
+        run = length - (signed | x) - 2 * tilde  # the digits after the sign, x or ~x
+        ok, value = _digits(sub, starts, stops, run)
+        role = np.full(starts.size, _OTHER, dtype=np.int8)
+        role[ok & ~x & ~tilde] = _COEF
+        variable = ok & (x | tilde) & (sub[np.minimum(stops - run, sub.size - 1)] != ord("0")) \
+            & (run <= len(str(self.counts.variables))) & (value <= self.counts.variables)
+        role[variable] = _VAR
+        role[(length == 2) & (head == ord(">")) & (second == ord("="))] = _GE
+        role[(length == 1) & (head == ord("="))] = _EQ
+        role[(length == 1) & (head == ord(";"))] = _SEMI
+        four = np.flatnonzero(length == 4)  # min: is the one token of four bytes
+        role[four[(sub[starts[four][:, None] + np.arange(4)] == _MIN_TEXT).all(axis=1)]] = _MIN
+        value *= _SIGN[head]  # -c, and ~xI as the literal -I (its range checked above)
+        big = {}
+        for i in np.flatnonzero(run > _WORD_DIGITS).tolist():  # each paid for by its text
+            token = sub[starts[i]: stops[i]].tobytes()
+            if _INTEGER.fullmatch(token):
+                role[i] = _COEF
+                exact = _integer(token)
+                value[i] = exact if abs(exact) < INT_BOUND else 0
+                if abs(exact) >= INT_BOUND:
+                    big[i] = exact
+        return _Tokens(starts + start, first, last, role, value, big)
+
+    def _keep(self, t: _Tokens, role: np.ndarray, objective: np.ndarray) -> None:
+        """Keep the terms, degrees, relations and objective terms of a step's tokens."""
+        coef = (role == _COEF) & ~objective
+        coefs = t.value[coef]
+        self.big_coefs += _big(t.big, coef, self.terms)
+        self.coefs.append(coefs)
+        self.literals.append(t.value[(role == _VAR) & ~objective].astype(LITERAL_DTYPE))
         degree = role == _DEGREE
         self.ends.append(self.terms + np.cumsum(coef)[degree])
-        self.terms += values.size
-        degrees, big = _integers(a, starts[degree], stops[degree])
-        self.big_degrees += [(i + self.num_degrees, v) for i, v in big]
-        self.num_degrees += degrees.size
-        self.degrees.append(degrees)
+        self.terms += coefs.size
+        self.degrees.append(t.value[degree])
+        self.big_degrees += _big(t.big, degree, self.num_degrees)
+        self.num_degrees += int(np.count_nonzero(degree))
         self.equal.append(role[(role == _GE) | (role == _EQ)] == _EQ)
+        if objective.any():
+            weight = (role == _COEF) & objective
+            self.objective_coefs.append(t.value[weight])
+            self.big_objective += _big(t.big, weight, self.objective_terms)
+            self.objective_terms += int(np.count_nonzero(weight))
+            self.objective_literals.append(t.value[(role == _VAR) & objective]
+                                           .astype(LITERAL_DTYPE))
 
-    def _fail(self, c: _Chunk, bad: int, tline: np.ndarray, constraint_lead: np.ndarray,
-              lead_min: np.ndarray) -> None:
+    def _fail(self, c: _Chunk, bad: int, start: int, leads) -> None:
         """Raise the reference parser's error for line ``bad`` of the chunk (the first line the
-        checks refuse), given what the lines before it hold."""
-        if bad == self.line:  # the line an earlier step ended in
+        checks refuse) of a step from ``start``, given what the lines before it hold
+        (``leads``: the step's token starts, constraint and objective lines' first tokens)."""
+        begins = int(c.line_starts[bad])
+        if begins < start and bad != c.overflow:  # a line of tokens an earlier step began
             state = self.line_state
         else:
-            earlier = tline < bad
-            state = _State(self.constraints + int(np.count_nonzero(constraint_lead & earlier)),
-                           self.objective or bool((lead_min & earlier).any()))
-        state = state._replace(headers=self.headers
-                               + int(np.count_nonzero(c.header_lines < bad)))
+            state = _State(self.constraints, self.objective)
+            if leads is not None:
+                starts, constraint_lead, lead_min = leads
+                earlier = starts < begins
+                state = _State(
+                    self.constraints + int(np.count_nonzero(constraint_lead & earlier)),
+                    self.objective or bool((lead_min & earlier).any()))
+        state = state._replace(
+            headers=self.headers + int(np.count_nonzero(c.header_lines < bad)))
         end = int(c.newlines[bad]) if bad < c.newlines.size else len(c.text)
-        _reference_line(c.text[int(c.line_starts[bad]): end], self.number + bad, self.counts,
-                        state, self.name)
+        _reference_line(c.text[begins:end], self.number + bad, self.counts, state, self.name)
         raise AssertionError(f"{self.name}: line {self.number + bad}: the fast OPB checks "
                              f"refuse a line the reference parser reads")
 
@@ -999,15 +1055,43 @@ class _Scanner:
                        self.comments)
 
 
-def _signed(var: np.ndarray, tilde: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """The literals of the ``chosen`` variable tokens: their variables, negated after ``~``."""
-    literals = var[chosen].astype(LITERAL_DTYPE)
-    literals[tilde[chosen]] *= -1
-    return literals
+def _digits(sub: np.ndarray, starts: np.ndarray, stops: np.ndarray,
+            run: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the last ``run`` bytes of each token ``sub[starts:stops]`` are 1 to 16 decimal digits,
+    their value as int64), from the words that end at ``stops`` and 8 bytes before."""
+    padded = np.zeros(sub.size + 8, dtype=np.uint8)  # 8 NUL bytes before the step's first word
+    padded[8:] = sub
+    words = np.ndarray((sub.size + 1,), dtype=np.uint64, buffer=padded, strides=(1,))
+    ok, value = _word_digits(words[stops], np.clip(run, 0, 8))
+    wide = np.flatnonzero(run > 8)
+    if wide.size:
+        high_ok, high = _word_digits(words[stops[wide] - 8], np.clip(run[wide] - 8, 0, 8))
+        ok[wide] &= high_ok & (run[wide] <= _WORD_DIGITS)
+        value[wide] += high * 10**8
+    return ok & (run > 0), value
 
 
-def _of(starts: np.ndarray, stops: np.ndarray, chosen: np.ndarray) -> tuple[np.ndarray, ...]:
-    return starts[chosen], stops[chosen]
+def _word_digits(words: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the top ``count`` bytes of each word are decimal digits, their value): every byte
+    0x30-0x39 (high nibble 3, and low nibble + 6 carries nothing into it), the low nibbles
+    folded pairwise: 8 one-digit bytes, 4 two-digit halves, 2 four-digit quarters."""
+    top = _TOP[count]
+    text = words & top
+    zeros = _ZEROS & top
+    ok = ((text & _HIGH_NIBBLES) == zeros) & (((text + (_SIXES & top)) & _HIGH_NIBBLES) == zeros)
+    value = text & _NIBBLES
+    value = (value * 10 + (value >> 8)) & np.uint64(0x00FF00FF00FF00FF)
+    value = (value * 100 + (value >> 16)) & np.uint64(0x0000FFFF0000FFFF)
+    value = (value * 10000 + (value >> 32)) & np.uint64(0xFFFFFFFF)
+    return ok, value.astype(np.int64)
+
+
+def _big(big: dict[int, int], chosen: np.ndarray, offset: int) -> list[tuple[int, int]]:
+    """(index among the ``chosen`` tokens + ``offset``, value) of the big integers chosen."""
+    if not big:
+        return []
+    rank = np.cumsum(chosen) - 1
+    return [(offset + int(rank[i]), v) for i, v in big.items() if chosen[i]]
 
 
 def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
@@ -1037,44 +1121,3 @@ def _steps(a: np.ndarray) -> Iterator[tuple[int, int]]:
         end = min(end, a.size)
         yield start, end
         start = end
-
-
-def _digit_values(a: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """The values of the digit runs ``a[first:stop]`` (1 to 18 digits each), int64: the runs
-    grouped by length (a stable sort of small integers is a radix sort), each group's digits
-    gathered as one (runs, length) array and folded column by column."""
-    value = np.empty(first.size, dtype=np.int64)
-    length = (stop - first).astype(np.uint8)
-    order = np.argsort(length, kind="stable")
-    bounds = np.searchsorted(length[order], np.arange(_SHORT_DIGITS + 2))
-    for size in range(1, _SHORT_DIGITS + 1):
-        runs = order[bounds[size]: bounds[size + 1]]
-        if runs.size:
-            digits = a[first[runs][:, None] + np.arange(size)].astype(np.int64) - ord("0")
-            total = digits[:, 0]
-            for column in range(1, size):
-                total = total * 10 + digits[:, column]
-            value[runs] = total
-    return value
-
-
-def _integers(a: np.ndarray, starts: np.ndarray,
-              stops: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """The integer tokens ``a[starts:stops]`` (``[+-]?[0-9]+``): int64 values, and (index,
-    value) of those of 2^63 or more in magnitude (0 in the array). Tokens of more than 18
-    digits are read one by one, each paid for by its text."""
-    negative = a[starts] == ord("-")
-    first = starts + (negative | (a[starts] == ord("+")))
-    short = stops - first <= _SHORT_DIGITS
-    value = np.zeros(starts.size, dtype=np.int64)
-    value[short] = _digit_values(a, first[short], stops[short])
-    value[negative] *= -1
-    big = []
-    for i in np.flatnonzero(~short).tolist():
-        exact = _integer(a[starts[i]: stops[i]].tobytes())
-        if abs(exact) < INT_BOUND:
-            value[i] = exact
-        else:
-            value[i] = 0
-            big.append((i, exact))
-    return value, big
