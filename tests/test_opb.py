@@ -170,6 +170,18 @@ def test_head_is_the_counts_line_the_header_and_the_objective():
                     b"* family: demo\n* seed: [1,2]\nmin: -20 x1 +1 x2 ;\n")
 
 
+def test_an_objective_longer_than_a_step_is_one_line():
+    """An objective of more terms than the writer formats at a time is still one ``min:``
+    line, term for term the reference's."""
+    f = Opb()
+    f.new_vars("x", 150_000)
+    f.add("a", [[1]], 1, ">=", 1)
+    f.minimise(np.arange(150_000, 0, -1) * np.resize([1, -1, -1], 150_000),
+               np.resize([3, -7, 1, 12], 150_000))
+    assert opb_bytes(f) == reference_opb(f)
+    assert parse_opb(opb_bytes(f), "t").objective[1].tolist() == f.objective[1].tolist()
+
+
 @pytest.mark.parametrize("header", [{"a": ""}, {"k": "v"}, {"family": "demo", "x": "two words"},
                                     {"params": {"a": 1}, "puzzle": [1, 2], "note": "  spaced"}])
 def test_every_comment_line_has_a_word_and_a_space(header):
@@ -246,10 +258,10 @@ def outcome(parse, *args):
 
 @st.composite
 def others_texts(draw) -> bytes:
-    """Valid texts laid out as other tools write them: tabs and runs of spaces, unsigned and
-    zero-padded coefficients, comment and blank lines anywhere after line 1 (bare ``*``,
-    header lines), CRLF, trailing white space, no final newline, the counts line with or
-    without ``#equal=`` and ``intsize=``, coefficients and degrees past 2^63."""
+    """Valid texts laid out as other tools write them: tabs and runs of spaces, indented
+    lines, unsigned and zero-padded coefficients, comment and blank lines anywhere after line 1
+    (bare ``*``, header lines), CRLF, trailing white space, no final newline, the counts line
+    with or without ``#equal=`` and ``intsize=``, coefficients and degrees past 2^63."""
     f = draw(formulas())
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     big = draw(st.sampled_from([0, 0, 0.2]))
@@ -278,6 +290,7 @@ def others_texts(draw) -> bytes:
         body.append("min:" + space() + terms(zip(f.objective[1].tolist(),
                                                  f.objective[0].tolist())) + ";")
     body += [terms(t) + f"{r}{space()}{integer(d)}{space()};" for t, r, d in rows]
+    body = [space() + line if rng.random() < 0.2 else line for line in body]  # indented
     comments = ["* note", "*", "* family: demo", "**", "* key: a value", "", "   ", "* #x= 1"]
     for _ in range(int(rng.integers(0, 5))):
         body.insert(int(rng.integers(0, len(body) + 1)), str(rng.choice(comments)))
@@ -397,9 +410,11 @@ CASES = [
     (H + b"min: +1 x1 >= 1 ;\n", 2, "relation '>=' in the objective"),
     (H + b"min: +1 x1 ; +1 x2\n+1 x1 >= 1 ;\n", 2, "text after ';'"),
     (H + b"+1 x1 >= 1 ;\nmin: +1 x2 ;\n", 3, "the objective (min:) after a constraint"),
+    (H + b"+1 x1 >= 1 ;\n   min: +1 x2 ;\n", 3, "the objective (min:) after a constraint"),
     (H + b"min: +1 x1 ;\nmin: +1 x2 ;\n+1 x1 >= 1 ;\n", 3, "a second objective"),
     (H + b"min: +1 x1 ; min: +1 x2 ;\n", 2, "text after ';'"),
     (H + b"+1 x1 >= 1 ;\n+1 x2 >= 1 ;\n", 3, "more constraints than the #constraint= 1"),
+    (H + b"min: +1 x1 ;\n+1 x1 >= 1 ;\n\t+1 x2 >= 1 ;\n", 4, "more constraints than"),
     (H + b"+1 x1 >= 1 ;\n" + b"* k: v\n" * 1001, 1003, "more than 1000 header lines"),
     (b"* #variable= 3 #constraint= 2\n+1 x1 >= 1 ;\n", None,
      "line 1 declares #constraint= 2, the file holds 1"),
@@ -412,15 +427,16 @@ CASES = [
                          ids=[f"{i}-{c[2][:30]}" for i, c in enumerate(CASES)])
 def test_every_mistake_is_one_clear_line(text, line, fragment):
     """Each mistake is a UserError of one line naming the file, the line and the mistake,
-    the same from the fast reader, the reference, and the fast reader in chunks and steps
-    of a few bytes."""
+    the same from the fast reader, the reference, and the fast reader in chunks of a few
+    bytes cut into steps of every size (so that a step starts at every token of the line)."""
     with pytest.raises(UserError) as caught:
         parse_opb(text, "t.opb")
     message = str(caught.value)
     assert "\n" not in message and fragment in message, message
     assert message.startswith(f"t.opb: line {line}: " if line else "t.opb: line 1 declares")
     assert outcome(_parse_reference, text, "t.opb") == ("error", message)
-    assert fast_in_pieces(text, 7, 5, 3) == ("error", message)
+    for step in range(1, min(len(text), 80) + 1):
+        assert fast_in_pieces(text, 7, step, 3) == ("error", message), step
 
 
 def test_a_header_past_its_limit_is_refused_where_it_overflows_in_any_chunk():

@@ -22,9 +22,9 @@ min: +2 x1 +1 ~x3 ;
 >>> f.violated(model).tolist(), f.cost(model)
 ([1], 2)
 
-The text is the restricted format every reader checked here takes (Sat4j 2.3.5, SCIP 10,
-CPMpy, the legacy VeriPB; MiniSat+ 1.0 reads no ``~``), each rule for a reason
-(/work/notes/pb-facts.md §2, and runs of Sat4j here):
+The text is the restricted format every reader we ran takes (Sat4j 2.3.5, SCIP 10, CPMpy 1.1,
+the legacy VeriPB 0.3; MiniSat+ 1.0 reads no ``~``), each rule for what a reader did with a
+file that broke it (tests/test_opb.py runs Sat4j and SCIP on a written file):
 
 * line 1 is exactly ``* #variable= N #constraint= M #equal= E intsize= I``: Sat4j wants it on
   line 1, ``#variable=`` first and a space after each ``=``. M counts constraint lines (an
@@ -67,6 +67,7 @@ puzzlesat.generator.core.errors.UserError: demo: line 2: relation '<=': the comp
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -382,11 +383,12 @@ def _objective_text(opb: Opb) -> bytes:
     if opb.objective is None:
         return b""
     lits, coefs = opb.objective
-    rows = -(-lits.size // _STEP_TERMS)
-    shaped = [np.zeros(rows * _STEP_TERMS, np.int64) for _ in range(2)]  # 0-padded terms
+    width = min(lits.size, _STEP_TERMS)
+    rows = -(-lits.size // width)
+    shaped = [np.zeros(rows * width, np.int64) for _ in range(2)]  # 0-padded terms
     shaped[0][: lits.size], shaped[1][: lits.size] = lits, coefs
-    literals, lit_index = _token_index(shaped[0].reshape(rows, _STEP_TERMS))
-    values, coef_index = _token_index(shaped[1].reshape(rows, _STEP_TERMS))
+    literals, lit_index = _token_index(shaped[0].reshape(rows, width))
+    values, coef_index = _token_index(shaped[1].reshape(rows, width))
     ends = np.zeros(rows, np.int64)
     ends[-1] = 1
     out = io.BytesIO()
@@ -743,7 +745,7 @@ def _parse_reference(text: bytes, name: str = "input") -> OpbFile:
     comments = Comments(header=headers)
     return OpbFile(
         parse_header(comments.header, name), counts.variables, sum(equal),
-        np.array([0, *np.cumsum(sizes, dtype=np.int64).tolist()], dtype=np.int64),
+        np.array(list(itertools.accumulate(sizes, initial=0)), dtype=np.int64),
         np.array(literals, dtype=LITERAL_DTYPE), np.array(coefs, dtype=dtype),
         np.array(degrees, dtype=dtype), np.array(equal, dtype=bool),
         None if objective is None else (np.array([l for _, l in objective], LITERAL_DTYPE),
@@ -777,9 +779,9 @@ _NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
 _HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
 _ZEROS = np.uint64(0x3030303030303030)  # '0' in every byte
 _SIXES = np.uint64(0x0606060606060606)  # a digit's low nibble + 6 stays below 16
-#: the top k bytes of a word, k = 0..8 (where a run of k digits lies that ends the word)
 _SIGN = np.ones(256, dtype=np.int64)  # by a token's first byte
 _SIGN[list(b"-~")] = -1
+#: the top k bytes of a word, k = 0..8 (where a run of k digits lies that ends the word)
 _TOP = np.array([0] + [(1 << 64) - (1 << (64 - 8 * k)) for k in range(1, 9)], dtype=np.uint64)
 
 # a token's role: what it is, and an integer right after a relation is the degree
@@ -896,7 +898,7 @@ class _Scanner:
         t = self._tokens(c.a, start, end)
         if t is None:
             if c.overflow < following:  # header lines past the limit, and nothing else
-                self._fail(c, c.overflow, start, None)
+                self._fail(c, c.overflow, -1, None)
             return
         # each token after the one before it on its line
         before = np.concatenate(([self.role], t.role[:-1])).astype(np.int8)
@@ -918,7 +920,8 @@ class _Scanner:
         if c.overflow < following:  # a header line past the limit, before the next step
             lines.append(c.overflow)
         if lines:
-            self._fail(c, min(lines), start, (t.starts, constraint_lead, lead_min))
+            carried = -1 if t.first[0] else int(np.searchsorted(c.newlines, t.starts[0]))
+            self._fail(c, min(lines), carried, (t.starts, constraint_lead, lead_min))
         self._keep(t, role, objective)
         # what the next step needs of the line this one ends in
         leads = np.flatnonzero(t.first)
@@ -1014,12 +1017,13 @@ class _Scanner:
             self.objective_literals.append(t.value[(role == _VAR) & objective]
                                            .astype(LITERAL_DTYPE))
 
-    def _fail(self, c: _Chunk, bad: int, start: int, leads) -> None:
+    def _fail(self, c: _Chunk, bad: int, carried: int, leads) -> None:
         """Raise the reference parser's error for line ``bad`` of the chunk (the first line the
-        checks refuse) of a step from ``start``, given what the lines before it hold
-        (``leads``: the step's token starts, constraint and objective lines' first tokens)."""
+        checks refuse), given what the lines before it hold: ``carried`` is the line the
+        step's first token continues (-1 when it starts a line), ``leads`` the step's token
+        starts and its constraint and objective lines' first tokens."""
         begins = int(c.line_starts[bad])
-        if begins < start and bad != c.overflow:  # a line of tokens an earlier step began
+        if bad == carried:  # a line an earlier step began: its first token is not here
             state = self.line_state
         else:
             state = _State(self.constraints, self.objective)
