@@ -148,7 +148,7 @@ def test_writer_matches_the_reference_and_reads_back_exactly(f, header):
 
 
 @given(formulas())
-def test_stream_gives_the_body_and_its_size(f):
+def test_stream_gives_the_body_and_its_size(f: Opb) -> None:
     """``stream_opb`` hands over exactly the body's bytes and says how many."""
     pieces: list[bytes] = []
     size = stream_opb(f, lambda piece: pieces.append(bytes(piece)))
