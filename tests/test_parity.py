@@ -123,7 +123,34 @@ def test_validate_cli_certifies_without_a_proof(puzzlesat, tmp_path):
     assert result.code == 0, result.out + result.err
     assert result.out.startswith("VERIFIED-UNSAT")
     assert "certified by the header: parity:colour-count: colour" in result.out
-    assert "the CNF is the all encoding of that puzzle" in result.out
+    assert "the file is the all encoding of that puzzle" in result.out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_validate_cli_certifies_a_moved_flow_endpoint_without_a_proof(puzzlesat, tmp_path, seed):
+    """A moved endpoint can change the order in which the rows first show the colours, which
+    numbers them in every encoding: the header's puzzle keeps that order (its ``labels``), so
+    it encodes to the very file and the checkerboard certificate applies (it never did where
+    the order changed: "the header puzzle does not match the file")."""
+    cnf = tmp_path / "f.cnf"
+    made = puzzlesat("generate", "flow", "--width", "5", "--height", "6", "--unsat", "parity",
+                     "--seed", str(seed), "-o", cnf)
+    assert made.code == 0, made.err
+    result = puzzlesat("validate", cnf, _unsat_output(tmp_path))
+    assert result.code == 0 and "certified by the header: parity:checkerboard" in result.out, \
+        result.out
+
+
+def test_a_flow_puzzles_colour_order_survives_its_json():
+    params = normalize_params(flow, {"width": 5, "height": 6, "unsat": "parity"})
+    moved = [flow.generate(params, Rng(seed)) for seed in range(8)]
+    assert any("labels" in flow.puzzle_to_json(p) for p in moved)  # the case is met
+    for puzzle in moved:
+        again = flow.puzzle_from_json(flow.puzzle_to_json(puzzle))
+        assert again.labels == puzzle.labels
+        assert np.array_equal(again.endpoints, puzzle.endpoints)
+    with pytest.raises(UserError, match="puzzle.labels 'XY' are not the colours"):
+        flow.puzzle_from_json({"rows": ["AB", "AB"], "labels": "XY"})
 
 
 def _hostile(tmp_path, header_of, formula_of) -> object:
@@ -147,7 +174,7 @@ def test_header_puzzle_with_odd_counts_over_a_solvable_cnf_is_not_certified(
     assert result.code == 1, result.out
     assert result.out.startswith("UNSAT-UNCHECKED")
     assert "certificate parity:colour-count not applied: the header puzzle does not match " \
-        f"the CNF ({why})" in result.out
+        f"the file ({why})" in result.out
     # and a model of the solvable CNF beats the header
     result = puzzlesat("validate", cnf, _sat_output(tmp_path, plain.formula))
     assert result.out.startswith("VERIFIED-SAT")

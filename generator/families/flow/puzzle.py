@@ -118,9 +118,14 @@ def _label_row(puzzle: Puzzle, r: int) -> str:
 
 
 def puzzle_to_json(puzzle: Puzzle) -> dict:
-    """The puzzle as JSON: width, height and the rows in the text format."""
-    return {"width": puzzle.width, "height": puzzle.height,
-            "rows": [_label_row(puzzle, r) for r in range(puzzle.height)]}
+    """The puzzle as JSON: width, height and the rows in the text format; and ``labels``, the
+    colours in their order, when it is not the order in which the rows first show them (a
+    moved endpoint can change that order, and the encodings number colours by it)."""
+    data: dict = {"width": puzzle.width, "height": puzzle.height,
+                  "rows": [_label_row(puzzle, r) for r in range(puzzle.height)]}
+    if _puzzle_from_rows(data["rows"]).labels != puzzle.labels:
+        data["labels"] = puzzle.labels
+    return data
 
 
 def puzzle_from_json(data) -> Puzzle:
@@ -128,11 +133,22 @@ def puzzle_from_json(data) -> Puzzle:
     integers that agree with them), or a UserError saying what is wrong."""
     rows = json_list(_field(data, "rows"), "puzzle.rows")
     puzzle = _puzzle_from_rows([json_str(row, f"puzzle.rows[{r}]") for r, row in enumerate(rows)])
+    if "labels" in data:
+        puzzle = _ordered(puzzle, json_str(data["labels"], "puzzle.labels"))
     for key, got in (("width", puzzle.width), ("height", puzzle.height)):
         said = get_int(data, key, "puzzle", default=None)
         if said is not None and said != got:
             raise UserError(f"puzzle.{key} says {said} but the rows give {got}")
     return puzzle
+
+
+def _ordered(puzzle: Puzzle, labels: str) -> Puzzle:
+    """``puzzle`` with its colours numbered in the order of ``labels`` (the same colours)."""
+    if sorted(labels) != sorted(puzzle.labels):
+        raise UserError(f"puzzle.labels {labels[:70]!r} are not the colours of the rows "
+                        f"({puzzle.labels[:70]!r})")
+    index = np.array([labels.index(ch) for ch in puzzle.labels] + [-1], dtype=np.int64)
+    return Puzzle(index[puzzle.endpoints], labels, puzzle.name)
 
 
 def _field(data, key: str):
