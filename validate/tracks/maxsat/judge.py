@@ -24,13 +24,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from puzzlesat.generator.core.errors import UserError, prefixed
-from puzzlesat.generator.core.header import header_count
-from puzzlesat.generator.core.seeds import Rng
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.wcnf import WcnfFile
-from puzzlesat.generator.families.params import normalize_params
 from puzzlesat.generator.tracks import get_track as generator_track
 from puzzlesat.generator.tracks.parts import header_size
 from puzzlesat.validate.answers import (
@@ -43,22 +38,12 @@ from puzzlesat.validate.answers import (
     model_of,
     parse_maxsat_output,
 )
-from puzzlesat.validate.evidence import DECODE_ERRORS, HeaderPuzzle, read_witness
+from puzzlesat.validate.evidence import HeaderPuzzle, read_witness
+from puzzlesat.validate.optimum import Certified, cost_verdict, puzzle_report, replay
 from puzzlesat.validate.tracks import JudgeOptions
-from puzzlesat.validate.verdict import PuzzleReport, Verdict, track_verdicts
+from puzzlesat.validate.verdict import Verdict, track_verdicts
 
 VERDICTS = track_verdicts("maxsat")
-
-
-@dataclass(frozen=True)
-class Certified:
-    """What the instance certifies about its optimum, checked against its header puzzle."""
-
-    lower: int
-    upper: int | None
-    optimum: int | None
-    source: str
-    known_arrangement: bool  # a model of the hard clauses at cost ``upper`` was checked
 
 
 @dataclass
@@ -103,40 +88,11 @@ def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -
 
 
 def certified_bounds(evidence: HeaderPuzzle) -> Certified:
-    """The certified bounds of a WCNF instance, recomputed from its header (params, seed and
-    puzzle) and compared with what the header states; the header puzzle must encode to this
-    very file. A UserError otherwise."""
-    if evidence.mismatch:
-        raise UserError(f"the header puzzle does not encode to this file's clauses "
-                        f"({evidence.mismatch})")
-    header, family, puzzle = evidence.parsed.header, evidence.family, evidence.puzzle
-    module = evidence.form.module(family)
-    if not isinstance(header.get("params"), dict):
-        raise UserError("header line 'c params:' is not an object of parameters")
-    with prefixed("header params: "):  # checked as a user's params are
-        params = normalize_params(family, header["params"])
-    seed = header.get("seed")
-    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else 0
-    try:
-        bounds = module.bounds(puzzle, params, Rng(seed))
-    except UserError:
-        raise
-    except Exception as exc:  # a header whose params do not replay is the file's fault
-        raise UserError(f"header params do not replay: {exc}") from None
-    stated = tuple(header_count(header, key) for key in ("lower-bound", "upper-bound",
-                                                         "optimum"))
-    if stated != (bounds.lower, bounds.upper, bounds.optimum):
-        raise UserError(f"the header states bounds {stated} (lower, upper, optimum), its puzzle "
-                        f"certifies {(bounds.lower, bounds.upper, bounds.optimum)}")
-    evident = False
-    if bounds.arrangement is not None:  # the upper bound's arrangement, as a model of the file
-        model = module.assignment_wcnf(puzzle, evidence.encoding, bounds.arrangement)
-        wcnf = evidence.parsed
-        if wcnf.hard_falsified(model).size or wcnf.cost(model) != bounds.upper:
-            raise UserError(f"the arrangement of the upper bound {bounds.upper} is not a model "
-                            f"of this file at that cost: the encoding is wrong")
-        evident = True
-    return Certified(bounds.lower, bounds.upper, bounds.optimum, bounds.source, evident)
+    """The certified bounds of a WCNF instance (:func:`~puzzlesat.validate.optimum.replay`):
+    the upper bound's arrangement must meet every hard clause at that cost."""
+    wcnf = evidence.parsed
+    return replay(evidence, evidence.form.module(evidence.family).assignment_wcnf,
+                  lambda model: (not wcnf.hard_falsified(model).size, wcnf.cost(model)))
 
 
 def answer_bound(instance: str | os.PathLike) -> int:
@@ -187,49 +143,8 @@ def _judge_output(case: Case, output: MaxsatOutput, base: dict) -> Verdict:
         return Verdict("WRONG-MODEL", f"the model falsifies {falsified.size} hard clause(s), "
                        f"the first is hard clause {int(falsified[0]) + 1}", **base)
     cost = wcnf.cost(model)
-    verdict = _cost_verdict(output.status, cost, output.costs[-1], certified, base)
-    verdict.puzzle = _puzzle_report(case.evidence, model, cost)
+    verdict = cost_verdict(output.status, cost, output.costs[-1], certified, base)
+    module = case.evidence.form.module(case.evidence.family)  # open_case found the puzzle
+    verdict.puzzle = puzzle_report(case.evidence, model, cost, module.decode_wcnf,
+                                   module.OBJECTIVE)
     return verdict
-
-
-def _cost_verdict(status: str, cost: int, claimed: int, certified: Certified,
-                  base: dict) -> Verdict:
-    if claimed != cost:
-        return Verdict("WRONG-COST", f"the last o line says {claimed}, the model costs {cost}",
-                       **base)
-    below = (f"the model's checked cost {cost} is below the certified lower bound "
-             f"{certified.lower} ({certified.source}): the certificate or the checker is wrong")
-    if cost < certified.lower:
-        verdict = Verdict("VERIFIED-COST", f"cost {cost} checked", **base)
-        verdict.checker_failure = below
-        return verdict
-    if status == "SAT":
-        return Verdict("VERIFIED-COST", f"cost {cost} checked (not claimed optimal)", **base)
-    if certified.optimum is not None:
-        if cost > certified.optimum:
-            return Verdict("WRONG-ANSWER", f"OPTIMUM FOUND at cost {cost}, the certified "
-                           f"optimum is {certified.optimum}", **base)
-        return Verdict("VERIFIED-OPTIMUM", f"cost {cost} is the certified optimum", **base)
-    if certified.upper is not None and cost > certified.upper:
-        return Verdict("WRONG-ANSWER", f"OPTIMUM FOUND at cost {cost}, a known arrangement "
-                       f"costs {certified.upper}", **base)
-    return Verdict("OPTIMUM-UNCHECKED", f"OPTIMUM FOUND at cost {cost}: no certified optimum "
-                   f"(lower bound {certified.lower})", **base)
-
-
-def _puzzle_report(evidence: HeaderPuzzle, model: np.ndarray, cost: int) -> PuzzleReport:
-    """The decoded placement or trace, refereed by the puzzle's own rules; its cost must be
-    the model's."""
-    family, puzzle = evidence.family, evidence.puzzle
-    module = evidence.form.module(family)
-    try:
-        solution = module.decode_wcnf(puzzle, evidence.encoding, model)
-        problems, shown = module.referee(puzzle, solution)
-        json_solution = family.solution_to_json(solution)
-    except DECODE_ERRORS as exc:
-        return PuzzleReport(family.NAME, evidence.encoding,
-                            [f"decoding failed ({type(exc).__name__}: {exc})"], None, "")
-    if not problems and shown != cost:
-        problems = [f"the puzzle shows {module.OBJECTIVE} = {shown}, the model costs {cost}"]
-    picture = family.render(puzzle, solution) if not problems else ""
-    return PuzzleReport(family.NAME, evidence.encoding, problems, json_solution, picture)
