@@ -93,12 +93,15 @@ class Instance:
                 + self.track.body(self.formula)).decode()
 
     def witness_json(self) -> dict | None:
-        """The witness file's JSON, or None when no solution is known."""
-        solution = self.witness
-        if solution is None:
+        """The witness file's JSON: the known solution, or the generator's proof of UNSAT;
+        None when neither is known."""
+        solution, proof = self.witness, self.made.proof
+        if solution is None and proof is None:
             return None
-        return {"family": self.family.NAME, "instance": self.name,
-                **self.made.witness_fields, "solution": self.family.solution_to_json(solution)}
+        evidence = ({"solution": self.family.solution_to_json(solution)} if solution is not None
+                    else {"proof": proof.decode("ascii") if proof is not None else None})
+        return {"family": self.family.NAME, "instance": self.name, **self.made.witness_fields,
+                **evidence}
 
 
 def header_head(family, name: str, encoding: str, params: dict, seed: int | None) -> dict:

@@ -660,7 +660,7 @@ def test_calibrate_refuses_a_bad_counter_limit(mc_suite, puzzlesat, solvers, fra
     ("mc", "ganak", "UNKNOWN", True), ("mc", "ganak", "VERIFIED-SAT", False),
     ("sat", "minisat22", "VERIFIED", False), ("sat", "minisat22", "VERIFIED-SAT", True),
     ("", "ganak", "VERIFIED", True), ("", "minisat22", "VERIFIED-SAT", True),
-    ("pb", "minisat22", "VERIFIED-SAT", False),
+    ("qbf", "minisat22", "VERIFIED-SAT", False), ("pb", "exact", "VERIFIED-OPTIMUM", True),
 ])
 def test_a_calibration_row_has_its_judges_verdicts_only(track, solver, verdict, ok):
     """A row holds a verdict of its track's judge (a table written before rows had their

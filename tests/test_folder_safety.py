@@ -294,7 +294,7 @@ MANIFEST_DAMAGE = {
     "variables a string": (_row_field("variables", "12"), "field 'variables'"),
     "clauses negative": (_row_field("clauses", -1), "field 'clauses'"),
     "no text-sha256": (_row_without("text-sha256"), "field 'text-sha256'"),
-    "format neither": (_row_field("format", "opb"), "field 'format'"),
+    "format neither": (_row_field("format", "qdimacs"), "field 'format'"),
     "optimum not a number": (_row_field("optimum", "1e9"), "field 'optimum'"),
     "manifest a folder": (_replace("manifest.json", None), "not a regular file"),
     "manifest not UTF-8": (_replace("manifest.json", b'{"suite": "\xff"}'), "not UTF-8"),

@@ -243,10 +243,10 @@ def test_an_external_maxsat_binary(tmp_path, puzzlesat, parity):
 
 
 def test_families_without_a_maxsat_form_say_so(tmp_path, puzzlesat):
-    """``--format wcnf`` on flow (its generate offers cnf alone), or on an unbounded
+    """``--format wcnf`` on flow (its generate offers cnf and opb), or on an unbounded
     edge-matching board: one clear line; the Python API names the families that have one."""
     result = puzzlesat("generate", "flow", "--format", "wcnf", "-o", tmp_path / "f.wcnf")
-    assert_one_line_error(result, "'wcnf' is not 'cnf'")
+    assert_one_line_error(result, "'wcnf' is not one of 'cnf', 'opb'")
     with pytest.raises(UserError, match=r"no MaxSAT form \(--format wcnf: edge-matching, "
                                         r"sliding\)"):
         build("flow", {"width": 4, "height": 4}, track="maxsat")

@@ -95,8 +95,9 @@ def test_a_client_names_its_track_and_an_unknown_one_lists_every_track():
 
 
 #: what choosing a track by hand looks like (the patterns the track registries replaced)
-BY_HAND = re.compile(r'is_wcnf|\.maxsat\b|format == "wcnf"|in COUNTERS|track == "|if counts:'
-                     r'|NAME == "(sat|mc|maxsat)"|FORMAT [!=]= "|"(sat|mc|maxsat)" (if|else)')
+BY_HAND = re.compile(r'is_wcnf|\b(inst|row|instance|spec|task)\.maxsat\b|format == "(w?cnf|opb)"'
+                     r'|in COUNTERS|track == "|if counts:|NAME == "(sat|mc|maxsat|pb)"'
+                     r'|FORMAT [!=]= "|"(sat|mc|maxsat|pb)" (if|else)')
 
 
 def test_no_track_is_chosen_by_hand_outside_the_tracks():

@@ -10,6 +10,9 @@
 * **MaxSAT Evaluation** 2020+: exactly one ``s OPTIMUM FOUND | SATISFIABLE | UNSATISFIABLE |
   UNKNOWN`` line, ``o COST`` lines (the last one counts), and with a model exactly one ``v``
   line of one ``0``/``1`` character per variable.
+* **Pseudo-Boolean Competition**: exactly one ``s OPTIMUM FOUND | SATISFIABLE |
+  UNSATISFIABLE | UNKNOWN`` line, ``o`` lines (the last one counts), and with a model ``v``
+  lines of ``x<n>`` / ``-x<n>`` that give every variable exactly once.
 * **Model Counting Competition**: ``s SATISFIABLE | UNSATISFIABLE | UNKNOWN``,
   ``c s type mc|pmc``, ``c s log10-estimate X``, ``c s exact arb int N`` or
   ``c s approx arb int N`` (and our ``c epsilon: X``).
@@ -372,6 +375,125 @@ def maxsat_bound(num_vars: int) -> int:
     """The most bytes a MaxSAT answer for ``num_vars`` variables holds: its ``v`` line, and
     :data:`MAX_OUTPUT_COMMENTS` of other lines."""
     return num_vars + 4 + MAX_OUTPUT_COMMENTS
+
+
+# -- the Pseudo-Boolean Competition's output ----------------------------------------------------
+PB_STATUS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT",
+             "UNKNOWN": "UNKNOWN"}
+_PB_COST = re.compile(r"o\s+(-?[0-9]{1,4000})")
+_PB_LITERAL = re.compile(r"(-?)x([1-9][0-9]{0,9})")
+
+
+@dataclass
+class PbOutput:
+    """What a PB solver claimed: status, ``o`` costs in order, the model of its ``v`` lines."""
+
+    status: str
+    costs: list[int] = field(default_factory=list)
+    model: np.ndarray | None = None  # bool, index 0 unused
+    comments: list[str] = field(default_factory=list)
+
+
+def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
+    """Parse Pseudo-Boolean Competition output for an instance of ``num_vars`` variables
+    (None: the claim alone, no model): exactly one ``s`` line (``OPTIMUM FOUND``,
+    ``SATISFIABLE``, ``UNSATISFIABLE``, ``UNKNOWN``), ``o`` lines (the last one counts), ``v``
+    lines of ``x<n>`` / ``-x<n>`` that together give every variable once; else
+    :class:`MalformedOutput` naming the line."""
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise MalformedOutput(f"not ASCII text (offset {exc.start})") from None
+    status = None
+    out = PbOutput("UNKNOWN")
+    given: dict[int, bool] = {}
+    any_v = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            if line:
+                out.comments.append(line)
+            continue
+        kind, rest = line[0], line[1:].strip()
+        if kind == "s":
+            if status is not None:
+                raise MalformedOutput(f"line {number}: a second s line")
+            if " ".join(rest.split()) not in PB_STATUS:
+                raise MalformedOutput(f"line {number}: unknown status {rest[:40]!r}")
+            status = PB_STATUS[" ".join(rest.split())]
+        elif kind == "o":
+            m = _PB_COST.fullmatch(line)
+            if not m:
+                raise MalformedOutput(f"line {number}: an o line holds one integer")
+            out.costs.append(int(m.group(1)))
+        elif kind == "v":
+            any_v = True
+            for token in rest.split():
+                m = _PB_LITERAL.fullmatch(token)
+                if m is None:
+                    raise MalformedOutput(f"line {number}: {token[:40]!r} is not x<n> or -x<n>")
+                var = int(m.group(2))
+                if num_vars is not None and var > num_vars:
+                    raise MalformedOutput(f"line {number}: x{var} is beyond the instance's "
+                                          f"{num_vars} variables")
+                if var in given:
+                    raise MalformedOutput(f"line {number}: x{var} is given twice")
+                given[var] = not m.group(1)
+        else:
+            raise MalformedOutput(f"line {number}: neither c, s, o nor v: {line[:40]!r}")
+    out.status = status or "UNKNOWN"
+    if out.status in ("OPTIMUM", "SAT"):
+        if not any_v:
+            raise MalformedOutput(f"s {pb_word(out.status)} without v lines")
+        if num_vars is not None:
+            if len(given) != num_vars:
+                missing = next(v for v in range(1, num_vars + 1) if v not in given)
+                raise MalformedOutput(f"the v lines give {len(given)} of the {num_vars} "
+                                      f"variables (x{missing} is missing)")
+            out.model = np.zeros(num_vars + 1, dtype=bool)
+            true = [v for v, value in given.items() if value]
+            out.model[true] = True
+    elif any_v:
+        raise MalformedOutput(f"v lines with s {pb_word(out.status)}")
+    return out
+
+
+def pb_status(data: bytes) -> str:
+    """The status a PB output claims (OPTIMUM, SAT, UNSAT, UNKNOWN), or
+    :class:`MalformedOutput`."""
+    return parse_pb_output(data, None).status
+
+
+def pb_word(status: str) -> str:
+    """The Pseudo-Boolean Competition's ``s`` words of a status."""
+    return next(k for k, v in PB_STATUS.items() if v == status)
+
+
+def pb_text(status: str, model: np.ndarray | None, cost: int | None) -> bytes:
+    """Pseudo-Boolean Competition output lines for an answer (after the caller's ``c``
+    lines): ``o``, ``s`` and ``v`` lines of at most about 4000 characters."""
+    lines = [] if cost is None else [f"o {cost}"]
+    lines.append(f"s {pb_word(status)}")
+    if model is not None:
+        names = np.where(model[1:], "x", "-x").astype(object) + np.arange(
+            1, model.size).astype(str).astype(object)
+        line: list[str] = []
+        width = 0
+        for name in names.tolist():
+            if width + len(name) > MAX_V_LINE and line:
+                lines.append("v " + " ".join(line))
+                line, width = [], 0
+            line.append(name)
+            width += len(name) + 1
+        lines.append("v " + " ".join(line))
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def pb_bound(text_size: int) -> int:
+    """The most bytes a PB answer to an instance of ``text_size`` bytes of text holds: its
+    ``v`` lines (a ``-x<n>`` per variable, each of which the text names in a term at least as
+    long, twice over for unused ones), and :data:`MAX_OUTPUT_COMMENTS` of other lines."""
+    return 2 * text_size + MAX_OUTPUT_COMMENTS
 
 
 # -- the Model Counting Competition's output -----------------------------------------------------

@@ -82,23 +82,31 @@ class HeaderPuzzle:
                     f"{theirs[0]} and {theirs[1]}")
         return "" if ours == theirs else "same counts, other clauses"
 
+    def known_solution(self, given: dict | None = None) -> Any:
+        """A known solution of the header's puzzle: ``given`` (a witness file's JSON) when it
+        is one of this family, or else the family's own ``witness`` of it (edge-matching,
+        sliding; a Flow header has no solution in it); None without one, or when it does not
+        read (a damaged witness is no evidence)."""
+        if not self.found:
+            return None
+        family = self.family
+        try:
+            if given is not None and given.get("family") == family.NAME:
+                return family.solution_from_json(given["solution"])
+            return family.witness(self.puzzle)
+        except (UserError, *DECODE_ERRORS):
+            return None
+
     # -- a CNF's evidence (the SAT and counting tracks) --------------------------------------
     def witness(self, given: dict | None = None) -> str:
         """How the instance is known SAT: "the planted witness satisfies all N clauses" when
-        a known solution of the header's puzzle — ``given`` (a witness file's JSON) or else
-        the family's own ``witness`` of it (edge-matching, sliding; a Flow header has no
-        solution in it) — encodes (the family's ``assignment``) to a model of every clause;
-        "" without such evidence."""
-        if not self.found:
+        the :meth:`known_solution` encodes (the family's ``assignment``) to a model of every
+        clause; "" without such evidence."""
+        solution = self.known_solution(given)
+        if solution is None:
             return ""
         family, parsed = self.family, self.parsed
         try:
-            if given is not None and given.get("family") == family.NAME:
-                solution = family.solution_from_json(given["solution"])
-            else:
-                solution = family.witness(self.puzzle)
-            if solution is None:
-                return ""
             model = np.asarray(family.assignment(self.puzzle, self.encoding, solution),
                                dtype=bool)
         except (UserError, *DECODE_ERRORS):  # a damaged witness is no evidence
@@ -135,9 +143,9 @@ class HeaderPuzzle:
             return False, f"the header's certificate does not hold: {why}"
         if self.mismatch:
             return False, (f"certificate {source} not applied: the header puzzle does not "
-                           f"match the CNF ({self.mismatch})")
-        return True, (f"{why}; the CNF is the {self.encoding} encoding of that puzzle (same "
-                      "counts and GBD hash)")
+                           f"match the file ({self.mismatch})")
+        return True, (f"{why}; the file is the {self.encoding} encoding of that puzzle (the "
+                      "same counts, and every clause or constraint)")
 
     def decode(self, given: np.ndarray) -> tuple[PuzzleReport | None, str]:
         """Decode the model of the ``given`` literals (completed with False) with the header's

@@ -4,21 +4,30 @@ exit code it asks for, and what a suite's table makes of many.
 =================  ====  ======  ========================================================
 verdict            exit  tracks  meaning
 =================  ====  ======  ========================================================
-VERIFIED-SAT       0     sat     every clause has a true literal among those given
-VERIFIED-UNSAT     0     sat     a proof checked, or the header's certificate holds
-VERIFIED-OPTIMUM   0     maxsat  OPTIMUM FOUND, and the model costs the certified optimum
-VERIFIED-COST      0     maxsat  a model of checked cost, not claimed optimal
+VERIFIED-SAT       0     sat,    every clause has a true literal among those given (PB:
+                         pb      every constraint holds)
+VERIFIED-UNSAT     0     sat,    a proof checked, or the header's certificate holds
+                         pb
+VERIFIED-OPTIMUM   0     maxsat, OPTIMUM FOUND, and the model costs the certified optimum
+                         pb
+VERIFIED-COST      0     maxsat, a model of checked cost, not claimed optimal
+                         pb
 VERIFIED           0     mc      the count is the certified one (within tolerance)
 UNSAT-UNCHECKED    1     sat,    UNSAT, no proof (or none checked); MaxSAT: not checked
-                         maxsat
-OPTIMUM-UNCHECKED  1     maxsat  an optimum claim on an instance without a certified optimum
+                         maxsat,
+                         pb
+OPTIMUM-UNCHECKED  1     maxsat, an optimum claim on an instance without a certified optimum
+                         pb
 UNCHECKED          1     mc      a count on an instance without a certified count
 UNKNOWN            1     all     no answer
-WRONG-MODEL        3     sat,    the model falsifies a (hard) clause
-                         maxsat
+WRONG-MODEL        3     sat,    the model falsifies a (hard) clause, or a constraint
+                         maxsat,
+                         pb
 WRONG-ANSWER       3     all     the answer contradicts what the instance certifies
-WRONG-PROOF        3     sat     a proof was given and does not check
-WRONG-COST         3     maxsat  the last ``o`` line is not the model's cost
+WRONG-PROOF        3     sat,    a proof was given and does not check
+                         pb
+WRONG-COST         3     maxsat, the last ``o`` line is not the model's cost
+                         pb
 MALFORMED          3     all     the answer cannot be read, or contradicts itself
 =================  ====  ======  ========================================================
 
@@ -38,13 +47,13 @@ from typing import Any
 
 #: every verdict: its exit code and the tracks whose judges give it (the table above)
 VERDICTS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "VERIFIED-SAT": (0, ("sat",)), "VERIFIED-UNSAT": (0, ("sat",)),
-    "VERIFIED-OPTIMUM": (0, ("maxsat",)), "VERIFIED-COST": (0, ("maxsat",)),
-    "VERIFIED": (0, ("mc",)), "UNSAT-UNCHECKED": (1, ("sat", "maxsat")),
-    "OPTIMUM-UNCHECKED": (1, ("maxsat",)), "UNCHECKED": (1, ("mc",)),
-    "UNKNOWN": (1, ("sat", "mc", "maxsat")), "WRONG-MODEL": (3, ("sat", "maxsat")),
-    "WRONG-ANSWER": (3, ("sat", "mc", "maxsat")), "WRONG-PROOF": (3, ("sat",)),
-    "WRONG-COST": (3, ("maxsat",)), "MALFORMED": (3, ("sat", "mc", "maxsat"))}
+    "VERIFIED-SAT": (0, ("sat", "pb")), "VERIFIED-UNSAT": (0, ("sat", "pb")),
+    "VERIFIED-OPTIMUM": (0, ("maxsat", "pb")), "VERIFIED-COST": (0, ("maxsat", "pb")),
+    "VERIFIED": (0, ("mc",)), "UNSAT-UNCHECKED": (1, ("sat", "maxsat", "pb")),
+    "OPTIMUM-UNCHECKED": (1, ("maxsat", "pb")), "UNCHECKED": (1, ("mc",)),
+    "UNKNOWN": (1, ("sat", "mc", "maxsat", "pb")), "WRONG-MODEL": (3, ("sat", "maxsat", "pb")),
+    "WRONG-ANSWER": (3, ("sat", "mc", "maxsat", "pb")), "WRONG-PROOF": (3, ("sat", "pb")),
+    "WRONG-COST": (3, ("maxsat", "pb")), "MALFORMED": (3, ("sat", "mc", "maxsat", "pb"))}
 EXIT_CODES = {verdict: code for verdict, (code, _) in VERDICTS.items()}
 VERIFIED = tuple(v for v, code in EXIT_CODES.items() if code == 0)
 FAILED = tuple(v for v, code in EXIT_CODES.items() if code == 3)

@@ -1,12 +1,15 @@
-"""An instance file's head, read once and bounded: its format (DIMACS CNF or WCNF), and the
-comment lines a reader keeps, wherever they stand.
+"""An instance file's head, read once and bounded: its format (DIMACS CNF, WCNF or OPB), and
+the comment lines a reader keeps, wherever they stand.
 
 Of all the comment lines a file may hold, readers use three kinds: the self-describing
 header (``c key: value``), the Model Counting Competition's track line (``c t mc``) and its
 projection (``c p show v1 ... 0``). :func:`scan_comments` keeps exactly those from a text
 and no other comment line, so a file of a billion ``c`` lines costs the bytes that are
 read, never an object per line; :func:`read_head` reads no further than the first line that
-is not a comment, and no more than :data:`MAX_COMMENT_BYTES` of comments.
+is not a comment, and no more than :data:`MAX_COMMENT_BYTES` of comments. An OPB file (the
+Pseudo-Boolean Competition's, its first line ``* #variable= ...``) writes its comments with
+``*``: its head is read as if each were a ``c`` line, so its header lines are kept as the same
+``c key: value`` strings.
 
 >>> c = scan_comments(b"c x\\nc family: demo\\np cnf 2 1\\nc p show 1 0\\n1 2 0\\n")
 >>> c.header, c.shows
@@ -99,7 +102,7 @@ def _check(found: Comments, name: str) -> None:
 
 @dataclass(frozen=True)
 class Head:
-    """What the start of an instance file says: its ``format`` (``cnf`` or ``wcnf``), the
+    """What the start of an instance file says: its ``format`` (``cnf``, ``wcnf``, ``opb``), the
     comment lines kept before its first other line, that line (b"" when none), and how many
     bytes of text come before it."""
 
@@ -120,6 +123,16 @@ def classify(first: bytes, comments: Comments) -> str:
     return "cnf"
 
 
+#: how an OPB file starts (its counts line)
+OPB_START = b"* #variable="
+_STAR = re.compile(rb"^\*", re.M)
+
+
+def opb_comments(lines: bytes) -> bytes:
+    """Whole lines of an OPB file with each leading ``*`` read as ``c`` (same length)."""
+    return _STAR.sub(b"c", lines)
+
+
 def read_head(path: str | os.PathLike) -> Head:
     """The head of the instance at ``path`` (plain or compressed), reading no further than its
     first line that is not a comment and no more than :data:`MAX_COMMENT_BYTES` before it
@@ -130,27 +143,37 @@ def read_head(path: str | os.PathLike) -> Head:
     comments = Comments()
     held = b""
     seen = 0
+    opb = None  # known from the first bytes
     with open_input(path, "instance") as handle, \
             contextlib.closing(input_pieces(handle, str(path))) as pieces:
         for piece in pieces:
             held += piece
+            if opb is None and len(held) >= len(OPB_START):
+                opb = held.startswith(OPB_START)
             cut = held.rfind(b"\n") + 1
             lines, held = held[:cut], held[cut:]
+            if opb:
+                lines = opb_comments(lines)
             first = first_other(lines)
             if first is not None:
                 comments.add(scan_comments(lines[:first[0]], str(path)), str(path))
-                return Head(classify(first[1], comments), comments, first[1], seen + first[0])
+                return Head("opb" if opb else classify(first[1], comments), comments,
+                            first[1], seen + first[0])
             comments.add(scan_comments(lines, str(path)), str(path))
             seen += len(lines)
             if seen + len(held) > MAX_COMMENT_BYTES:
                 raise InputTooLong(f"{path}: more than {MAX_COMMENT_BYTES:,} bytes of comments "
                                    f"before the first clause, the most an instance holds")
+    opb = held.startswith(OPB_START) if opb is None else opb
+    if opb:
+        held = opb_comments(held)
     first = first_other(held + b"\n")
     if first is None:
         comments.add(scan_comments(held, str(path)), str(path))
-        return Head("cnf", comments, b"", seen + len(held))
+        return Head("opb" if opb else "cnf", comments, b"", seen + len(held))
     comments.add(scan_comments(held[:first[0]], str(path)), str(path))
-    return Head(classify(first[1], comments), comments, first[1], seen + first[0])
+    return Head("opb" if opb else classify(first[1], comments), comments, first[1],
+                seen + first[0])
 
 
 _OTHER = re.compile(rb"^[ \t\r]*([^c \t\r\n][^\n]*)", re.M)

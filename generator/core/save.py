@@ -20,6 +20,7 @@ from puzzlesat.generator.core.files import (
 )
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import check_distinct
+from puzzlesat.generator.core.opb import Opb, opb_head, stream_opb
 from puzzlesat.generator.core.parallel import write_clauses
 from puzzlesat.generator.core.wcnf import Wcnf, stream_wcnf_clauses, wcnf_head
 from puzzlesat.generator.core.writer import dimacs_head, stream_clauses
@@ -52,6 +53,12 @@ def write_wcnf_instance(path: str, wcnf: Wcnf, header: dict | None = None) -> in
     """Write WCNF 2022+ text to ``path`` as :func:`write_instance` writes DIMACS (compressed
     by extension, ``-`` = stdout, atomically); returns the size of the uncompressed text."""
     return _save(path, wcnf_head(header), lambda write: stream_wcnf_clauses(wcnf, write))
+
+
+def write_opb_instance(path: str, opb: Opb, header: dict | None = None) -> int:
+    """Write OPB text to ``path`` as :func:`write_instance` writes DIMACS (compressed by
+    extension, ``-`` = stdout, atomically); returns the size of the uncompressed text."""
+    return _save(path, opb_head(opb, header), lambda write: stream_opb(opb, write))
 
 
 def _save(path: str, head: bytes, stream, to_file=None) -> int:

@@ -9,6 +9,8 @@ track     format    asked for by                what is known by construction
 sat       cnf       (default)                   the result (planted, optimal trace, parity)
 mc        cnf       ``--count``/``count=true``  the (projected) model count
 maxsat    wcnf      ``--format wcnf``           bounds on the optimum (often the optimum)
+pb        opb       ``--format opb``            the result (with a proof of each parity
+                                                UNSAT), or the optimum as MaxSAT certifies it
 ========  ========  ==========================  ==============================================
 
 A track module defines
@@ -49,7 +51,7 @@ from puzzlesat.generator.core.errors import UserError, shown
 from puzzlesat.generator.core.head import Head
 
 #: track name -> its module under puzzlesat.generator.tracks (loaded when asked for)
-TRACKS = {"sat": "sat", "mc": "mc", "maxsat": "maxsat"}
+TRACKS = {"sat": "sat", "mc": "mc", "maxsat": "maxsat", "pb": "pb"}
 
 
 def get_track(name: str) -> ModuleType:

@@ -26,7 +26,8 @@ class Made:
     """A track's formula of a puzzle (a Formula, a Wcnf) and what is known of it: the result
     of its hard part and why, what the track certifies beyond it (a Count, a Bounds; None for
     SAT) with the header lines that say so, and the known solution (a witness file's
-    ``solution``) with the fields its witness file adds and what to say when there is none."""
+    ``solution``) or the generator's proof of UNSAT (its ``proof``), with the fields its
+    witness file adds and what to say when there is neither."""
 
     formula: Any
     expected: str
@@ -36,6 +37,7 @@ class Made:
     witness: Any = None
     witness_fields: dict = field(default_factory=dict)
     missing_witness: str = "no known solution"
+    proof: bytes | None = None  # the generator's proof of an UNSAT answer (the PB track's)
 
 
 def no_notes(family) -> list[tuple[str, str]]:

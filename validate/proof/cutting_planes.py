@@ -103,19 +103,22 @@ _WORK_PER_TICK = 1 << 16
 @dataclass(frozen=True)
 class Refutation:
     """A checked proof: ``verified``, why not or what was derived, and how many ``pol`` steps
-    were checked."""
+    were checked; ``unsupported`` when it was not verified because it is written in what this
+    checker does not read (another version, a rule beyond the subset), not because a step is
+    wrong (another checker may read it)."""
 
     verified: bool
     reason: str
     steps: int
+    unsupported: bool = False
 
 
 class _Refused(Exception):
     """The proof is not verified: why, and on which line (when known)."""
 
-    def __init__(self, why: str, line: int | None = None) -> None:
+    def __init__(self, why: str, line: int | None = None, unsupported: bool = False) -> None:
         super().__init__(why)
-        self.why, self.line = why, line
+        self.why, self.line, self.unsupported = why, line, unsupported
 
 
 def _decimal(digits: bytes) -> int:
@@ -321,7 +324,7 @@ def _events(proof: bytes) -> Iterator[tuple[str, int, list[bytes]]]:
                 if tokens[:3] == list(HEADER[:3]):
                     version = _show_token(b" ".join(tokens[3:]))
                     raise _Refused(f"version {version} proofs are not read here: version 2.0 "
-                                   "only", number)
+                                   "only", number, unsupported=True)
                 raise _Refused("the first line is not `pseudo-Boolean proof version 2.0`",
                                number)
             state = "rules"
@@ -345,11 +348,12 @@ def _events(proof: bytes) -> Iterator[tuple[str, int, list[bytes]]]:
             yield "f", number, tokens[1:]
         elif state == "rules" and rule == b"output":
             if tokens != [b"output", b"NONE"]:
-                raise _Refused("only `output NONE` is read here", number)
+                raise _Refused("only `output NONE` is read here", number, unsupported=True)
             state = "conclusion"
         elif state == "conclusion" and rule == b"conclusion":
             if tokens[:2] != [b"conclusion", b"UNSAT"]:
-                raise _Refused("only `conclusion UNSAT : ID` is a refutation", number)
+                raise _Refused("only `conclusion UNSAT : ID` is a refutation", number,
+                               unsupported=True)
             if len(tokens) != 4 or tokens[2] != b":" or not _NUMBER.fullmatch(tokens[3]):
                 raise _Refused("`conclusion UNSAT` must name its contradiction: "
                                "`conclusion UNSAT : ID`", number)
@@ -361,7 +365,8 @@ def _events(proof: bytes) -> Iterator[tuple[str, int, list[bytes]]]:
             expected = {"rules": "`f`, `pol` or `output NONE`", "conclusion":
                         "`conclusion UNSAT : ID`", "end": "`end pseudo-Boolean proof`"}[state]
             raise _Refused(f"{_show_token(rule)} where {expected} belongs (the subset read "
-                           "here: pol steps, then the conclusion UNSAT)", number)
+                           "here: pol steps, then the conclusion UNSAT)", number,
+                           unsupported=state == "rules" and rule not in (b"f", b"pol"))
     if state == "header":
         raise _Refused("the proof is empty: no `pseudo-Boolean proof version 2.0` line")
     if state != "ended":
@@ -424,10 +429,11 @@ def derive(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]], proof: 
                                        f"{show(database[found - 1])}, which is not a "
                                        "contradiction")
             except _Refused as refused:
-                raise _Refused(refused.why, number) from None
+                raise _Refused(refused.why, number, refused.unsupported) from None
     except _Refused as refused:
         where = "" if refused.line is None else f"line {refused.line}: "
-        return Refutation(False, f"{name}: {where}{refused.why}", len(lines)), database
+        return Refutation(False, f"{name}: {where}{refused.why}", len(lines),
+                          refused.unsupported), database
     origin = (f"derived on line {lines[found - formula - 1]}" if found > formula
               else "of the formula")
     return Refutation(True, f"contradiction: constraint {found} ({origin}) is "

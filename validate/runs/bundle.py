@@ -144,9 +144,10 @@ def write_bundle(src: Path, output: str | os.PathLike | None, files: dict[str, b
                         f"refusing to replace it")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "instances").mkdir(exist_ok=True)
     except OSError as exc:
         raise os_failure(exc, f"create {out}") from None
+    for folder in sorted({Path(rel).parent for rel in files} - {Path(".")}):
+        plain_folder(out / folder, "bundle subfolder")  # a folder of files it lists, no link
     old = set(earlier["files"]) if earlier else set()
     # the marker lists old and new first: a run stopped half-way leaves a folder still ours
     _write_marker(out, sorted(old | set(files)), archive.name)
@@ -190,7 +191,8 @@ def _claim_output(src: Path, out: Path, ours: Callable[[object], bool]) -> dict 
             and all(ours(rel) for rel in earlier["files"])
             and isinstance(earlier.get("archive"), str)):
         raise UserError(f"{out} exists and is not a submission bundle: refusing to replace it")
-    plain_folder(out / "instances", "bundle subfolder", create=False)
+    for folder in sorted({Path(rel).parent for rel in earlier["files"]} - {Path(".")}):
+        plain_folder(out / folder, "bundle subfolder", create=False)
     return earlier
 
 

@@ -1,8 +1,9 @@
 """The tracks whose answers are judged, one folder each, all of the same shape, behind this one
 registry: ``sat`` (the SAT Competition), ``mc`` (the Model Counting Competition), ``maxsat``
-(the MaxSAT Evaluation). Every command reaches a track through :func:`get_track`,
-:func:`track_of` (an instance's, from its head) or :func:`client_track` (a solver's, from its
-name); nothing outside this folder chooses a track by hand.
+(the MaxSAT Evaluation), ``pb`` (the Pseudo-Boolean Competition). Every command reaches a
+track through :func:`get_track`, :func:`track_of` (an instance's, from its head) or
+:func:`client_track` (a solver's, from its name); nothing outside this folder chooses a
+track by hand.
 
 Each track folder holds three modules, loaded when asked for (a SAT answer's judge loads no
 MaxSAT code):
@@ -30,7 +31,7 @@ from puzzlesat.generator.core.errors import UserError, shown
 from puzzlesat.validate.verdict import Verdict
 
 #: the tracks, in the order messages and tables list them (each a folder of that name here)
-TRACKS = ("sat", "mc", "maxsat")
+TRACKS = ("sat", "mc", "maxsat", "pb")
 
 
 @dataclass(frozen=True)

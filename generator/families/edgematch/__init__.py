@@ -68,7 +68,7 @@ diamonds), :mod:`.encode` (the Board, the clause groups, decode and assignment),
 
 from __future__ import annotations
 
-from puzzlesat.generator.families.edgematch import count, maxsat
+from puzzlesat.generator.families.edgematch import count, maxsat, pb
 from puzzlesat.generator.families.edgematch.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
@@ -159,5 +159,5 @@ ENCODINGS = {
 }
 
 #: the family's module for each track beyond SAT (whose contract this card's names keep):
-#: model counting and, where the family has one, its MaxSAT form
-TRACKS = {"mc": count, "maxsat": maxsat}
+#: model counting and, where the family has one, its MaxSAT and pseudo-Boolean forms
+TRACKS = {"mc": count, "maxsat": maxsat, "pb": pb}

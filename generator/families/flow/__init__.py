@@ -82,7 +82,7 @@ CCCCD  └──╴╵
 
 from __future__ import annotations
 
-from puzzlesat.generator.families.flow import count
+from puzzlesat.generator.families.flow import count, pb
 from puzzlesat.generator.families.flow.certificate import (
     CERTIFICATE,
     UNSAT_CHOICES,
@@ -137,8 +137,8 @@ ENCODINGS = {
 }
 
 #: the family's module for each track beyond SAT (whose contract this card's names keep):
-#: model counting and, where the family has one, its MaxSAT form
-TRACKS = {"mc": count}
+#: model counting and, where the family has one, its MaxSAT and pseudo-Boolean forms
+TRACKS = {"mc": count, "pb": pb}
 
 PARAMS: tuple[Param, ...] = (
     Param("width", int, None, "Grid width (planted grids).", minimum=1),

@@ -101,5 +101,5 @@ ENCODINGS = {
 }
 
 #: the family's module for each track beyond SAT (whose contract this card's names keep):
-#: model counting and, where the family has one, its MaxSAT form
+#: model counting and, where the family has one, its MaxSAT and pseudo-Boolean forms
 TRACKS = {"mc": count, "maxsat": maxsat}

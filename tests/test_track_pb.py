@@ -1,0 +1,317 @@
+"""The pseudo-Boolean track end to end: OPB instances made with what is known of them (a
+planted solution, a parity refutation with the generator's VeriPB proof, a certified optimum),
+solved by real PB solvers, judged down to the puzzle, published and bundled as the
+Pseudo-Boolean Competition asks; forged proofs and doctored answers never verified."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_one_line_error
+
+from puzzlesat.generator.core.opb import read_opb
+from puzzlesat.generator.instance import build
+from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.validate.answers import pb_text
+from puzzlesat.validate.proof.cutting_planes import check_refutation, to_version_1
+from puzzlesat.validate.tracks.pb.clients import names as pb_clients
+from puzzlesat.validate.tracks.pb.judge import veripb_constraints
+
+EDGE = {"rows": 4, "cols": 4, "border_colors": 2, "center_colors": 3}
+FLOW = {"width": 5, "height": 6}
+VERIPB = os.environ.get("PUZZLESAT_VERIPB", "/work/tools/veripb-venv/bin/veripb")
+
+
+def _write(tmp_path: Path, name: str, family: str, params: dict, encoding: str | None = None):
+    inst = build(family, params, encoding=encoding, seed=0, track="pb")
+    path = tmp_path / f"{name}.opb"
+    inst.track.write(str(path), inst.formula, inst.header())
+    witness = inst.witness_json()
+    if witness is not None:
+        (tmp_path / f"{name}.json").write_text(json.dumps(witness))
+    return inst, path
+
+
+@pytest.fixture
+def made(tmp_path):
+    """One instance of each kind: planted and parity edge matching and Flow, and the
+    optimisation form of a parity board."""
+    return {
+        "em": _write(tmp_path, "em", "edge-matching", EDGE),
+        "em-parity": _write(tmp_path, "em-parity", "edge-matching", {**EDGE, "unsat": "parity"}),
+        "flow": _write(tmp_path, "flow", "flow", FLOW),
+        "flow-parity": _write(tmp_path, "flow-parity", "flow", {**FLOW, "unsat": "parity"}),
+        "em-opt": _write(tmp_path, "em-opt", "edge-matching", {**EDGE, "unsat": "parity"},
+                         "unmatched-edges"),
+    }
+
+
+def _proof(inst) -> bytes:
+    return inst.made.proof
+
+
+# -- the instances and their proofs --------------------------------------------------------------
+
+def test_what_each_instance_knows(made):
+    assert made["em"][0].expected == "SAT" and made["em"][0].made.proof is None
+    assert made["em-parity"][0].expected == "UNSAT"
+    assert made["em-parity"][0].expected_from == "parity:colour-count"
+    assert made["flow-parity"][0].expected_from == "parity:checkerboard"
+    header = made["em-opt"][0].header()
+    assert (header["optimum"], header["lower-bound"], header["upper-bound"]) == ("1", "1", "1")
+    parsed = read_opb(made["em-opt"][1])
+    assert parsed.objective is not None and parsed.header["encoding"] == "unmatched-edges"
+    for key in ("em-parity", "flow-parity"):
+        witness = json.loads(made[key][1].with_suffix(".json").read_text())
+        assert witness["proof-format"] == "VeriPB 2.0"
+        assert witness["proof"].encode() == made[key][0].made.proof
+
+
+@pytest.mark.parametrize("key,steps", [("em-parity", 3), ("flow-parity", 1)])
+def test_the_generators_proof_refutes_its_instance(made, key, steps):
+    """The proof is checked against the file as written: VeriPB's numbering of its
+    constraints (an equality is two), its steps the module docstring's."""
+    inst, path = made[key]
+    found = check_refutation(veripb_constraints(read_opb(path)), _proof(inst))
+    assert found.verified and found.steps == steps, found
+
+
+def test_a_parity_proof_does_not_refute_the_planted_board(made):
+    """The same steps on the planted board (every colour count even) end in no contradiction:
+    the proof is about the odd count, not a template that refutes anything."""
+    parity = made["em-parity"][0]
+    planted = build("edge-matching", EDGE, seed=0, track="pb")
+    from puzzlesat.generator.families.edgematch.pb import refutation
+
+    assert refutation(planted.puzzle, "edges") is None  # no odd colour: no proof is written
+    found = check_refutation(veripb_constraints(read_opb(made["em"][1])), _proof(parity))
+    assert not found.verified and not found.unsupported
+
+
+@pytest.mark.parametrize("forge", [
+    lambda p: p.replace(b" 2 d\n", b" 3 d\n", 1),  # a weaker cut: no contradiction
+    lambda p: p.replace(b" 2 *", b" 1 *", 1),  # a piece's side count off by one
+    lambda p: p.replace(b"conclusion UNSAT : ", b"conclusion UNSAT : 1", 1),  # another id
+])
+def test_a_forged_parity_proof_is_rejected(made, forge):
+    inst, path = made["em-parity"]
+    forged = forge(_proof(inst))
+    assert forged != _proof(inst)
+    found = check_refutation(veripb_constraints(read_opb(path)), forged)
+    assert not found.verified and not found.unsupported, found
+
+
+@pytest.mark.skipif(not Path(VERIPB).exists(), reason="VeriPB is not installed")
+@pytest.mark.parametrize("key", ["em-parity", "flow-parity"])
+def test_veripb_agrees_with_our_checker_on_the_generators_proofs(made, tmp_path, key):
+    """The referee: VeriPB (the legacy 0.3a0 reads format 1.2, to which the same steps are
+    written) verifies each generated proof on the very file, and rejects a forged one."""
+    inst, path = made[key]
+    proof = _proof(inst)
+    count = len(veripb_constraints(read_opb(path)))
+    (tmp_path / "p.pbp").write_bytes(to_version_1(proof, count))
+    ran = subprocess.run([VERIPB, str(path), str(tmp_path / "p.pbp")], capture_output=True)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    weaker = proof.replace(b" 2 d\n", b" 3 d\n", 1) if key == "em-parity" else \
+        proof.replace(b" +\n", b"\n", 1)
+    (tmp_path / "f.pbp").write_bytes(to_version_1(weaker, count))
+    ran = subprocess.run([VERIPB, str(path), str(tmp_path / "f.pbp")], capture_output=True)
+    assert ran.returncode != 0
+
+
+def test_sat4j_reads_the_files_as_written(made):
+    jar = "/usr/share/java/org.sat4j.pb.jar"
+    if shutil.which("java") is None or not Path(jar).exists():
+        pytest.skip("no sat4j")
+    for key, word in (("em", "SATISFIABLE"), ("em-parity", "UNSATISFIABLE"),
+                      ("flow-parity", "UNSATISFIABLE"), ("em-opt", "OPTIMUM FOUND")):
+        ran = subprocess.run(["java", "-jar", jar, str(made[key][1])], capture_output=True,
+                             text=True, timeout=300)
+        assert f"s {word}" in ran.stdout.splitlines(), (key, ran.stdout[-500:])
+
+
+# -- the judge -----------------------------------------------------------------------------------
+
+def _answer(tmp_path: Path, text: bytes) -> Path:
+    path = tmp_path / "answer.out"
+    path.write_bytes(text)
+    return path
+
+
+def _model(inst) -> np.ndarray:
+    module = inst.family.TRACKS["pb"]
+    solution = inst.witness if inst.witness is not None else inst.made.certified.arrangement
+    return module.assignment_opb(inst.puzzle, inst.encoding, solution)
+
+
+def test_a_planted_model_is_verified_down_to_the_puzzle(made, tmp_path, puzzlesat):
+    for key in ("em", "flow"):
+        inst, path = made[key]
+        result = puzzlesat("validate", path, _answer(tmp_path, pb_text("SAT", _model(inst), None)))
+        assert result.code == 0 and result.out.startswith("VERIFIED-SAT"), result.out
+        assert "solution passes the puzzle's rules" in result.out
+
+
+def test_a_flipped_variable_is_a_wrong_model(made, tmp_path, puzzlesat):
+    inst, path = made["em"]
+    model = _model(inst)
+    model[1] = not model[1]
+    result = puzzlesat("validate", path, _answer(tmp_path, pb_text("SAT", model, None)))
+    assert result.code == 3 and result.out.startswith("WRONG-MODEL")
+
+
+@pytest.mark.parametrize("text,why", [
+    (b"s SATISFIABLE\nv x1 x1\n", "given twice"),
+    (b"s SATISFIABLE\nv x1 y2\n", "is not x<n> or -x<n>"),
+    (b"s SATISFIABLE\nv x1\n", "variables (x2 is missing)"),
+    (b"s SATISFIABLE\nv x999999\n", "beyond the instance"),
+    (b"s UNSATISFIABLE\nv x1\n", "v lines with s UNSATISFIABLE"),
+    (b"s SATISFIABLE\ns SATISFIABLE\n", "a second s line"),
+    (b"s MAYBE\n", "unknown status"),
+    (b"o 1.5\n", "an o line holds one integer"),
+    (b"s SATISFIABLE\n\xff\n", "not ASCII"),
+])
+def test_a_doctored_answer_is_malformed(made, tmp_path, puzzlesat, text, why):
+    result = puzzlesat("validate", made["em"][1], _answer(tmp_path, text))
+    assert result.code == 3 and result.out.startswith("MALFORMED") and why in result.out
+
+
+def test_unsat_on_a_planted_instance_is_a_wrong_answer(made, tmp_path, puzzlesat):
+    for key in ("em", "em-opt"):
+        result = puzzlesat("validate", made[key][1],
+                           _answer(tmp_path, b"s UNSATISFIABLE\n"))
+        assert result.code == 3 and result.out.startswith("WRONG-ANSWER"), result.out
+
+
+def test_unsat_on_a_parity_instance(made, tmp_path, puzzlesat, monkeypatch):
+    """Without a proof the header's certificate verifies it; with the generator's proof our
+    checker does; a forged proof is WRONG-PROOF; a proof of another format with no VeriPB to
+    read it is not checked, never VERIFIED on its word (the certificate still holds)."""
+    inst, path = made["em-parity"]
+    answer = _answer(tmp_path, b"s UNSATISFIABLE\n")
+    result = puzzlesat("validate", path, answer)
+    assert result.code == 0 and "certified by the header: parity:colour-count" in result.out
+    (tmp_path / "p.pbp").write_bytes(_proof(inst))
+    result = puzzlesat("validate", path, answer, "--proof", tmp_path / "p.pbp")
+    assert result.code == 0 and "proof verified by puzzlesat-cutting-planes" in result.out
+    (tmp_path / "f.pbp").write_bytes(_proof(inst).replace(b" 2 d\n", b" 3 d\n", 1))
+    result = puzzlesat("validate", path, answer, "--proof", tmp_path / "f.pbp")
+    assert result.code == 3 and result.out.startswith("WRONG-PROOF")
+    (tmp_path / "v1.pbp").write_bytes(b"pseudo-Boolean proof version 1.1\nf 544\nc 1\n")
+    monkeypatch.delenv("PUZZLESAT_VERIPB", raising=False)
+    monkeypatch.setenv("PATH", "")
+    result = puzzlesat("validate", path, answer, "--proof", tmp_path / "v1.pbp")
+    assert result.code == 0 and "proof not checked" in result.out
+    assert "VeriPB is not installed" in result.out
+
+
+def test_optimum_claims(made, tmp_path, puzzlesat):
+    inst, path = made["em-opt"]
+    model = _model(inst)
+    cost = read_opb(path).cost(model)
+    assert cost == 1
+    for status, claimed, verdict in (("OPTIMUM", 1, "VERIFIED-OPTIMUM"),
+                                     ("SAT", 1, "VERIFIED-COST"), ("OPTIMUM", 0, "WRONG-COST")):
+        result = puzzlesat("validate", path, _answer(tmp_path, pb_text(status, model, claimed)))
+        assert result.out.startswith(verdict), result.out
+
+
+# -- real solvers --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("client", ["exact", "scip", "sat4j"])
+def test_each_client_solves_and_its_answers_are_verified(made, tmp_path, puzzlesat, client):
+    if client not in pb_clients():
+        pytest.skip(f"{client} is not installed")
+    for key, verdict, code in (("em", "VERIFIED-SAT", 10), ("flow-parity", "VERIFIED-UNSAT", 20),
+                               ("em-opt", "VERIFIED-OPTIMUM", 30)):
+        result = puzzlesat("solve", made[key][1], "--solver", client)
+        assert result.code == code, (key, result.out, result.err)
+        out = _answer(tmp_path, result.out.encode())
+        judged = puzzlesat("validate", made[key][1], out)
+        assert judged.out.startswith(verdict), (key, judged.out)
+
+
+def test_an_unknown_pb_solver_is_one_line(made, puzzlesat):
+    assert_one_line_error(puzzlesat("solve", made["em"][1], "--solver", "nosuch"),
+                          "nosuch")
+
+
+# -- a suite and its bundle ----------------------------------------------------------------------
+
+SUITE = """[suite]
+name = "pb-tiny"
+author = "T. Tester"
+version = "1"
+seed = 1
+compression = "xz"
+
+[[group]]
+family = "edge-matching"
+format = "opb"
+replicates = 2
+params = { rows = 4, cols = 4, border_colors = 2, center_colors = 3 }
+
+[[group]]
+family = "edge-matching"
+format = "opb"
+replicates = 2
+params = { rows = 4, cols = 4, border_colors = 2, center_colors = 3, unsat = "parity" }
+
+[[group]]
+family = "flow"
+format = "opb"
+params = { width = 5, height = 6, unsat = "parity" }
+
+[[group]]
+family = "edge-matching"
+format = "opb"
+encoding = "unmatched-edges"
+params = { rows = 4, cols = 4, border_colors = 2, center_colors = 3, unsat = "parity" }
+"""
+
+
+def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzlesat):
+    (tmp_path / "pb.toml").write_text(SUITE)
+    publish_suite(tmp_path / "pb.toml", tmp_path / "suite")
+    assert verify_suite(tmp_path / "suite").differences == []
+    result = puzzlesat("submission", tmp_path / "suite", "-o", tmp_path / "bundle")
+    assert result.code == 0, result.err
+    bundle = tmp_path / "bundle"
+    domains = sorted(p.name for p in bundle.iterdir() if p.is_dir())
+    assert domains == ["edge-matching-optimum", "edge-matching-parity", "edge-matching-planted",
+                       "flow-parity"]
+    proofs = sorted(p.name for p in bundle.glob("*/*.pbp"))
+    assert len(proofs) == 3  # two parity boards and the Flow grid
+    rows = list(csv.DictReader(io.StringIO((bundle / "metadata.csv").read_text())))
+    assert {r["answer"] for r in rows} == {"SAT", "UNSAT", "OPTIMUM"}
+    for row in rows:
+        if row["proof"]:
+            proof = (bundle / row["proof"]).read_bytes()
+            opb = tmp_path / "plain.opb"
+            opb.write_bytes(lzma.decompress((bundle / row["file"]).read_bytes()))
+            assert check_refutation(veripb_constraints(read_opb(opb)), proof).verified
+    with tarfile.open(bundle.with_name("bundle.tar.xz")) as tar:
+        assert "bundle/flow-parity/" in " ".join(tar.getnames()) + "/"
+
+
+def test_a_suite_whose_proof_was_tampered_with_is_not_bundled(tmp_path, puzzlesat):
+    (tmp_path / "pb.toml").write_text(SUITE)
+    publish_suite(tmp_path / "pb.toml", tmp_path / "suite")
+    witness = next(p for p in sorted((tmp_path / "suite" / "witnesses").iterdir())
+                   if " 2 d\n" in json.loads(p.read_text()).get("proof", ""))
+    data = json.loads(witness.read_text())
+    data["proof"] = data["proof"].replace(" 2 d\n", " 3 d\n", 1)
+    witness.write_text(json.dumps(data))
+    result = puzzlesat("submission", tmp_path / "suite", "-o", tmp_path / "bundle")
+    assert result.code != 0 and "proof does not check" in result.err + result.out
+    assert not (tmp_path / "bundle").exists()
