@@ -284,6 +284,14 @@ def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzle
     (tmp_path / "pb.toml").write_text(SUITE)
     publish_suite(tmp_path / "pb.toml", tmp_path / "suite")
     assert verify_suite(tmp_path / "suite").differences == []
+    # the description's tables call the rows constraints and say how each answer is known
+    described = (tmp_path / "suite" / "description.md").read_text()
+    assert "| name | encoding | variables | constraints |" in described
+    assert "## Pseudo-Boolean instances" in described
+    assert described.count("parity:colour-count + proof") == 2
+    assert "| opt 1 | certified bounds |" in described
+    assert "As linear constraints: " in described
+    assert r"\begin{table*}" in (tmp_path / "suite" / "description.tex").read_text()
     result = puzzlesat("submission", tmp_path / "suite", "-o", tmp_path / "bundle")
     assert result.code == 0, result.err
     bundle = tmp_path / "bundle"

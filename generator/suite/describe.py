@@ -50,6 +50,11 @@ def _of_track(track, rows: list[ManifestRow]) -> list[ManifestRow]:
     return [row for row in rows if row.track == track.NAME]
 
 
+def _constraints(rows: list[ManifestRow]) -> str:
+    """What the rows' constraints are called: "clauses", "constraints", or both."""
+    return " / ".join(dict.fromkeys(track.CONSTRAINTS for track in _tracks(rows)))
+
+
 def _result_counts(rows: list[ManifestRow]) -> str:
     """``10 sat, 4 unsat``, ``3 with a certified optimum, 1 open``: what each row's track
     knows its instance to be, in the tracks' order."""
@@ -157,7 +162,8 @@ def markdown(spec, rows: list[ManifestRow], calibration: list[dict] | None = Non
         for label, text in _family_notes(rows, name):
             lines += [f"{label}: {text}", ""]
     lines += ["## Instances", "",
-              "| name | encoding | variables | clauses | result | known from | GBD hash |",
+              f"| name | encoding | variables | {_constraints(rows)} | result | known from "
+              "| GBD hash |",
               "|---|---|--:|--:|---|---|---|"]
     lines += [f"| {r.name} | {r.encoding} | {r.variables} | {r.clauses} | "
               f"{r.result} | {r.expected_from} | `{r.hash}` |" for r in rows]
@@ -386,11 +392,13 @@ def _picture(spec, task, solving: Solving | None) -> str:
 def _summary_table(rows: list[ManifestRow]) -> str:
     """The instance summary, one line per group and encoding, in one column's width."""
     lines = [r"\begin{table}[tb]", r"\centering\footnotesize",
-             r"\caption{The instances by group: variables and clauses (ranges), results.}",
+             rf"\caption{{The instances by group: variables and {_constraints(rows)} (ranges), "
+             r"results.}",
              r"\label{tab:instances}",
              r"\setlength{\tabcolsep}{3pt}",
              r"\begin{tabularx}{\columnwidth}{@{}r>{\raggedright\arraybackslash}Xrrrl@{}}",
-             r"\hline", r"grp & family, encoding & n & variables & clauses & result \\",
+             r"\hline", rf"grp & family, encoding & n & variables & {_constraints(rows)} "
+             r"& result \\",
              r"\hline"]
     for g in _group_summary(rows):
         mine = [r for r in rows if r.group == g["group"] and r.family == g["family"]

@@ -19,6 +19,7 @@ A track module defines
 ``FORMAT``        the file format: the instance's suffix (``.cnf``, ``.wcnf``) and ``--format``
 ``COUNT``         whether ``--count`` (a group's ``count = true``) asks for it
 ``TITLE``, ``FORMAT_TEXT``   the track and its format in words, for prose and ``--help``
+``CONSTRAINTS``   what the file's constraints are called ("clauses", "constraints")
 ``GROUP_KEYS``    the keys a suite spec's group asks for it with
 ``REPRODUCE``     the words ``generate`` takes for it in a header's reproduce line: (before
                   ``--name``, before ``-o``), as published headers hold them

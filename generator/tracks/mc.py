@@ -62,6 +62,7 @@ COUNT = True
 #: the format in words, for ``generate --format``
 FORMAT_TEXT = "DIMACS with a projection (--count)"
 TITLE = "counting"
+CONSTRAINTS = "clauses"  # what the body's lines are called
 #: what a suite adds to its instances' names (generate names them as SAT ones)
 SUITE_SUFFIX = "-count"
 #: the keys a suite spec's group asks for it with

@@ -51,8 +51,6 @@ from puzzlesat.generator.tracks.parts import (
     HEADER_HOLDS,
     Made,
     header_limit,
-    no_notes,
-    no_section,
 )
 
 NAME = "pb"
@@ -62,6 +60,7 @@ COUNT = False
 FORMAT_TEXT = ("OPB for the Pseudo-Boolean Competition (linear constraints; a parity UNSAT "
                "comes with its cutting-planes proof in the witness file)")
 TITLE = "pseudo-Boolean"
+CONSTRAINTS = "constraints"  # what the body's lines are called
 #: what a suite adds to its instances' names (generate names them as SAT ones)
 SUITE_SUFFIX = ""
 #: the keys a suite spec's group asks for it with
@@ -266,5 +265,60 @@ def abstract(results: str, rows: list, families: list[str]) -> str:
             f"for every parity refutation")
 
 
-#: the description's parts this track adds: none yet
-family_notes, markdown_section, latex_section = no_notes, no_section, no_section
+def family_notes(family) -> list[tuple[str, str]]:
+    """What a description adds under each family: its PB form and the refutation it proves."""
+    return [("As linear constraints", module(family).STORY)]
+
+
+def _rows(rows: list, calibration: list[dict], tex: bool) -> tuple[list[str], list[list[str]]]:
+    """(header, cells) of the table of every instance: its constraints, answer, how known,
+    and each calibration solver's CPU seconds."""
+    solvers = list(dict.fromkeys(run["solver"] for run in calibration))
+    runs = {(run["name"], run["solver"]): run for run in calibration}
+    head = ["instance", "constraints", "answer", "known by"] + [f"{s} s" for s in solvers]
+    cells = []
+    for row in rows:
+        answer = (f"opt {row.optimum}" if row.optimum is not None else row.result.upper())
+        known = ("certified bounds" if row.optimum is not None else row.expected_from
+                 + (" + proof" if row.result == "unsat" and row.witness else ""))
+        times = []
+        for solver in solvers:
+            run = runs.get((row.name, solver))
+            if run is None:
+                times.append("")
+            elif run["status"] == "UNKNOWN":
+                times.append(("$>$" if tex else "> ") + f"{float(run['time-limit']):g}")
+            else:
+                times.append(f"{float(run['cpu-seconds'] or run['wall-seconds']):.1f}")
+        cells.append([row.name, str(row.clauses), answer, known, *times])
+    return head, cells
+
+
+_INTRO = ("Every answer is known by construction: a planted solution, a certified optimum, or "
+          "a counting argument refuting the parity variants, for each of which the generator "
+          "writes a VeriPB 2.0 proof (cutting planes: additions and one division by 2) that "
+          "puzzlesat's checker and VeriPB verify.")
+
+
+def markdown_section(rows: list, calibration: list[dict]) -> list[str]:
+    """The section of description.md on the PB instances and their proofs."""
+    head, cells = _rows(rows, calibration, tex=False)
+    return (["## Pseudo-Boolean instances", "", _INTRO, "",
+             "| " + " | ".join(head) + " |", "|---|--:|---|---|" + "--:|" * (len(head) - 4)]
+            + ["| " + " | ".join(row) + " |" for row in cells] + [""])
+
+
+def latex_section(rows: list, calibration: list[dict], tex) -> list[str]:
+    """The section of description.tex on the PB instances and their proofs (``tex`` escapes
+    text)."""
+    head, cells = _rows(rows, calibration, tex=True)
+    lines = [r"\section{The pseudo-Boolean instances}", tex(_INTRO), "",
+             r"\begin{table*}[tb]", r"\centering\footnotesize",
+             r"\caption{Each instance's constraints, its known answer and how it is known, and "
+             r"the solvers' CPU seconds.}", r"\label{tab:pb}", r"\setlength{\tabcolsep}{2.5pt}",
+             r"\begin{tabular}{@{}lrll" + "r" * (len(head) - 4) + "@{}}", r"\hline",
+             " & ".join(tex(h) for h in head) + r" \\", r"\hline"]
+    for name, constraints, answer, known, *times in cells:
+        lines.append(" & ".join([f"\\texttt{{{tex(name)}}}", constraints, tex(answer),
+                                 tex(known), *times]) + r" \\")
+    return lines + [r"\hline", r"\end{tabular}", r"\end{table*}", ""]

@@ -28,6 +28,7 @@ COUNT = False
 #: the format in words, for ``generate --format``
 FORMAT_TEXT = "DIMACS (SAT)"
 TITLE = "SAT"
+CONSTRAINTS = "clauses"  # what the body's lines are called
 #: what a suite adds to its instances' names (generate names them as SAT ones)
 SUITE_SUFFIX = ""
 #: the keys a suite spec's group asks for it with

@@ -63,6 +63,17 @@ ENCODINGS = {
 #: what an optimisation encoding minimises (decision encodings are not listed)
 OBJECTIVES = {"unmatched-edges": "unmatched inner edges"}
 HARD_SATISFIABLE = "any placement of every piece (frame outward) meets every constraint"
+#: the pseudo-Boolean form and the refutation of its parity variant, for a description
+STORY = (
+    "Each rule is one linear equality over 0-1 variables x (piece p on square q turned r) and "
+    "y (inner edge d has colour k): a square holds one piece in one rotation, a piece lies "
+    "once, and the colour a side shows is its edge's. The parity variant puts a colour on an "
+    "odd number N of sides. Adding the side equalities of that colour counts each side once: "
+    "2 times the edges of that colour equal N, which no integers satisfy. The generator's "
+    "VeriPB proof says so in three pol steps: the sum divided by 2 (rounding up) bounds the "
+    "edges of that colour by (N-1)/2 from above and by (N+1)/2 from below, and the two add up "
+    "to 0 >= 1. Resolution has no such division, and the CNF twins keep MiniSat busy past a "
+    "minute.")
 bounds = maxsat_bounds
 
 

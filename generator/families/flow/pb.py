@@ -46,6 +46,15 @@ ENCODINGS = {"degree": "decision: one colour per cell, the degree of every cell 
                        "endpoint, 2 elsewhere), links within a colour; admits stray cycles"}
 OBJECTIVES: dict[str, str] = {}
 HARD_SATISFIABLE = ""  # no optimisation encoding
+#: the pseudo-Boolean form and the refutation of its checkerboard variant, for a description
+STORY = (
+    "Each cell has one colour, and the number of links it has is 1 at an endpoint and 2 "
+    "elsewhere, one linear equality per cell; links join cells of one colour, and two "
+    "neighbours of one colour are linked. Every link joins a black and a white cell of the "
+    "checkerboard, so the degrees of the black cells and of the white cells sum to the same "
+    "number. Moving one endpoint to the other colour breaks that balance: the generator's "
+    "VeriPB proof adds the black cells' degree equalities and subtracts the white cells', "
+    "one pol step in which every link variable cancels and 0 >= 2 remains.")
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
