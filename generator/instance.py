@@ -92,10 +92,15 @@ class Instance:
         return (self.track.head(self.formula, self.header() if header else None)
                 + self.track.body(self.formula)).decode()
 
+    def proof(self) -> bytes | None:
+        """The generator's proof that the instance has no solution (a PB parity instance's
+        VeriPB proof), or None."""
+        return self.made.proof
+
     def witness_json(self) -> dict | None:
         """The witness file's JSON: the known solution, or the generator's proof of UNSAT;
         None when neither is known."""
-        solution, proof = self.witness, self.made.proof
+        solution, proof = self.witness, self.proof()
         if solution is None and proof is None:
             return None
         evidence = ({"solution": self.family.solution_to_json(solution)} if solution is not None
@@ -170,17 +175,18 @@ def _in_folder(family: Any, params: dict, files_root: str | os.PathLike | None) 
 def generate_files(family_name: str, params: dict, output: str, witness: str | None = None,
                    encoding: str | None = None, seed: int | None = None,
                    name: str | None = None, solving: Solving | None = None,
-                   force: bool = False, track: str = "sat") -> Instance:
+                   force: bool = False, track: str = "sat",
+                   proof: str | None = None) -> Instance:
     """Build one instance (:func:`build`) and write it to ``output`` (compressed by
-    extension, ``-`` = stdout) and, with ``witness``, its known solution as JSON: both files
-    or neither. The paths are checked before anything is built; an instance without a known
+    extension, ``-`` = stdout) and, with ``witness``, its known solution as JSON, with
+    ``proof`` the generator's proof of UNSAT: every file asked for or none. The paths are checked before anything is built; an instance without a known
     solution has no witness to write (a UserError)."""
     return save_instance(
         output, witness,
         lambda: build(family_name, params, encoding, seed, name, solving=solving, force=force,
                       track=track),
         lambda inst, path: inst.track.write(path, inst.formula, inst.header()),
-        lambda inst: f"{inst.name} has {inst.made.missing_witness}")
+        lambda inst: f"{inst.name} has {inst.made.missing_witness}", proof)
 
 
 def check_size(family, params: dict, encoding: str, force: bool = False,

@@ -154,6 +154,25 @@ def _model(inst) -> np.ndarray:
     return module.assignment_opb(inst.puzzle, inst.encoding, solution)
 
 
+def test_generate_writes_the_proof_beside_the_instance(tmp_path, puzzlesat):
+    """``generate --proof`` writes the parity instance's VeriPB proof, which ``validate``
+    verifies; asked of an instance without one, nothing at all is written."""
+    args = ["generate", "edge-matching", "--rows", "4", "--cols", "4", "--border-colors", "2",
+            "--center-colors", "3", "--format", "opb"]
+    made = puzzlesat(*args, "--unsat", "parity", "-o", tmp_path / "p.opb.xz",
+                     "--proof", tmp_path / "p.pbp")
+    assert made.code == 0, made.err
+    assert (tmp_path / "p.pbp").read_bytes().startswith(b"pseudo-Boolean proof version 2.0\n")
+    (tmp_path / "p.out").write_text("s UNSATISFIABLE\n")
+    judged = puzzlesat("validate", tmp_path / "p.opb.xz", tmp_path / "p.out",
+                       "--proof", tmp_path / "p.pbp")
+    assert judged.code == 0 and "proof verified by puzzlesat-cutting-planes" in judged.out
+    refused = puzzlesat(*args, "-o", tmp_path / "s.opb", "--witness", tmp_path / "s.json",
+                        "--proof", tmp_path / "s.pbp")
+    assert_one_line_error(refused, "has no proof to write")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.opb.xz", "p.out", "p.pbp"]
+
+
 def test_a_planted_model_is_verified_down_to_the_puzzle(made, tmp_path, puzzlesat):
     for key in ("em", "flow"):
         inst, path = made[key]

@@ -27,12 +27,16 @@ from puzzlesat.generator.core.writer import dimacs_head, stream_clauses
 
 
 class HasWitness(Protocol):
-    """An instance :func:`save_instance` writes: a name and maybe a known solution."""
+    """An instance :func:`save_instance` writes: a name, maybe a known solution, maybe the
+    generator's proof of UNSAT."""
 
     name: str
 
     def witness_json(self) -> dict | None:
         """The known solution as a witness file's JSON, or None."""
+
+    def proof(self) -> bytes | None:
+        """The generator's proof that the instance has no solution, or None."""
 
 
 #: the instance :func:`save_instance` builds and writes
@@ -84,36 +88,50 @@ def _save(path: str, head: bytes, stream, to_file=None) -> int:
     return len(head) + size
 
 
-def check_outputs(output: str, witness: str | None) -> None:
-    """Before anything is built: ``-o`` and ``--witness`` are two writable places (a bad
-    witness path must not leave the instance behind)."""
-    check_distinct(("-o", output), ("--witness", witness))
-    if witness:
-        check_writable(witness, "--witness")
+def check_outputs(output: str, witness: str | None, proof: str | None = None) -> None:
+    """Before anything is built: ``-o``, ``--witness`` and ``--proof`` are distinct writable
+    places (a bad companion path must not leave the instance behind)."""
+    check_distinct(("-o", output), ("--witness", witness), ("--proof", proof))
+    for option, path in (("--witness", witness), ("--proof", proof)):
+        if path:
+            check_writable(path, option)
     if output != "-":
         check_writable(output, "-o")
 
 
 def save_instance(output: str, witness: str | None, build: Callable[[], T],
-                  write: Callable[[T, str], object], missing: Callable[[T], str]) -> T:
-    """``generate``'s files: ``-o`` and ``witness`` checked (:func:`check_outputs`) before
-    ``build()`` makes the instance, then ``write(instance, output)`` writes it and, with
-    ``witness``, its known solution (``instance.witness_json()``) goes there as JSON: both
-    files or neither (a failed or stopped run removes the instance it wrote). An instance
-    with no known solution has no witness to write: a UserError, ``missing(instance)``."""
-    check_outputs(output, witness)
+                  write: Callable[[T, str], object], missing: Callable[[T], str],
+                  proof: str | None = None) -> T:
+    """``generate``'s files: ``-o``, ``witness`` and ``proof`` checked
+    (:func:`check_outputs`) before ``build()`` makes the instance, then
+    ``write(instance, output)`` writes it and, with ``witness``, its known solution
+    (``instance.witness_json()``) goes there as JSON, with ``proof`` the generator's proof of
+    UNSAT: every file asked for or none (a failed or stopped run removes what it wrote). An
+    instance with no known solution has no witness to write: a UserError,
+    ``missing(instance)``; one with no proof, a UserError saying which instances have one."""
+    check_outputs(output, witness, proof)
     inst = build()
-    solution = inst.witness_json() if witness else None
-    if witness and solution is None:
-        raise UserError(missing(inst))
-    written = False
+    companions: dict[str, bytes] = {}
+    if witness:
+        solution = inst.witness_json()
+        if solution is None:
+            raise UserError(missing(inst))
+        companions[witness] = (canonical_json(solution) + "\n").encode()
+    if proof:
+        text = inst.proof()
+        if text is None:
+            raise UserError(f"{inst.name} has no proof to write: the generator writes one for "
+                            f"a parity instance in OPB (--unsat parity --format opb)")
+        companions[proof] = text
+    written: list[str] = []
     try:
         write(inst, output)
-        written = output != "-"
-        if witness:
-            atomic_write(witness, (canonical_json(solution) + "\n").encode())
+        written += [output] if output != "-" else []
+        for path, data in companions.items():
+            atomic_write(path, data)
+            written.append(path)
     except BaseException:
-        if written and witness:
-            os.unlink(output)  # the instance this run just wrote
+        for path in written:
+            os.unlink(path)  # a file this run just wrote
         raise
     return inst

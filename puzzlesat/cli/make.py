@@ -57,7 +57,7 @@ def _generate_command(family) -> click.Command:
     others = [(track.FORMAT, list(track.encodings(family))) for track in forms
               if track.FORMAT != default]
 
-    def run(seed, encoding, output, name, witness, force, output_format, count, **raw):
+    def run(seed, encoding, output, name, witness, proof, force, output_format, count, **raw):
         from puzzlesat.generator.instance import generate_files
         from puzzlesat.generator.tracks import track_for
         from puzzlesat.validate.runs.certify import CheckedSolving
@@ -65,7 +65,8 @@ def _generate_command(family) -> click.Command:
         track = track_for(output_format, count)
         params = {k: v for k, v in raw.items() if v is not None}
         inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
-                              solving=CheckedSolving(), force=force, track=track.NAME)
+                              solving=CheckedSolving(), force=force, track=track.NAME,
+                              proof=proof)
         click.echo(f"{where(output)}: {inst.name}: {inst.track.summary(inst)}", err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
@@ -84,6 +85,9 @@ def _generate_command(family) -> click.Command:
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
+        click.Option(["--proof"], default=None, metavar="PATH",
+                     help="Also write the generator's proof of UNSAT (a parity instance in "
+                          "OPB: VeriPB 2.0)."),
         click.Option(["--count"], is_flag=True, default=False,
                      help="A model-counting instance: 'c t mc|pmc', 'c p show' over the "
                           "solution's variables, the known count in the header."),
