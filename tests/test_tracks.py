@@ -27,7 +27,7 @@ FORM_NAMES = ("NAME", "FORMAT", "COUNT", "TITLE", "FORMAT_TEXT", "GROUP_KEYS", "
               "make", "picture", "summary", "head", "body", "write", "sizes", "gbd_hash",
               "fingerprint", "read", "text_pieces", "file_fingerprint", "file_sizes",
               "file_lines", "result_word", "table_result", "encoding_text", "abstract",
-              "family_notes", "markdown_section", "latex_section")
+              "family_notes", "markdown_section", "latex_section", "CONSTRAINTS")
 #: what each part of a validator track defines
 PARTS = {"judge": ("VERDICTS", "open_case", "judge", "status", "answer_bound"),
          "clients": ("DEFAULT", "STATUSES", "CALIBRATION", "EASY", "REFERENCE", "canonical",
@@ -66,6 +66,17 @@ def test_every_validator_track_keeps_the_contract(name):
     for word in (*track.clients.CALIBRATION, *track.clients.EASY, track.clients.REFERENCE):
         owner, _ = client_track(word.rpartition(":")[0])
         assert owner == track, word
+
+
+def test_tunes_help_names_every_tracks_format_and_default_solvers(puzzlesat):
+    """The help's defaults are typed (the CLI imports no track to print it): they must say
+    what every track's clients define."""
+    said = " ".join(puzzlesat("tune", "--help").out.split())
+    for name in TRACKS:
+        clients = judged_track(name).clients
+        for word in (*clients.EASY, clients.REFERENCE):
+            assert word in said, (name, word)
+        assert get_track(name).FORMAT in said
 
 
 @pytest.mark.parametrize("family", family_names())

@@ -64,16 +64,18 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, sch
               help="The suite seed the replicates' seeds derive from (use it as [suite] seed "
                    "when pasting group.toml).")
 @click.option("--format", "output_format", default="cnf", show_default=True,
-              help="The instances' format, as generate's: cnf, wcnf (MaxSAT).")
+              help="The instances' format, as generate's: cnf, wcnf (MaxSAT), opb "
+                   "(pseudo-Boolean).")
 @click.option("--count", is_flag=True, help="Counting instances (generate --count).")
 @click.option("--easy", "easy", multiple=True, metavar="SOLVER:SECONDS",
               help="The band's lower edge (repeatable): in-band instances are solved by none "
                    "of them within SECONDS x --margin of CPU [default: the track's: "
-                   "minisat22:60 and minisat-bin:60; ganak:10; rc2:10].")
+                   "minisat22:60 and minisat-bin:60; ganak:10; rc2:10; sat4j:10].")
 @_MARGIN
 @click.option("--reference", default=None, metavar="SOLVER:SECONDS",
               help="The band's upper edge: in-band instances are solved by it within SECONDS "
-                   "of CPU [default: the track's: kissat-bin:1000; ganak:300; rc2:300].")
+                   "of CPU [default: the track's: kissat-bin:1000; ganak:300; rc2:300; "
+                   "exact:300].")
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
                    "a rerun resumes from).")
