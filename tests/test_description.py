@@ -5,6 +5,7 @@ compiling tests skip where pdflatex or IEEEtran is absent (.ci/run installs them
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -59,9 +60,41 @@ def test_a_calibrated_suite_description_compiles_in_two_pages(tmp_path):
     assert text.count(r"\begin{tikzpicture}") == 2  # sliding and flow
     for family in ("sliding", "flow"):
         assert f"\\includegraphics[width=0.32\\textwidth]{{calibration-{family}.png}}" in text
+    # the SAT track's table names every instance beside the solver's CPU seconds
+    assert "Table~\\ref{tab:hard}" in text and "minisat22 s" in text
+    described = (suite / "description.md").read_text()
+    assert described.count("| VERIFIED") == 0 and "## How hard" in described
     pages, log = compile_tex(suite)
     assert 1 <= pages <= 2, log[-2000:]
     assert problems(log) == []
+
+
+@pytest.mark.parametrize("column, value", [("solver", None), ("status", None),
+                                           ("time-limit", "fast"), ("cpu-seconds", "nan")])
+def test_a_calibration_run_a_description_cannot_read_is_left_out(tmp_path, column, value):
+    """The table is an input (submission checks it field by field): a republish describes
+    the runs it can read and leaves the others out, never a traceback. A column missing
+    leaves every run out; a bad number, its own run."""
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22"], time_limit=5)
+    with open(suite / "calibration.csv", newline="") as fh:
+        runs = list(csv.DictReader(fh))
+    if value is None:
+        runs = [{k: v for k, v in run.items() if k != column} for run in runs]
+    else:
+        runs[0][column] = value
+    with open(suite / "calibration.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, list(runs[0]))
+        writer.writeheader()
+        writer.writerows(runs)
+    publish_suite(tmp_path / "tiny.toml", suite)  # takes the folder's table, as a republish
+    described = (suite / "description.md").read_text()
+    assert ("## How hard" in described) == (value is not None)
+    if value is not None:  # one row's seconds left empty, the others stated
+        table = described.split("## How hard")[1].split("##")[0]
+        cells = [line.rsplit("|", 2)[1].strip() for line in table.splitlines()
+                 if line.startswith("| ")][1:]  # the header left out
+        assert cells.count("") == 1 and len(cells) == len(runs)
 
 
 @needs_tex

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import load_spec
 from puzzlesat.validate.tracks import TRACKS
 from puzzlesat.validate.verdict import VERDICTS
 
 README = (REPO / "README.md").read_text()
+SPECS = {p.name: p.read_text() for p in (REPO / "suites").glob("*.toml")}
 MARK = "<!-- example -->"
 VERDICT_WORDS = re.compile(r"\b(?:VERIFIED(?:-[A-Z]+)?|[A-Z]+-UNCHECKED|WRONG-[A-Z]+)\b")
 
@@ -74,3 +76,15 @@ def test_the_suites_table_counts_what_each_spec_builds():
 def test_every_test_module_it_names_exists():
     named = set(re.findall(r"`(test_[a-z0-9_]+\.py)`", README))
     assert named and not {n for n in named if not (REPO / "tests" / n).is_file()}
+
+
+def test_the_eternity2_maxsat_figures_are_what_generate_makes():
+    """The README's and the MaxSAT spec's sizes of the real Eternity II board."""
+    inst = build("edge-matching", {"pieces": "eternity2"}, track="maxsat")
+    variables, _ = inst.track.sizes(inst.formula)
+    hard, soft = inst.formula.hard.num_clauses, inst.formula.num_soft
+    megabytes = len(inst.text()) / 1e6
+    said = f"{variables:,} variables, {hard / 1e6:.2f} M hard clauses, {soft} soft, "
+    spec = SPECS["mse-puzzles.toml"].replace("\n# ", "\n")  # its comment, read as prose
+    for text in (" ".join(README.split()), " ".join(spec.split())):
+        assert said in text and f"{megabytes:.1f} MB" in text

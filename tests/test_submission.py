@@ -230,7 +230,7 @@ def test_the_scaled_rules_hold_and_the_bundle_is_named_by_gbd_hash(suite, puzzle
         assert row["isohash2"] == gbdc_isohash2(path)
     assert len({r["isohash2"] for r in rows}) == 3
     assert sorted(f"{r['hash']}.cnf.xz" for r in rows) == [p.name for p in instances]
-    for name in ("description.tex", "description.md", "CITATION.cff"):
+    for name in ("description.tex", "description.md", "CITATION.cff", "suite.toml"):
         assert (tmp_path / "bundle" / name).read_bytes() == (suite / name).read_bytes()
 
 

@@ -30,6 +30,7 @@ from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families import get_family
 from puzzlesat.generator.suite.folder import ManifestRow
 from puzzlesat.generator.tracks import TRACKS, get_track
+from puzzlesat.generator.tracks.table import describable
 
 #: the width of each family's picture in description.tex, in cm (a third of the text width is about 5.8 cm)
 PICTURE_WIDTH = 3.6
@@ -88,9 +89,9 @@ def _family_notes(rows: list[ManifestRow], family: str) -> list[tuple[str, str]]
 
 
 def _calibration_of(rows: list[ManifestRow], calibration: list[dict]) -> list[dict]:
-    """The calibration table's runs on the instances ``rows``."""
+    """The calibration table's runs on the instances ``rows`` that a description can state."""
     names = {row.name for row in rows}
-    return [run for run in calibration if run.get("name") in names]
+    return [run for run in describable(calibration) if run["name"] in names]
 
 
 def _references(spec) -> list[dict]:
@@ -312,8 +313,9 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
                 f"{spec.seed} and the instance's puzzle key; each file's header names its "
                 f"generator, parameters, seed, expected result and a command that regenerates "
                 f"it. The whole suite is regenerated and compared byte for byte with:"), "",
-            r"\begin{flushleft}\small"]
-    out += [f"\\texttt{{{tex(line)}}}\\\\" for line in _regenerate_lines(spec)]
+            r"\begin{flushleft}\footnotesize"]
+    # one command a line: a break inside one (before "2" of "-j 2") reads as two commands
+    out += [f"\\mbox{{\\texttt{{{tex(line)}}}}}\\\\" for line in _regenerate_lines(spec)]
     out += [r"\end{flushleft}", ""]
     if references:
         out.append(r"\begin{thebibliography}{9}")

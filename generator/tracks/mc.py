@@ -52,6 +52,7 @@ from puzzlesat.generator.tracks.sat import (  # the file is the SAT track's DIMA
     text_pieces,
     write,
 )
+from puzzlesat.generator.tracks.table import instance_rows, latex_table, markdown_table, measured
 
 __all__ = ["body", "file_fingerprint", "file_lines", "file_sizes", "fingerprint", "gbd_hash", "head",
            "read", "result_word", "sizes", "table_result", "text_pieces", "write"]
@@ -188,78 +189,41 @@ def _source(text: str) -> str:
     return {"exhaustive-search": "search"}.get(word, word)
 
 
-def _solvers(calibration: list[dict]) -> list[str]:
-    return list(dict.fromkeys(row["solver"] for row in calibration))
+def _cells(row, tex) -> list[str]:
+    """A counting instance's own cells: its name, its count, how the count is certified
+    (LaTeX when ``tex``, the escaper, is given)."""
+    count = row.count
+    if count != "unknown":
+        count = f"${count_text(int(count))}$" if tex else f"{int(count):,}"
+    source = _source(row.count_from or "")
+    return [row.name.removesuffix("-count"), count, tex(source) if tex else source]
 
 
-def _seconds(run: dict | None, tex: bool) -> str:
-    """A run's CPU seconds as a table cell: stopped runs as more than the limit, a verdict
-    other than VERIFIED named."""
-    if run is None:
-        return ""
-    if run["status"] == "UNKNOWN":
-        limit = f"{float(run['time-limit']):g}"
-        return f"$>${limit}" if tex else f"> {limit}"
-    seconds = f"{float(run['cpu-seconds'] or run['wall-seconds']):.1f}"
-    return seconds if run["verdict"] == "VERIFIED" else f"{seconds} {run['verdict']}"
-
-
-def _table_rows(rows: list, calibration: list[dict], tex: bool) -> list[list[str]]:
-    """Per counting instance: name, count, how it is certified, each solver's seconds."""
-    runs = {(run["name"], run["solver"]): run for run in calibration}
-    out = []
-    for row in rows:
-        count = row.count
-        if count != "unknown":
-            count = f"${count_text(int(count))}$" if tex else f"{int(count):,}"
-        out.append([row.name.removesuffix("-count"), count, _source(row.count_from or "")]
-                   + [_seconds(runs.get((row.name, solver)), tex)
-                      for solver in _solvers(calibration)])
-    return out
+_HEAD, _ALIGN = ["instance", "count", "certified by"], "lrl"
 
 
 def _measured(calibration: list[dict]) -> str:
     """How the calibration was measured (plain text), or '' without one."""
-    if not calibration:
-        return ""
-    limits = "/".join(f"{limit:g}" for limit in sorted({float(r["time-limit"])
-                                                       for r in calibration}))
-    machines = ", ".join(dict.fromkeys(r["machine"] for r in calibration if r.get("machine")))
-    verified = {solver: sum(1 for r in calibration if r["solver"] == solver
-                            and r["verdict"] == "VERIFIED") for solver in _solvers(calibration)}
-    return (f"Counter times are CPU seconds of the counting call alone (puzzlesat calibrate, "
-            f"one run each, limit {limits} s" + (f", on {machines}" if machines else "")
-            + "); each count was judged against the certified count: "
-            + ", ".join(f"{solver} {n} VERIFIED" for solver, n in verified.items()) + ".")
+    return measured(calibration, "Counter times", "each count was judged against the "
+                                                  "certified count")
 
 
 def latex_section(rows: list, calibration: list[dict], tex) -> list[str]:
     """The section of description.tex on the counts: the table of every instance's count and
     counter times (``tex`` escapes text)."""
-    solvers = _solvers(calibration)
-    head = ["instance", "count", "certified by"] + [f"{tex(s)} s" for s in solvers]
-    lines = [r"\section{The counts}",
+    body = instance_rows(rows, calibration, _cells, tex)
+    return ([r"\section{The counts}",
              tex(f"Every count is certified by construction ({count_range(rows)}); ")
              + r"Table~\ref{tab:counts} lists them." + (f" {tex(_measured(calibration))}"
-                                                  if calibration else ""), "",
-             r"\begin{table}[tb]", r"\centering\scriptsize",
-             r"\caption{Each instance's certified count, how it is certified, and the model "
-             r"counters' CPU seconds.}", r"\label{tab:counts}", r"\setlength{\tabcolsep}{2.5pt}",
-             r"\begin{tabular}{@{}lrl" + "r" * len(solvers) + "@{}}", r"\hline",
-             " & ".join(head) + r" \\", r"\hline"]
-    for name, count, source, *seconds in _table_rows(rows, calibration, tex=True):
-        lines.append(" & ".join([f"\\texttt{{{tex(name)}}}", count, tex(source),
-                                 *seconds]) + r" \\")
-    return lines + [r"\hline", r"\end{tabular}", r"\end{table}", ""]
+                                                  if calibration else ""), ""]
+            + latex_table(_HEAD, body, _ALIGN, calibration,
+                          "Each instance's certified count, how it is certified, and the model "
+                          "counters' CPU seconds.", "tab:counts", tex, wide=False))
 
 
 def markdown_section(rows: list, calibration: list[dict]) -> list[str]:
     """The section of description.md on the counts (as :func:`latex_section`)."""
-    solvers = _solvers(calibration)
-    lines = ["## Counts", "", f"Every count is certified by construction ({count_range(rows)})."
-             + (f" {_measured(calibration)}" if calibration else ""), "",
-             "| instance | count | certified by |" + "".join(f" {s} s |" for s in solvers),
-             "|---|--:|---|" + "--:|" * len(solvers)]
-    lines += ["| " + " | ".join(cells) + " |"
-              for cells in _table_rows(rows, calibration, tex=False)]
-    return lines + [""]
+    return (["## Counts", "", f"Every count is certified by construction ({count_range(rows)})."
+             + (f" {_measured(calibration)}" if calibration else ""), ""]
+            + markdown_table(_HEAD, instance_rows(rows, calibration, _cells, None),
+                             _ALIGN, calibration))

@@ -52,6 +52,7 @@ from puzzlesat.generator.tracks.parts import (
     Made,
     header_limit,
 )
+from puzzlesat.generator.tracks.table import instance_rows, latex_table, markdown_table
 
 NAME = "pb"
 FORMAT = "opb"
@@ -270,28 +271,16 @@ def family_notes(family) -> list[tuple[str, str]]:
     return [("As linear constraints", module(family).STORY)]
 
 
-def _rows(rows: list, calibration: list[dict], tex: bool) -> tuple[list[str], list[list[str]]]:
-    """(header, cells) of the table of every instance: its constraints, answer, how known,
-    and each calibration solver's CPU seconds."""
-    solvers = list(dict.fromkeys(run["solver"] for run in calibration))
-    runs = {(run["name"], run["solver"]): run for run in calibration}
-    head = ["instance", "constraints", "answer", "known by"] + [f"{s} s" for s in solvers]
-    cells = []
-    for row in rows:
-        answer = (f"opt {row.optimum}" if row.optimum is not None else row.result.upper())
-        known = ("certified bounds" if row.optimum is not None else row.expected_from
-                 + (" + proof" if row.result == "unsat" and row.witness else ""))
-        times = []
-        for solver in solvers:
-            run = runs.get((row.name, solver))
-            if run is None:
-                times.append("")
-            elif run["status"] == "UNKNOWN":
-                times.append(("$>$" if tex else "> ") + f"{float(run['time-limit']):g}")
-            else:
-                times.append(f"{float(run['cpu-seconds'] or run['wall-seconds']):.1f}")
-        cells.append([row.name, str(row.clauses), answer, known, *times])
-    return head, cells
+def _cells(row, tex) -> list[str]:
+    """An instance's own cells: its name, constraints, known answer and how it is known (LaTeX
+    when ``tex``, the escaper, is given)."""
+    answer = f"opt {row.optimum}" if row.optimum is not None else row.result.upper()
+    known = ("certified bounds" if row.optimum is not None else row.expected_from
+             + (" + proof" if row.result == "unsat" and row.witness else ""))
+    return [row.name, str(row.clauses), *((tex(answer), tex(known)) if tex else (answer, known))]
+
+
+_HEAD, _ALIGN = ["instance", "constraints", "answer", "known by"], "lrll"
 
 
 _INTRO = ("Every answer is known by construction: a planted solution, a certified optimum, or "
@@ -302,23 +291,16 @@ _INTRO = ("Every answer is known by construction: a planted solution, a certifie
 
 def markdown_section(rows: list, calibration: list[dict]) -> list[str]:
     """The section of description.md on the PB instances and their proofs."""
-    head, cells = _rows(rows, calibration, tex=False)
-    return (["## Pseudo-Boolean instances", "", _INTRO, "",
-             "| " + " | ".join(head) + " |", "|---|--:|---|---|" + "--:|" * (len(head) - 4)]
-            + ["| " + " | ".join(row) + " |" for row in cells] + [""])
+    return (["## Pseudo-Boolean instances", "", _INTRO, ""]
+            + markdown_table(_HEAD, instance_rows(rows, calibration, _cells, None), _ALIGN,
+                             calibration))
 
 
 def latex_section(rows: list, calibration: list[dict], tex) -> list[str]:
     """The section of description.tex on the PB instances and their proofs (``tex`` escapes
     text)."""
-    head, cells = _rows(rows, calibration, tex=True)
-    lines = [r"\section{The pseudo-Boolean instances}", tex(_INTRO), "",
-             r"\begin{table*}[tb]", r"\centering\footnotesize",
-             r"\caption{Each instance's constraints, its known answer and how it is known, and "
-             r"the solvers' CPU seconds.}", r"\label{tab:pb}", r"\setlength{\tabcolsep}{2.5pt}",
-             r"\begin{tabular}{@{}lrll" + "r" * (len(head) - 4) + "@{}}", r"\hline",
-             " & ".join(tex(h) for h in head) + r" \\", r"\hline"]
-    for name, constraints, answer, known, *times in cells:
-        lines.append(" & ".join([f"\\texttt{{{tex(name)}}}", constraints, tex(answer),
-                                 tex(known), *times]) + r" \\")
-    return lines + [r"\hline", r"\end{tabular}", r"\end{table*}", ""]
+    return ([r"\section{The pseudo-Boolean instances}", tex(_INTRO), ""]
+            + latex_table(_HEAD, instance_rows(rows, calibration, _cells, tex), _ALIGN,
+                          calibration, "Each instance's constraints, its known answer and how "
+                          "it is known, and the solvers' CPU seconds.", "tab:pb", tex,
+                          wide=True))

@@ -36,8 +36,9 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.tracks import get_track
 from puzzlesat.generator.tracks.parts import header_size
 
-#: the suite's files every bundle holds as they are (with the plots description.tex includes)
-BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff")
+#: the suite's files every bundle holds as they are (with the plots description.tex includes):
+#: the spec too, which the description names as the way to regenerate the instances
+BUNDLE_COPIES = ("description.tex", "description.md", "CITATION.cff", "suite.toml")
 #: written into the bundle folder: the files this tool wrote there (and its archive's name)
 MARKER = ".puzzlesat-submission"
 #: the tar members' modification time (1 January 2000, UTC): fixed, so the archive's bytes
