@@ -20,10 +20,14 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.paths import os_failure
+from puzzlesat.generator.core.xz import compress_blocks
 
-#: compression name -> file suffix, the one table of both ("none": plain DIMACS)
-SUFFIXES = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
-_BY_SUFFIX = {suffix: kind for kind, suffix in SUFFIXES.items() if suffix}
+#: compression name -> file suffix, the one table of both ("none": plain DIMACS; "xz-mt":
+#: block-parallel xz, see :mod:`.xz`)
+SUFFIXES = {"xz": ".xz", "xz-mt": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
+#: what an extension means: its first name above (``.xz`` is one stream, as ``xz -T1``);
+#: read backwards so that the first name is the one kept
+_BY_SUFFIX = {suffix: kind for kind, suffix in reversed(SUFFIXES.items()) if suffix}
 
 
 def compression_of(path: str | os.PathLike) -> str | None:
@@ -31,13 +35,17 @@ def compression_of(path: str | os.PathLike) -> str | None:
     return _BY_SUFFIX.get(Path(path).suffix.lower())
 
 
-def compress(data: bytes, kind: str | None) -> bytes:
+def compress(data: bytes, kind: str | None, threads: int = 1) -> bytes:
     """Deterministic compression: xz = lzma preset 6 (byte-identical to ``xz -6 -T1``),
-    gzip level 9 with mtime 0 and no file name, bzip2 level 9."""
+    xz-mt = blocks of 8 MiB at preset 6 compressed in ``threads`` threads (the same bytes for
+    any number; :func:`.xz.compress_blocks`), gzip level 9 with mtime 0 and no file name,
+    bzip2 level 9."""
     if kind is None:
         return data
     if kind == "xz":
         return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=6)
+    if kind == "xz-mt":
+        return compress_blocks(data, threads)
     if kind == "gz":
         return gzip.compress(data, compresslevel=9, mtime=0)
     if kind == "bz2":
