@@ -6,7 +6,7 @@ any number of threads on any machine, and the same as ``xz -6 -T2 --block-size=8
 
 Every reader of .xz reads it (``xz -d``, Python's ``lzma``, gbdc, liblzma's readers); xz
 5.4 and later also decompresses its blocks in parallel. Each thread holds one preset-6
-encoder, about 94 MB.
+encoder, about 90 MB.
 
 The .xz format (tukaani.org/xz/xz-file-format.txt) is a stream header, blocks, an index and
 a stream footer. Each block here is taken from the one-block stream liblzma's single-threaded
