@@ -38,7 +38,8 @@ BLOCK_SIZE = 8 << 20
 
 _MAGIC = b"\xfd7zXZ\x00"
 _FOOTER_MAGIC = b"YZ"
-#: stream flags: check type 0x04, CRC64 of each block's text (xz's default and ``xz``'s)
+#: stream flags: check type 0x04, CRC64 of each block's text (xz's default, and what the
+#: compression named ``xz`` writes)
 _FLAGS = b"\x00\x04"
 _STREAM_HEADER_SIZE = _FOOTER_SIZE = 12
 _CHECK_SIZE = 8
@@ -58,8 +59,11 @@ def compress_blocks(data: bytes | memoryview, threads: int = 1,
     view = memoryview(data).cast("B")
     pieces = [view[start:start + block_size] for start in range(0, len(view), block_size)]
     if threads > 1 and len(pieces) > 1:
-        with ThreadPoolExecutor(min(threads, len(pieces))) as pool:
+        pool = ThreadPoolExecutor(min(threads, len(pieces)))
+        try:
             blocks = list(pool.map(_lzma2_block, pieces))
+        finally:  # on Ctrl-C, only the blocks being compressed finish, not all those queued
+            pool.shutdown(wait=True, cancel_futures=True)
     else:
         blocks = [_lzma2_block(piece) for piece in pieces]
     header_size = _block_header_size(block_size)
