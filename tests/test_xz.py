@@ -1,6 +1,7 @@
 """Block-parallel xz (``xz-mt``): the same bytes for any number of threads, the bytes of
 ``xz -6 -T2 --block-size=N`` where that tool is installed, read back by every reader, and the
-compression name as a suite spec takes it, while ``.xz`` keeps meaning one stream.
+compression name as generate (every track) and a suite spec take it, while ``.xz`` keeps
+meaning one stream.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import subprocess
 import sys
 
 import pytest
+from conftest import assert_one_line_error
 
-from puzzlesat.generator.core.files import compress, compression_of
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import compress, compression_of, output_compression
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.xz import BLOCK_SIZE, compress_blocks
 from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.generator.tracks import get_track
 
 XZ = shutil.which("xz")
 needs_xz = pytest.mark.skipif(XZ is None, reason="no xz binary on PATH")
@@ -130,8 +134,102 @@ def test_gbdc_hashes_it_as_the_plain_text(tmp_path):
 
 def test_the_xz_extension_still_means_one_stream():
     data = dimacs(3 * SMALL)
-    assert compression_of("a.cnf.xz") == "xz"
+    assert compression_of("a.cnf.xz") == output_compression("a.cnf.xz") == "xz"
     assert compress(data, "xz") == lzma.compress(data, preset=6)
+    assert output_compression("a.cnf.xz", "xz-mt") == "xz-mt"
+    assert output_compression("a.cnf", "none") is None
+    assert output_compression("-") is None
+    assert output_compression("-", "none") is None
+
+
+@pytest.mark.parametrize("path, name, message", [
+    ("a.cnf", "xz-mt", "the output a.cnf must end in .xz"),
+    ("a.cnf.gz", "xz-mt", "the output a.cnf.gz must end in .xz"),
+    ("a.cnf.xz", "none", "must be plain"),
+    ("-", "xz-mt", "-o - writes plain text"),
+    ("a.cnf.xz", "zip", "is not one of xz, xz-mt, gz, bz2, none"),
+])
+def test_a_compression_the_extension_contradicts_is_refused(path, name, message):
+    with pytest.raises(UserError, match=message):
+        output_compression(path, name)
+
+
+EM = ("generate", "edge-matching", "--rows", "6", "--cols", "6", "--border-colors", "3",
+      "--center-colors", "4", "--seed", "2", "--encoding", "all")
+#: one small instance of each track as generate asks for it: (track, arguments, format)
+TRACKS = [
+    ("sat", EM, "cnf"),
+    ("mc", ("generate", "sliding", "--rows", "2", "--cols", "3", "--start", "1,2,0,3,4,5",
+            "--budget", "4", "--count"), "cnf"),
+    ("maxsat", ("generate", "edge-matching", "--rows", "4", "--cols", "4", "--border-colors",
+                "2", "--center-colors", "2", "--seed", "1", "--format", "wcnf"), "wcnf"),
+    ("pb", ("generate", "flow", "--width", "5", "--height", "6", "--format", "opb"), "opb"),
+]
+
+
+def test_generate_writes_the_same_bytes_for_any_jobs(puzzlesat, tmp_path):
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}.cnf.xz"
+        result = puzzlesat(*EM, "--compression", "xz-mt", "-j", jobs, "-o", out)
+        assert result.code == 0, result.err
+        outputs.append(out.read_bytes())
+    assert puzzlesat(*EM, "-o", tmp_path / "plain.cnf").code == 0
+    text = (tmp_path / "plain.cnf").read_bytes()
+    assert outputs[0] == outputs[1] == compress_blocks(text)
+    assert puzzlesat(*EM, "-o", tmp_path / "one.cnf.xz").code == 0
+    assert (tmp_path / "one.cnf.xz").read_bytes() == compress(text, "xz")
+
+
+@pytest.mark.parametrize("track, args, fmt", TRACKS, ids=[t[0] for t in TRACKS])
+def test_every_track_writes_it_with_its_threads(puzzlesat, tmp_path, monkeypatch, track, args,
+                                                fmt):
+    """Each track's writer gets the name and the -j threads: the file is the blocks of the
+    plain file's text, its reader reads it back, and .xz alone stays one stream."""
+    from puzzlesat.generator.core import files
+
+    asked = []
+    monkeypatch.setattr(files, "compress_blocks",
+                        lambda data, threads: asked.append(threads) or compress_blocks(data))
+    packed, plain, one = (tmp_path / f"mt.{fmt}.xz", tmp_path / f"plain.{fmt}",
+                          tmp_path / f"one.{fmt}.xz")
+    result = puzzlesat(*args, "--compression", "xz-mt", "-j", "2", "-o", packed)
+    assert result.code == 0, result.err
+    assert asked == [2]
+    assert puzzlesat(*args, "-o", plain).code == 0
+    assert puzzlesat(*args, "-o", one).code == 0
+    text = plain.read_bytes()
+    assert packed.read_bytes() == compress_blocks(text) != one.read_bytes()
+    assert one.read_bytes() == compress(text, "xz")
+    assert b"".join(get_track(track).text_pieces(packed)) == text
+
+
+def test_generate_hands_jobs_to_the_blocks_capped_as_everywhere(puzzlesat, tmp_path,
+                                                                monkeypatch):
+    from puzzlesat.generator.core import files
+    from puzzlesat.generator.core.executors import cap_jobs
+
+    asked = []
+    monkeypatch.setattr(files, "compress_blocks",
+                        lambda data, threads: asked.append(threads) or compress_blocks(data))
+    for jobs in ("3", "100000"):
+        assert puzzlesat(*EM, "--compression", "xz-mt", "-j", jobs, "-o",
+                         tmp_path / "x.cnf.xz").code == 0
+    assert asked == [3, cap_jobs(100000)]
+
+
+@pytest.mark.parametrize("track, args, fmt", TRACKS, ids=[t[0] for t in TRACKS])
+def test_generate_refuses_a_contradicting_extension_before_building(puzzlesat, tmp_path,
+                                                                    monkeypatch, track, args,
+                                                                    fmt):
+    from puzzlesat.generator import instance
+
+    monkeypatch.setattr(instance, "build", lambda *a, **k: pytest.fail("built"))
+    result = puzzlesat(*args, "--compression", "xz-mt", "-o", tmp_path / f"x.{fmt}")
+    assert_one_line_error(result, "compression xz-mt", "must end in .xz")
+    result = puzzlesat(*args, "--compression", "gz", "-o", "-")
+    assert_one_line_error(result, "compression gz needs a file")
+    assert not list(tmp_path.iterdir())
 
 
 SPEC = b"""
