@@ -243,6 +243,16 @@ compression = "xz-mt"
 [[group]]
 family = "flow"
 params = { width = 5, height = 5 }
+
+[[group]]
+family = "edge-matching"
+format = "wcnf"
+params = { rows = 4, cols = 4, border_colors = 2, center_colors = 2 }
+
+[[group]]
+family = "flow"
+format = "opb"
+params = { width = 5, height = 6 }
 """
 
 
@@ -250,9 +260,10 @@ def test_a_suite_records_it_and_verify_regenerates_it(tmp_path):
     (tmp_path / "mt.toml").write_bytes(SPEC)
     published = publish_suite(tmp_path / "mt.toml", tmp_path / "suite")
     assert published.spec.compression == "xz-mt"
-    [row] = published.rows
-    data = (tmp_path / "suite" / row["file"]).read_bytes()
-    assert row["file"].endswith(".cnf.xz") and row["sha256"] == hashlib.sha256(data).hexdigest()
-    assert data == compress_blocks(lzma.decompress(data))
+    assert [row["file"].rsplit(".", 2)[1] for row in published.rows] == ["cnf", "wcnf", "opb"]
+    for row in published.rows:
+        data = (tmp_path / "suite" / row["file"]).read_bytes()
+        assert row["sha256"] == hashlib.sha256(data).hexdigest()
+        assert data == compress_blocks(lzma.decompress(data))
     assert b'compression = "xz-mt"' in (tmp_path / "suite" / "suite.toml").read_bytes()
     assert not verify_suite(tmp_path / "suite").differences
