@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from puzzlesat.generator.core.errors import UserError, prefixed
+from puzzlesat.generator.core.files import BY_EXTENSION, Compression, output_compression
 from puzzlesat.generator.core.header import FORMAT_VERSION
 from puzzlesat.generator.core.save import save_instance
 from puzzlesat.generator.core.seeds import Rng
@@ -176,16 +177,20 @@ def generate_files(family_name: str, params: dict, output: str, witness: str | N
                    encoding: str | None = None, seed: int | None = None,
                    name: str | None = None, solving: Solving | None = None,
                    force: bool = False, track: str = "sat",
-                   proof: str | None = None) -> Instance:
-    """Build one instance (:func:`build`) and write it to ``output`` (compressed by
-    extension, ``-`` = stdout) and, with ``witness``, its known solution as JSON, with
-    ``proof`` the generator's proof of UNSAT: every file asked for or none. The paths are checked before anything is built; an instance without a known
-    solution has no witness to write (a UserError)."""
+                   proof: str | None = None,
+                   compression: Compression = BY_EXTENSION) -> Instance:
+    """Build one instance (:func:`build`) and write it to ``output`` (compressed as
+    ``compression`` says, by default by extension; ``-`` = stdout) and, with ``witness``, its
+    known solution as JSON, with ``proof`` the generator's proof of UNSAT: every file asked
+    for or none. The paths, and the compression against the extension, are checked before
+    anything is built; an instance without a known solution has no witness to write (a
+    UserError)."""
+    output_compression(output, compression.name)
     return save_instance(
         output, witness,
         lambda: build(family_name, params, encoding, seed, name, solving=solving, force=force,
                       track=track),
-        lambda inst, path: inst.track.write(path, inst.formula, inst.header()),
+        lambda inst, path: inst.track.write(path, inst.formula, inst.header(), compression),
         lambda inst: f"{inst.name} has {inst.made.missing_witness}", proof)
 
 

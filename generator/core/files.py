@@ -15,15 +15,20 @@ import shutil
 import stat
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import check_replaceable
 from puzzlesat.generator.core.paths import os_failure
+from puzzlesat.generator.core.xz import compress_blocks
 
-#: compression name -> file suffix, the one table of both ("none": plain DIMACS)
-SUFFIXES = {"xz": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
-_BY_SUFFIX = {suffix: kind for kind, suffix in SUFFIXES.items() if suffix}
+#: compression name -> file suffix, the one table of both ("none": plain text; "xz-mt":
+#: block-parallel xz, see :mod:`.xz`)
+SUFFIXES = {"xz": ".xz", "xz-mt": ".xz", "gz": ".gz", "bz2": ".bz2", "none": ""}
+#: what an extension means: its first name above (``.xz`` is one stream, as ``xz -T1``);
+#: read backwards so that the first name is the one kept
+_BY_SUFFIX = {suffix: kind for kind, suffix in reversed(SUFFIXES.items()) if suffix}
 
 
 def compression_of(path: str | os.PathLike) -> str | None:
@@ -31,13 +36,49 @@ def compression_of(path: str | os.PathLike) -> str | None:
     return _BY_SUFFIX.get(Path(path).suffix.lower())
 
 
-def compress(data: bytes, kind: str | None) -> bytes:
+def output_compression(path: str | os.PathLike, name: str | None = None) -> str | None:
+    """How output ``path`` is compressed (None: plain text): by its extension (``-`` is plain
+    stdout), or as ``name`` says, a key of :data:`SUFFIXES` whose suffix must end ``path``
+    (``xz-mt`` for a ``.xz`` file), else a UserError."""
+    by_extension = None if str(path) == "-" else compression_of(path)
+    if name is None:
+        return by_extension
+    if name not in SUFFIXES:
+        raise UserError(f"compression {name!r} is not one of {', '.join(SUFFIXES)}")
+    if SUFFIXES[name] != SUFFIXES[by_extension or "none"]:
+        if str(path) == "-":
+            raise UserError(f"compression {name} needs a file: -o - writes plain text to stdout")
+        wanted = f"end in {SUFFIXES[name]}" if SUFFIXES[name] else "be plain (no .xz, .gz, .bz2)"
+        raise UserError(f"compression {name}: the output {path} must {wanted}")
+    return None if name == "none" else name
+
+
+@dataclass(frozen=True)
+class Compression:
+    """How an instance's file is compressed, as ``generate`` asks: ``name``, a key of
+    :data:`SUFFIXES` that the path's extension must agree with (None: as the extension says;
+    :func:`output_compression`), and the ``threads`` that compress the blocks of ``xz-mt``
+    (no other compression has blocks; the thread count never changes a byte)."""
+
+    name: str | None = None
+    threads: int = 1
+
+
+#: every writer's default: as the path's extension says (``.xz`` is one stream), one thread
+BY_EXTENSION = Compression()
+
+
+def compress(data: bytes, kind: str | None, threads: int = 1) -> bytes:
     """Deterministic compression: xz = lzma preset 6 (byte-identical to ``xz -6 -T1``),
-    gzip level 9 with mtime 0 and no file name, bzip2 level 9."""
+    xz-mt = blocks of 8 MiB at preset 6 compressed in ``threads`` threads (the same bytes for
+    any number; :func:`.xz.compress_blocks`), gzip level 9 with mtime 0 and no file name,
+    bzip2 level 9."""
     if kind is None:
         return data
     if kind == "xz":
         return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=6)
+    if kind == "xz-mt":
+        return compress_blocks(data, threads)
     if kind == "gz":
         return gzip.compress(data, compresslevel=9, mtime=0)
     if kind == "bz2":

@@ -12,11 +12,13 @@ from typing import Protocol, TypeVar
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import (
+    BY_EXTENSION,
+    Compression,
     atomic_file,
     atomic_write,
     check_writable,
     compress,
-    compression_of,
+    output_compression,
 )
 from puzzlesat.generator.core.header import canonical_json
 from puzzlesat.generator.core.inputs import check_distinct
@@ -44,38 +46,47 @@ T = TypeVar("T", bound=HasWitness)
 
 
 def write_instance(path: str, formula: Formula, header: dict | None = None,
-                   processes: int | None = None) -> int:
-    """Write DIMACS to ``path`` (compressed by extension; ``-`` = plain text to stdout).
-    Plain text is streamed block by block, never held whole; to a file, by ``processes``
-    processes (see :func:`write_clauses`). Returns the size of the uncompressed text."""
+                   processes: int | None = None,
+                   compression: Compression = BY_EXTENSION) -> int:
+    """Write DIMACS to ``path`` (compressed as ``compression`` says, by default by extension;
+    ``-`` = plain text to stdout). Plain text is streamed block by block, never held whole;
+    to a file, by ``processes`` processes (see :func:`write_clauses`). Returns the size of
+    the uncompressed text."""
     return _save(path, dimacs_head(formula, header),
                  lambda write: stream_clauses(formula, write),
-                 lambda out: write_clauses(formula, out, processes))
+                 lambda out: write_clauses(formula, out, processes), compression)
 
 
-def write_wcnf_instance(path: str, wcnf: Wcnf, header: dict | None = None) -> int:
+def write_wcnf_instance(path: str, wcnf: Wcnf, header: dict | None = None,
+                        compression: Compression = BY_EXTENSION) -> int:
     """Write WCNF 2022+ text to ``path`` as :func:`write_instance` writes DIMACS (compressed
-    by extension, ``-`` = stdout, atomically); returns the size of the uncompressed text."""
-    return _save(path, wcnf_head(header), lambda write: stream_wcnf_clauses(wcnf, write))
+    as ``compression`` says, ``-`` = stdout, atomically); returns the size of the
+    uncompressed text."""
+    return _save(path, wcnf_head(header), lambda write: stream_wcnf_clauses(wcnf, write),
+                 compression=compression)
 
 
-def write_opb_instance(path: str, opb: Opb, header: dict | None = None) -> int:
-    """Write OPB text to ``path`` as :func:`write_instance` writes DIMACS (compressed by
-    extension, ``-`` = stdout, atomically); returns the size of the uncompressed text."""
-    return _save(path, opb_head(opb, header), lambda write: stream_opb(opb, write))
+def write_opb_instance(path: str, opb: Opb, header: dict | None = None,
+                       compression: Compression = BY_EXTENSION) -> int:
+    """Write OPB text to ``path`` as :func:`write_instance` writes DIMACS (compressed as
+    ``compression`` says, ``-`` = stdout, atomically); returns the size of the uncompressed
+    text."""
+    return _save(path, opb_head(opb, header), lambda write: stream_opb(opb, write),
+                 compression=compression)
 
 
-def _save(path: str, head: bytes, stream, to_file=None) -> int:
-    """``head`` then the text ``stream(write)`` writes, to ``path``: compressed by extension
-    (the whole text, compressed once), ``-`` (stdout, streamed) or a plain file (atomically,
-    by ``to_file(out)`` when given)."""
-    kind = None if path == "-" else compression_of(path)
+def _save(path: str, head: bytes, stream, to_file=None,
+          compression: Compression = BY_EXTENSION) -> int:
+    """``head`` then the text ``stream(write)`` writes, to ``path``: compressed as
+    ``compression`` says (:func:`output_compression`; the whole text, compressed once),
+    ``-`` (stdout, streamed) or a plain file (atomically, by ``to_file(out)`` when given)."""
+    kind = output_compression(path, compression.name)
     if kind is not None:
         text = io.BytesIO()
         text.write(head)
         stream(text.write)
         data = text.getvalue()
-        atomic_write(path, compress(data, kind))
+        atomic_write(path, compress(data, kind, compression.threads))
         return len(data)
     if path == "-":
         sys.stdout.buffer.write(head)

@@ -33,8 +33,10 @@ A track module defines
 solving) -> Made``   its formula, and what is known of it
 ``picture(family, puzzle, params, seed)``, ``summary(instance)``   what a description
                   draws and what ``generate`` says
-``head(formula, header)``, ``body(formula)``, ``write(path, formula, header)``,
-``sizes(formula)``, ``gbd_hash(formula)``, ``fingerprint(formula)``   the file written
+``head(formula, header)``, ``body(formula)``, ``write(path, formula, header,
+compression)``, ``sizes(formula)``, ``gbd_hash(formula)``, ``fingerprint(formula)``   the
+                  file written (``compression`` a
+                  :class:`~puzzlesat.generator.core.files.Compression`)
 ``read(path)``, ``text_pieces(path, follow_symlinks)``, ``file_fingerprint(parsed)``,
 ``file_sizes(parsed)``, ``file_lines(parsed)``   the file read, never past what its header
                   allows (:func:`~puzzlesat.generator.tracks.parts.header_limit`)

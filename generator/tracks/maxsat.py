@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.save import write_wcnf_instance
 from puzzlesat.generator.core.seeds import Rng
@@ -140,9 +141,11 @@ def body(formula: Wcnf) -> bytes:
     return wcnf_clause_bytes(formula)
 
 
-def write(path: str, formula: Wcnf, header: dict | None) -> int:
-    """Write the instance (compressed by extension, ``-`` = stdout); its text's size."""
-    return write_wcnf_instance(path, formula, header)
+def write(path: str, formula: Wcnf, header: dict | None,
+          compression: Compression = BY_EXTENSION) -> int:
+    """Write the instance (compressed as ``compression`` says, ``-`` = stdout); its text's
+    size."""
+    return write_wcnf_instance(path, formula, header, compression=compression)
 
 
 def sizes(formula: Wcnf) -> tuple[int, int]:

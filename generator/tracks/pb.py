@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.opb import (
     MAX_OPB_BYTES,
     Opb,
@@ -157,9 +158,11 @@ def body(formula: Opb) -> bytes:
     return opb_body(formula)
 
 
-def write(path: str, formula: Opb, header: dict | None) -> int:
-    """Write the instance (compressed by extension, ``-`` = stdout); its text's size."""
-    return write_opb_instance(path, formula, header)
+def write(path: str, formula: Opb, header: dict | None,
+          compression: Compression = BY_EXTENSION) -> int:
+    """Write the instance (compressed as ``compression`` says, ``-`` = stdout); its text's
+    size."""
+    return write_opb_instance(path, formula, header, compression=compression)
 
 
 def sizes(formula: Opb) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.reader import Dimacs, dimacs_pieces, read_dimacs
 from puzzlesat.generator.core.save import write_instance
 from puzzlesat.generator.core.solving import Solving
@@ -95,9 +96,11 @@ def body(formula: Formula) -> bytes:
     return clause_bytes(formula)
 
 
-def write(path: str, formula: Formula, header: dict | None) -> int:
-    """Write the instance (compressed by extension, ``-`` = stdout); its text's size."""
-    return write_instance(path, formula, header)
+def write(path: str, formula: Formula, header: dict | None,
+          compression: Compression = BY_EXTENSION) -> int:
+    """Write the instance (compressed as ``compression`` says, ``-`` = stdout); its text's
+    size."""
+    return write_instance(path, formula, header, compression=compression)
 
 
 def sizes(formula: Formula) -> tuple[int, int]:

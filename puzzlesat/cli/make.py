@@ -46,6 +46,7 @@ def where(output: str) -> str:
 
 
 def _generate_command(family) -> click.Command:
+    from puzzlesat.generator.core.files import SUFFIXES
     from puzzlesat.generator.tracks import tracks_of
 
     forms = tracks_of(family)
@@ -57,7 +58,10 @@ def _generate_command(family) -> click.Command:
     others = [(track.FORMAT, list(track.encodings(family))) for track in forms
               if track.FORMAT != default]
 
-    def run(seed, encoding, output, name, witness, proof, force, output_format, count, **raw):
+    def run(seed, encoding, output, name, witness, proof, force, output_format, count,
+            compression, jobs, **raw):
+        from puzzlesat.generator.core.executors import cap_jobs
+        from puzzlesat.generator.core.files import Compression
         from puzzlesat.generator.instance import generate_files
         from puzzlesat.generator.tracks import track_for
         from puzzlesat.validate.runs.certify import CheckedSolving
@@ -66,7 +70,7 @@ def _generate_command(family) -> click.Command:
         params = {k: v for k, v in raw.items() if v is not None}
         inst = generate_files(family.NAME, params, output, witness, encoding, seed, name,
                               solving=CheckedSolving(), force=force, track=track.NAME,
-                              proof=proof)
+                              proof=proof, compression=Compression(compression, cap_jobs(jobs)))
         click.echo(f"{where(output)}: {inst.name}: {inst.track.summary(inst)}", err=True)
 
     params: list[click.Parameter] = [*(_click_option(p) for p in family.PARAMS),
@@ -80,8 +84,16 @@ def _generate_command(family) -> click.Command:
                      default=default, show_default=True,
                      help="; ".join(f"{fmt}: {text}" for fmt, text in formats.items()) + "."),
         click.Option(["-o", "--output"], required=True, metavar="PATH",
-                     help="Output file; compression by extension (.xz .gz .bz2); '-' = plain "
-                          "text on stdout."),
+                     help="Output file; compression by extension (.xz .gz .bz2) or as "
+                          "--compression says; '-' = plain text on stdout."),
+        click.Option(["--compression"], type=click.Choice(list(SUFFIXES)), default=None,
+                     help="As a suite spec's compression; the extension of -o must agree. "
+                          "xz-mt: blocks of 8 MiB compressed in parallel (same bytes for any "
+                          "-j) [default: by extension; .xz = xz, one stream as xz -6 -T1]."),
+        click.Option(["-j", "--jobs"], type=click.IntRange(min=1), default=_default_jobs,
+                     show_default="all CPUs",
+                     help="Threads compressing the blocks of --compression xz-mt, about 90 "
+                          "MB each (never changes bytes)."),
         click.Option(["--name"], default=None, help="Instance name [default: canonical name]."),
         click.Option(["--witness"], default=None, metavar="PATH",
                      help="Also write the known solution as JSON."),
