@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.save import write_wcnf_instance
@@ -37,11 +36,11 @@ from puzzlesat.generator.core.wcnf import (
     wcnf_pieces,
 )
 from puzzlesat.generator.core.writer import gbd_hash_of_body
-from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Estimate
 from puzzlesat.generator.tracks.parts import (
     HEADER_HOLDS,
     Made,
+    card_module,
     header_limit,
     no_notes,
     no_section,
@@ -72,12 +71,7 @@ def has(family) -> bool:
 def module(family) -> Any:
     """The family's MaxSAT module (its card names it), or a UserError naming those that have
     one."""
-    found = family.TRACKS.get(NAME)
-    if found is None:
-        having = [name for name in family_names() if has(get_family(name))]
-        raise UserError(f"family {family.NAME} has no MaxSAT form (--format wcnf: "
-                        f"{', '.join(having)})")
-    return found
+    return card_module(family, NAME, "MaxSAT form (--format wcnf)")
 
 
 def encodings(family) -> dict[str, str]:

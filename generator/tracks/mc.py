@@ -30,13 +30,12 @@ from typing import Any
 
 from puzzlesat.generator.core.cnf import Formula
 from puzzlesat.generator.core.counting import projection_of
-from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.families.counting import Count
 from puzzlesat.generator.families.params import Estimate
 from puzzlesat.generator.tracks import sat
-from puzzlesat.generator.tracks.parts import Made
+from puzzlesat.generator.tracks.parts import Made, card_module
 from puzzlesat.generator.tracks.sat import (  # the file is the SAT track's DIMACS
     body,
     file_fingerprint,
@@ -80,11 +79,9 @@ def has(family) -> bool:
 
 
 def module(family) -> Any:
-    """The family's counting module (its card names it), or a UserError."""
-    counting = family.TRACKS.get(NAME)
-    if counting is None:
-        raise UserError(f"family {family.NAME} has no counting form")
-    return counting
+    """The family's counting module (its card names it), or a UserError naming those that have
+    one."""
+    return card_module(family, NAME, "counting form (--count)")
 
 
 def encodings(family) -> dict[str, str]:

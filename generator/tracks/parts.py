@@ -13,7 +13,7 @@ from typing import Any
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.head import Head, read_head
 from puzzlesat.generator.core.header import parse_header
-from puzzlesat.generator.families import get_family
+from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Estimate, check_encoding
 from puzzlesat.generator.tracks import track_of_head
 
@@ -49,6 +49,17 @@ def no_section(rows: list, calibration: list[dict], tex=None) -> list[str]:
     """A description's section of its own, for a track that has none."""
     return []
 
+
+
+def card_module(family, track: str, form: str) -> Any:
+    """The module the family's card names for ``track``, or a UserError saying the family has
+    no ``form`` (``a MaxSAT form (--format wcnf)``) and naming the families that have one."""
+    found = family.TRACKS.get(track)
+    if found is None:
+        having = [name for name in family_names() if track in get_family(name).TRACKS]
+        raise UserError(f"family {family.NAME} has no {form}: {', '.join(having)} "
+                        f"{'has' if len(having) == 1 else 'have'} one")
+    return found
 
 
 def check_track_encoding(family, track: ModuleType, encoding: str | None) -> str:

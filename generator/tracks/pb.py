@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.opb import (
     MAX_OPB_BYTES,
@@ -46,11 +45,11 @@ from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.core.writer import gbd_hash_of_body
-from puzzlesat.generator.families import family_names, get_family
 from puzzlesat.generator.families.params import Estimate
 from puzzlesat.generator.tracks.parts import (
     HEADER_HOLDS,
     Made,
+    card_module,
     header_limit,
 )
 from puzzlesat.generator.tracks.table import instance_rows, latex_table, markdown_table
@@ -83,12 +82,7 @@ def has(family) -> bool:
 def module(family) -> Any:
     """The family's PB module (its card names it), or a UserError naming those that have
     one."""
-    found = family.TRACKS.get(NAME)
-    if found is None:
-        having = [name for name in family_names() if has(get_family(name))]
-        raise UserError(f"family {family.NAME} has no pseudo-Boolean form (--format opb: "
-                        f"{', '.join(having)})")
-    return found
+    return card_module(family, NAME, "pseudo-Boolean form (--format opb)")
 
 
 def encodings(family) -> dict[str, str]:
