@@ -180,6 +180,26 @@ def test_a_wcnf_header_puzzle_far_larger_than_its_file_is_not_encoded(made, tmp_
                    "far more than the file's")
 
 
+@pytest.mark.parametrize("fmt, comment", [("wcnf", "c"), ("opb", "*")])
+def test_header_params_far_larger_than_the_file_are_not_replayed(tmp_path, puzzlesat, fmt,
+                                                                  comment):
+    """An optimisation instance's bounds are replayed from its header's params (a planted
+    draw): params of a 20000x20000 board in an 18 KB file went to 3 GB before (4000x4000:
+    2.1 GB, 16 s); the estimate of those params is held to the file's size first."""
+    small = tmp_path / f"o.{fmt}"
+    encoding = ["--encoding", "unmatched-edges"] if fmt == "opb" else []
+    assert puzzlesat("generate", "edge-matching", *WCNF_EDGE[2:], "--format", fmt,
+                     *encoding, "-o", small).code == 0
+    huge = '{"border_colors":2,"center_colors":3,"cols":20000,"rows":20000,"unsat":"parity"}'
+    lines = small.read_text().splitlines(keepends=True)
+    (tmp_path / f"big.{fmt}").write_text("".join(
+        f"{comment} params: {huge}\n" if line.startswith(f"{comment} params: ") else line
+        for line in lines))
+    (tmp_path / "o.out").write_text("s OPTIMUM FOUND\n")
+    assert_refused(run_measured("validate", tmp_path / f"big.{fmt}", tmp_path / "o.out"),
+                   "the header's params describe an instance of")
+
+
 @pytest.mark.parametrize("params", [
     ["sliding", "--budget", "100000000"], ["sliding", "--budget", "3000000"],
     ["edge-matching", "--rows", "60", "--cols", "60"]])

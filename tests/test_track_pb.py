@@ -22,6 +22,9 @@ from conftest import assert_one_line_error
 from puzzlesat.generator.core.opb import read_opb
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite import publish_suite, verify_suite
+from puzzlesat.generator.suite.calibration import calibration_files
+from puzzlesat.generator.suite.manifest import suite_files
+from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.answers import pb_text
 from puzzlesat.validate.proof.cutting_planes import check_refutation, to_version_1
 from puzzlesat.validate.tracks.pb.clients import names as pb_clients
@@ -199,6 +202,8 @@ def test_a_flipped_variable_is_a_wrong_model(made, tmp_path, puzzlesat):
     (b"s MAYBE\n", "unknown status"),
     (b"o 1.5\n", "an o line holds one integer"),
     (b"s SATISFIABLE\n\xff\n", "not ASCII"),
+    (b"sSATISFIABLE\n", "first word is not c, s, o or v"),
+    (b"s SATISFIABLE\nvx1\n", "first word is not c, s, o or v"),
 ])
 def test_a_doctored_answer_is_malformed(made, tmp_path, puzzlesat, text, why):
     result = puzzlesat("validate", made["em"][1], _answer(tmp_path, text))
@@ -226,12 +231,48 @@ def test_unsat_on_a_parity_instance(made, tmp_path, puzzlesat, monkeypatch):
     (tmp_path / "f.pbp").write_bytes(_proof(inst).replace(b" 2 d\n", b" 3 d\n", 1))
     result = puzzlesat("validate", path, answer, "--proof", tmp_path / "f.pbp")
     assert result.code == 3 and result.out.startswith("WRONG-PROOF")
-    (tmp_path / "v1.pbp").write_bytes(b"pseudo-Boolean proof version 1.1\nf 544\nc 1\n")
+    (tmp_path / "v2.pbp").write_bytes(b"pseudo-Boolean proof version 2.0\nf 544\n"
+                                      b"rup >= 1 ;\nconclusion UNSAT : 545\n")
     monkeypatch.delenv("PUZZLESAT_VERIPB", raising=False)
     monkeypatch.setenv("PATH", "")
-    result = puzzlesat("validate", path, answer, "--proof", tmp_path / "v1.pbp")
+    result = puzzlesat("validate", path, answer, "--proof", tmp_path / "v2.pbp")
     assert result.code == 0 and "proof not checked" in result.out
     assert "VeriPB is not installed" in result.out
+
+
+@pytest.mark.parametrize("proof, why", [
+    (b"pseudo-Boolean proof version 1.2\n", "only a version 2 proof is sent to VeriPB"),
+    (b"pseudo-Boolean proof version 1.2\nf 2\npol x1 ~x1 + x2 + x3 + 3 * s\n"
+     b"pol 3 1 3 * + 2 3 * +\nc 4\n", "only a version 2 proof is sent to VeriPB"),
+    (b"pseudo-Boolean proof version 2.0\nf 2\nrup >= 1 ;\n", "no 'conclusion UNSAT'"),
+])
+def test_veripbs_yes_is_taken_only_for_a_version_2_unsat_conclusion(tmp_path, puzzlesat,
+                                                                     monkeypatch, proof, why):
+    """VeriPB 0.3 exits 0 on a version 1 proof that derives nothing, and saturates unsoundly
+    (the second proof "refutes" a satisfiable formula through it): a VeriPB that says yes to
+    everything verifies nothing but a version 2 proof that concludes UNSAT."""
+    yes = tmp_path / "veripb"
+    yes.write_text("#!/bin/sh\necho 'Verification succeeded.'\n")
+    yes.chmod(0o755)
+    monkeypatch.setenv("PUZZLESAT_VERIPB", str(yes))
+    (tmp_path / "sat.opb").write_text("* #variable= 3 #constraint= 2\n+1 x2 >= 1 ;\n"
+                                      "+1 x3 >= 1 ;\n")
+    (tmp_path / "p.pbp").write_bytes(proof)
+    answer = _answer(tmp_path, b"s UNSATISFIABLE\n")
+    result = puzzlesat("validate", tmp_path / "sat.opb", answer, "--proof", tmp_path / "p.pbp")
+    assert result.out.startswith("UNSAT-UNCHECKED") and why in result.out, result.out
+
+
+def test_an_objective_without_a_header_is_checked_for_its_cost(tmp_path, puzzlesat):
+    """No header certifies an optimum: the model's cost is checked against the o line, and an
+    optimum claim is unchecked, never malformed or verified."""
+    (tmp_path / "o.opb").write_text("* #variable= 2 #constraint= 1\nmin: +1 x1 +1 x2 ;\n"
+                                    "+1 x1 +1 x2 >= 1 ;\n")
+    for text, verdict in ((b"o 1\ns OPTIMUM FOUND\nv x1 -x2\n", "OPTIMUM-UNCHECKED"),
+                          (b"o 1\ns SATISFIABLE\nv x1 -x2\n", "VERIFIED-COST"),
+                          (b"o -7\ns SATISFIABLE\nv x1 -x2\n", "WRONG-COST")):
+        result = puzzlesat("validate", tmp_path / "o.opb", _answer(tmp_path, text))
+        assert result.out.startswith(verdict), result.out
 
 
 def test_optimum_claims(made, tmp_path, puzzlesat):
@@ -329,6 +370,26 @@ def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzle
             assert check_refutation(veripb_constraints(read_opb(opb)), proof).verified
     with tarfile.open(bundle.with_name("bundle.tar.xz")) as tar:
         assert "bundle/flow-parity/" in " ".join(tar.getnames()) + "/"
+
+
+def test_a_bundles_answers_come_from_the_instances_not_the_manifest(tmp_path, puzzlesat):
+    """A manifest doctored with its checksums (a parity instance called planted SAT, an
+    optimum of 1 called 0): the bundle is refused, each answer certified from its file."""
+    (tmp_path / "pb.toml").write_text(SUITE)
+    suite = tmp_path / "suite"
+    publish_suite(tmp_path / "pb.toml", suite)
+    spec, instances = read_published(suite)
+    parity = next(r for r in instances if r["result"] == "unsat")
+    parity.update({"result": "sat", "expected-from": "planted"})
+    optimising = next(r for r in instances if r.get("optimum") not in (None, "unknown"))
+    optimising["optimum"] = "0"
+    for rel, data in suite_files(spec, instances, calibration_files(suite)).items():
+        (suite / rel).write_bytes(data)
+    result = puzzlesat("submission", suite, "-o", tmp_path / "bundle")
+    said = result.err + result.out
+    assert result.code != 0 and not (tmp_path / "bundle").exists()
+    assert f"{parity['name']}: the manifest says SAT, the instance UNSAT" in said
+    assert f"{optimising['name']}: the manifest says OPTIMUM 0, the instance OPTIMUM 1" in said
 
 
 def test_a_suite_whose_proof_was_tampered_with_is_not_bundled(tmp_path, puzzlesat):

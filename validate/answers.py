@@ -415,6 +415,9 @@ def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
                 out.comments.append(line)
             continue
         kind, rest = line[0], line[1:].strip()
+        if len(line) > 1 and not line[1].isspace():  # "sSATISFIABLE", "vx1": no line kind
+            raise MalformedOutput(f"line {number}: its first word is not c, s, o or v: "
+                                  f"{line[:40]!r}")
         if kind == "s":
             if status is not None:
                 raise MalformedOutput(f"line {number}: a second s line")

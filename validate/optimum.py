@@ -48,6 +48,7 @@ def replay(evidence: HeaderPuzzle, assignment: Callable,
         params = normalize_params(family, header["params"])
     seed = header.get("seed")
     seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else 0
+    _check_params_size(evidence, params)
     try:
         bounds = module.bounds(puzzle, params, Rng(seed))
     except UserError:
@@ -70,14 +71,32 @@ def replay(evidence: HeaderPuzzle, assignment: Callable,
     return Certified(bounds.lower, bounds.upper, bounds.optimum, bounds.source, evident)
 
 
-def cost_verdict(status: str, cost: int, claimed: int, certified: Certified,
+def _check_params_size(evidence: HeaderPuzzle, params: dict) -> None:
+    """A UserError when the header's params describe a far larger instance than this file:
+    replaying them rebuilds that instance (a planted draw), so what it costs is bounded by
+    the file's own size first (the header's puzzle was, when it was read)."""
+    size = evidence.form.estimate(evidence.family, params, evidence.encoding)
+    variables, clauses = evidence.form.file_sizes(evidence.parsed)
+    if size.variables > 2 * variables + 64 or size.clauses > 2 * clauses + 64:
+        raise UserError(f"the header's params describe an instance of {size.text()}, this file "
+                        f"has {variables:,} variables and {clauses:,} clauses or constraints")
+
+
+def cost_verdict(status: str, cost: int, claimed: int, certified: Certified | None,
                  base: dict) -> Verdict:
     """The verdict on a model of checked ``cost`` whose last ``o`` line says ``claimed``,
-    claimed optimal (``OPTIMUM``) or not (``SAT``); a cost below the certified lower bound is
-    a checker failure."""
+    claimed optimal (``OPTIMUM``) or not (``SAT``), against what the instance certifies
+    (None: nothing, an objective without a puzzlesat header); a cost below the certified
+    lower bound is a checker failure."""
     if claimed != cost:
         return Verdict("WRONG-COST", f"the last o line says {claimed}, the model costs {cost}",
                        **base)
+    if certified is None:
+        if status == "SAT":
+            return Verdict("VERIFIED-COST", f"cost {cost} checked (not claimed optimal)",
+                           **base)
+        return Verdict("OPTIMUM-UNCHECKED", f"OPTIMUM FOUND at cost {cost}: the instance "
+                       "certifies no optimum (no puzzlesat header states one)", **base)
     below = (f"the model's checked cost {cost} is below the certified lower bound "
              f"{certified.lower} ({certified.source}): the certificate or the checker is wrong")
     if cost < certified.lower:

@@ -33,7 +33,7 @@ from puzzlesat.validate.runs.bundle import (
     xz_instance,
 )
 from puzzlesat.validate.runs.records import CalibrationRow
-from puzzlesat.validate.tracks.pb.judge import open_case, veripb_constraints
+from puzzlesat.validate.tracks.pb.judge import Case, known_solution, open_case, veripb_constraints
 from puzzlesat.validate.verdict import FAILED
 
 METADATA_COLUMNS = ("file", "domain", "family", "variables", "constraints", "answer",
@@ -48,6 +48,7 @@ class PbCheck:
     failures: list[str] = field(default_factory=list)
     rows: list[ManifestRow] = field(default_factory=list)
     proofs: dict[str, bytes] = field(default_factory=dict)  # bundle path -> proof text
+    domains: dict[str, str] = field(default_factory=dict)  # instance name -> its domain
 
     def lines(self) -> list[str]:
         """One line per instance: its domain, known answer and how it is known."""
@@ -64,24 +65,56 @@ def bundle_name(rel) -> bool:
                         r"|calibration-[A-Za-z0-9._-]+\.png", rel) is not None)
 
 
-def domain(row: ManifestRow) -> str:
+@dataclass
+class Known:
+    """An instance's answer as its own file certifies it again: the answer's word, how it is
+    known, the certified optimum ("" without), and what failed to certify it ("" when it
+    held)."""
+
+    answer: str
+    source: str
+    optimum: str = ""
+    failure: str = ""
+
+
+def known_answer(case: Case, given: dict | None) -> Known:
+    """The answer the instance's header states, certified again from its puzzle (never taken
+    from the manifest): an optimum replayed (``open_case``), an UNSAT by its certificate, a SAT
+    by a known solution (``given``: its witness file) that meets every constraint."""
+    header = case.parsed.header
+    if case.certified is not None:
+        optimum = case.certified.optimum
+        return Known("SAT" if optimum is None else "OPTIMUM", case.certified.source,
+                     "" if optimum is None else str(optimum))
+    expected, source = header.get("expected"), str(header.get("expected-from", ""))
+    if expected == "UNSAT":
+        certified, why = case.evidence.certificate()
+        return Known("UNSAT", source, failure="" if certified else
+                     f"UNSAT not certified again ({why or 'no certificate'})")
+    if expected == "SAT":
+        return Known("SAT", source, failure="" if known_solution(case, given) else
+                     "SAT not certified again (no known solution meets every constraint)")
+    return Known("UNKNOWN", source, failure="no known answer")
+
+
+def domain(family: str, known: Known, optimising: bool) -> str:
     """The competition domain of an instance: its family and how its answer is known."""
-    if row.optimum is not None:
+    if optimising:
         kind = "optimum"
-    elif row.result == "unsat":
-        kind = "parity" if row.expected_from.startswith("parity") else "unsat"
+    elif known.answer == "UNSAT":
+        kind = "parity" if known.source.startswith("parity") else "unsat"
     else:
-        kind = "planted" if row.result == "sat" else "open"
-    return f"{row.family}-{kind}"
+        kind = "planted" if known.answer == "SAT" else "open"
+    return f"{family}-{kind}"
 
 
 def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow], rules=None,
           solving=None, author: str = "") -> PbCheck:
     """Each instance read (bounded by its header) and its answer certified again from its
-    puzzle: an optimum replayed from its params, an UNSAT by the certificate its header names
-    and by the generator's proof in its witness file, checked; a failure per instance whose
-    text another has (md5) and per calibration run with a failing verdict (``rules``,
-    ``solving``: none apply)."""
+    own file (:func:`known_answer`; a manifest that says otherwise is a failure), an UNSAT's
+    generator proof in its witness file checked; a failure per instance whose text another
+    has (md5) and per calibration run with a failing verdict (``rules``, ``solving``: none
+    apply)."""
     from puzzlesat.validate.proof.cutting_planes import check_refutation
 
     done = PbCheck(rows=rows)
@@ -97,17 +130,19 @@ def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow], rules=
         if md5 in seen:
             done.failures.append(f"{row.name}: the same text (md5) as {seen[md5]}")
         seen.setdefault(md5, row.name)
-        where = domain(row)
+        witness = _witness(src, row)
+        known = known_answer(case, witness)
+        if known.failure:
+            done.failures.append(f"{row.name}: {known.failure}")
+        said = _manifest_answer(row)
+        if said != (known.answer, known.optimum):
+            done.failures.append(f"{row.name}: the manifest says {' '.join(said).strip()}, "
+                                 f"the instance {known.answer} {known.optimum}".rstrip())
+        where = domain(row.family, known, case.parsed.objective is not None)
+        done.domains[row.name] = where
         proof_name = ""
-        answer, answer_from = row.result.upper(), row.expected_from
-        if case.certified is not None:
-            answer = "OPTIMUM" if case.certified.optimum is not None else "SAT"
-        elif row.result == "unsat":
-            certified, why = case.evidence.certificate()
-            if not certified:
-                why = why or "no certificate"
-                done.failures.append(f"{row.name}: UNSAT not certified again ({why})")
-            proof = _proof(src, row)
+        if known.answer == "UNSAT":
+            proof = _proof(witness)
             if proof is not None:
                 found = check_refutation(veripb_constraints(case.parsed), proof, row.name)
                 if not found.verified:
@@ -118,8 +153,8 @@ def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow], rules=
         mine = [run for run in runs if run.hash == row.hash]
         done.metadata.append({
             "file": f"{where}/{row.name}.opb.xz", "domain": where, "family": row.family,
-            "variables": row.variables, "constraints": row.clauses, "answer": answer,
-            "answer-from": answer_from, "optimum": row.optimum or "", "proof": proof_name,
+            "variables": row.variables, "constraints": row.clauses, "answer": known.answer,
+            "answer-from": known.source, "optimum": known.optimum, "proof": proof_name,
             "runs": "; ".join(f"{run.solver} {run.cell()} {run.verdict}" for run in mine),
             "sha256": row.text_sha256})
     if not rows:
@@ -127,13 +162,24 @@ def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow], rules=
     return done
 
 
-def _proof(src: Path, row: ManifestRow) -> bytes | None:
-    """The generator's proof in the instance's witness file (read without following a link),
-    or None."""
+def _manifest_answer(row: ManifestRow) -> tuple[str, str]:
+    """(answer, optimum) as the manifest row states them, in :class:`Known`'s words."""
+    if row.optimum is None:
+        return row.result.upper(), ""
+    return ("SAT", "") if row.optimum == "unknown" else ("OPTIMUM", row.optimum)
+
+
+def _witness(src: Path, row: ManifestRow) -> dict | None:
+    """The instance's witness file (read without following a link), or None."""
     if row.witness is None:
         return None
     data = load_json(read_suite_file(src / row.witness), str(src / row.witness))
-    proof = data.get("proof") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def _proof(witness: dict | None) -> bytes | None:
+    """The generator's proof in an instance's witness file, or None."""
+    proof = witness.get("proof") if witness is not None else None
     return proof.encode("ascii", "replace") if isinstance(proof, str) else None
 
 
@@ -141,7 +187,8 @@ def write(src: Path, output: str | os.PathLike | None, done: PbCheck) -> Path:
     """Write the bundle of a check that holds; the archive's path."""
     if done.failures:
         raise UserError("the submission rules do not hold: " + "; ".join(done.failures))
-    files = {f"{domain(row)}/{row.name}.opb.xz": xz_instance(src, row) for row in done.rows}
+    files = {f"{done.domains[row.name]}/{row.name}.opb.xz": xz_instance(src, row)
+             for row in done.rows}
     files.update(done.proofs)
     files["metadata.csv"] = table_bytes(METADATA_COLUMNS, done.metadata)
     files.update(suite_copies(src, bundle_name))

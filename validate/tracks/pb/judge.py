@@ -140,14 +140,15 @@ def _judge_model(case: Case, output: PbOutput, base: dict) -> Verdict:
                        f"{parsed.num_constraints} constraints, the first is constraint "
                        f"{int(violated[0]) + 1}", **base)
     module = _module(case)
-    if case.certified is not None:
+    if parsed.objective is not None:
         if not output.costs:
             return Verdict("MALFORMED", "a model of an instance with an objective and no o "
                            "line", **base)
         cost = parsed.cost(model)
         verdict = cost_verdict(output.status, cost, output.costs[-1], case.certified, base)
-        verdict.puzzle = puzzle_report(case.evidence, model, cost, module.decode_opb,
-                                       module.OBJECTIVES[case.evidence.encoding])
+        if case.certified is not None:
+            verdict.puzzle = puzzle_report(case.evidence, model, cost, module.decode_opb,
+                                           module.OBJECTIVES[case.evidence.encoding])
         return verdict
     if output.status == "OPTIMUM":
         return Verdict("MALFORMED", "OPTIMUM FOUND on an instance without an objective",
@@ -176,7 +177,7 @@ def _module(case: Case) -> Any:
     return evidence.form.module(evidence.family)
 
 
-def _known_solution(case: Case, given: dict | None) -> str:
+def known_solution(case: Case, given: dict | None) -> str:
     """How the instance is known feasible: "the planted witness meets all N constraints",
     or "" without such evidence (the known solution, encoded, checked on the file)."""
     evidence, parsed = case.evidence, case.parsed
@@ -198,7 +199,7 @@ def _known_solution(case: Case, given: dict | None) -> str:
 
 
 def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
-    known = _known_solution(case, read_witness(options.witness))
+    known = known_solution(case, read_witness(options.witness))
     notes: list[str] = []
     if options.proof is not None:
         ok, checker, reason = check_pb_proof(case, Path(options.proof))
@@ -207,7 +208,13 @@ def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
                            checker_failure=f"{checker} verified the UNSAT proof ({reason}), "
                            f"yet {known}: the proof checker is unsound")
         if ok:
-            return Verdict("VERIFIED-UNSAT", f"proof verified by {checker} ({reason})", **base)
+            verdict = Verdict("VERIFIED-UNSAT", f"proof verified by {checker} ({reason})",
+                              **base)
+            if base["expected"] == "SAT":  # and no witness checks
+                verdict.notes.append(f"the header expects SAT ({base['expected_from']}) "
+                                     "without a witness that checks: this proof shows the "
+                                     "header is wrong")
+            return verdict
         if ok is False and not known:
             return Verdict("WRONG-PROOF", f"{checker} rejected the proof: {reason}", **base)
         notes.append(f"proof rejected by {checker}: {reason}" if ok is False
@@ -245,7 +252,7 @@ def check_pb_proof(case: Case, proof: Path) -> tuple[bool | None, str, str]:
         return True, "puzzlesat-cutting-planes", found.reason
     if not found.unsupported:
         return False, "puzzlesat-cutting-planes", found.reason
-    return _veripb(case.path, proof, found.reason)
+    return _veripb(case.path, proof, text, found.reason)
 
 
 def veripb_constraints(parsed: OpbFile) -> list[tuple[list[tuple[int, int]], int]]:
@@ -260,7 +267,21 @@ def veripb_constraints(parsed: OpbFile) -> list[tuple[list[tuple[int, int]], int
     return out
 
 
-def _veripb(instance: Path, proof: Path, why_not_ours: str) -> tuple[bool | None, str, str]:
+def _veripb(instance: Path, proof: Path, text: bytes,
+            why_not_ours: str) -> tuple[bool | None, str, str]:
+    """VeriPB's word on a proof ours does not read, taken only where it means UNSAT: a
+    version 2 proof (whose ``conclusion UNSAT`` VeriPB 2 checks) that states that conclusion.
+    VeriPB 0.x, which reads only version 1, exits 0 on a proof that derives no contradiction
+    and saturates unsoundly (validate/proof/cutting_planes.py), so a version 1 proof is
+    never sent to it."""
+    first = text.lstrip().split(b"\n", 1)[0].strip()
+    if not first.startswith(b"pseudo-Boolean proof version 2."):
+        return None, "VeriPB", (f"puzzlesat's checker does not read it ({why_not_ours}), and "
+                                "only a version 2 proof is sent to VeriPB (VeriPB before 2 "
+                                "accepts a version 1 proof that derives no contradiction)")
+    if not any(line.strip().startswith(b"conclusion UNSAT")
+               for line in text.splitlines()):
+        return None, "VeriPB", "the proof states no 'conclusion UNSAT'"
     program = os.environ.get(VERIPB_VARIABLE) or shutil.which("veripb")
     if not program:
         return None, "VeriPB", (f"puzzlesat's checker does not read it ({why_not_ours}) and "
@@ -275,8 +296,8 @@ def _veripb(instance: Path, proof: Path, why_not_ours: str) -> tuple[bool | None
             return None, "VeriPB", f"VeriPB did not run: {exc}"
     said = (ran.stdout + ran.stderr).decode("utf-8", "replace").strip().splitlines()
     last = said[-1] if said else f"exit code {ran.returncode}"
-    # VeriPB's exit codes: 0 verified (it requires the contradiction), 5 a rule failed, 4 a
-    # file it cannot read (a format or version it does not know: the proof is not checked)
+    # VeriPB's exit codes: 0 verified, 5 a rule failed, 4 a file it cannot read (a format or
+    # version it does not know: the proof is not checked)
     if ran.returncode == 0 and any("Verification succeeded" in line for line in said):
         return True, "VeriPB", last
     if ran.returncode == 5:
