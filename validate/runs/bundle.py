@@ -26,6 +26,8 @@ from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.files import atomic_write, compress
+from puzzlesat.generator.core.head import read_head
+from puzzlesat.generator.core.header import parse_header
 from puzzlesat.generator.core.paths import file_under, is_regular_file, os_failure, plain_folder
 from puzzlesat.generator.suite.folder import (
     MANIFEST,
@@ -57,8 +59,26 @@ def instance_rows(src: Path, manifest: list[dict]) -> list[ManifestRow]:
                 raise UserError(f"{src / MANIFEST}: instance {index} lists {key} again "
                                 f"(instance {seen[key]})")
             seen[key] = index
-        instance_path(src, row, index)
+        _check_header(instance_path(src, row, index), row, f"{src / MANIFEST}: instance {index}")
     return rows
+
+
+def _check_header(path: Path, row: ManifestRow, where: str) -> None:
+    """A UserError when the manifest row states another answer than the instance's own
+    header (its expected result and where it comes from, its certified optimum or count): a
+    bundle's answers are the instances', and a manifest rewritten with its checksums must not
+    change them."""
+    header = parse_header(read_head(path).comments.header, str(path))
+    expected = header.get("expected")
+    stated = {"expected": expected.lower() if isinstance(expected, str) else expected,
+              "expected-from": header.get("expected-from"), "optimum": header.get("optimum"),
+              "count": header.get("count")}
+    listed = {"expected": row.result, "expected-from": row.expected_from,
+              "optimum": row.optimum, "count": row.count}
+    for key, value in stated.items():
+        if value is not None and str(value) != str(listed[key]):
+            raise UserError(f"{where}: the manifest says {key} {listed[key]!s:.60}, the "
+                            f"instance's header {value!s:.60} (run puzzlesat verify)")
 
 
 def instance_path(src: Path, row: ManifestRow, index: int) -> Path:
