@@ -172,7 +172,7 @@ def test_a_counting_suite_description_says_what_is_counted_and_lists_the_counts(
     publish_suite(tmp_path / "mc.toml", suite, solving=CheckedSolving())
     calibrate_suite(suite, ["ganak:60"])
     text = (suite / "description.tex").read_text()
-    assert "certified by construction, never by a model counter, from 1 to 72" in text
+    assert "certified by construction, never by a model counter, from $1$ to $72$" in text
     assert text.count(r"\emph{What is counted:}") == 2  # sliding and edge matching
     assert "four rotations of a square board" in text and "undoing moves" in text
     table = text[text.index(r"\label{tab:counts}"):text.index(r"\end{tabular}")]
@@ -180,6 +180,7 @@ def test_a_counting_suite_description_says_what_is_counted_and_lists_the_counts(
     rows = [line for line in table.splitlines() if line.startswith(r"\texttt")]
     assert [row.split(" & ")[1] for row in rows] == ["$1$", "$10$", "$72$"]
     assert "ganak 3 VERIFIED" in text
+    assert "\\textasciicircum" not in text  # powers of ten in math mode, not a caret
     markdown = (suite / "description.md").read_text()
     assert "| four-squares-compact | 72 | search |" in markdown
     pages, log = compile_tex(suite)

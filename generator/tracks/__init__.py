@@ -41,7 +41,8 @@ compression)``, ``sizes(formula)``, ``gbd_hash(formula)``, ``fingerprint(formula
 ``file_sizes(parsed)``, ``file_lines(parsed)``   the file read, never past what its header
                   allows (:func:`~puzzlesat.generator.tracks.parts.header_limit`)
 the description's parts: ``result_word(row)``, ``table_result(rows)``,
-``encoding_text(family, encoding)``, ``abstract(rows, families)``, ``family_notes(family)``,
+``encoding_text(family, encoding)``, ``abstract(results, rows, families, tex)`` (LaTeX),
+``family_notes(family)``,
 ``markdown_section(rows, calibration)``, ``latex_section(rows, calibration, tex)``
 """
 
