@@ -16,6 +16,8 @@ Parameters, their coercion, size limits and the name rule live in :mod:`.params`
 ``SUMMARY``        one line for ``puzzlesat families``
 ``STORY``          a paragraph for a suite's description.md/.tex: the puzzle, the encodings,
                    where the known answers come from
+``PICTURE_MARKS``  what its picture marks beyond the puzzle and its solution, for a caption
+                   ("" when nothing: edge matching draws an arrangement's unmatched edges)
 ``REFERENCES``     tuple of dicts (CFF ``references`` entries) for the papers reproduced
 ``HARDNESS_PARAM`` the parameter that drives hardness (for calibration plots)
 ``PARAMS``         tuple of :class:`Param`: the generator's parameters (CLI options and suite
@@ -93,6 +95,7 @@ class Family(Protocol[PuzzleT, SolutionT]):
     NAME: str
     SUMMARY: str
     STORY: str
+    PICTURE_MARKS: str
     REFERENCES: tuple
     HARDNESS_PARAM: str
     PARAMS: tuple[Param, ...]

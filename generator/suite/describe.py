@@ -271,7 +271,7 @@ _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", 
 def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
           solving: Solving | None = None, calibration: list[dict] | None = None) -> str:
     """A 1-2 page IEEE-proceedings benchmark description, ready to edit and to compile with
-    pdflatex: a picture of the smallest instance of each family, a summary table per group
+    pdflatex: a picture of a small instance of each family, a summary table per group
     and, when the suite is calibrated, its hardness ``plots`` (file names beside it), with
     what each track adds (a counting suite's says what each family's count counts and how it
     is certified, and lists every count beside the ``calibration`` table's counter times)."""
@@ -303,7 +303,7 @@ def latex(spec, rows: list[ManifestRow], plots: tuple[str, ...] = (),
                 for line in (f"\\emph{{{tex(label)}:}} {tex(text)}", "")]
     out += [r"\section{The instances}",
             r"Table~\ref{tab:instances} sums the instances up by group; Fig.~\ref{fig:suite} "
-            r"shows the smallest instance of each family"
+            r"shows a small instance of each family"
             + (" and how hard the instances are." if plots else "."), _summary_table(rows), ""]
     for track in _tracks(rows):
         mine = _of_track(track, rows)
@@ -362,15 +362,19 @@ def _figure(spec, rows: list[ManifestRow], plots: tuple[str, ...],
         mine = [r for r in rows if r.family == name and r.name in tasks]
         if not mine:  # a manifest that does not match the spec: verify reports it
             continue
-        row = min(mine, key=lambda r: (r.variables, r.name))
+        # a satisfiable one first: an UNSAT board has no solution to draw, only its pieces
+        row = min(mine, key=lambda r: (r.result != "sat", r.variables, r.name))
         letter = chr(ord("a") + len(pictures))
         names.append(f"({letter}) \\texttt{{{tex(row.name)}}}, {row.variables:,} variables")
         pictures.append(f"\\begin{{minipage}}[b]{{{cell}}}\\centering\n"
                         f"{_picture(spec, tasks[row.name], solving)}\n"
                         f"\\\\[2pt]\\footnotesize ({letter}) {tex(name)}\n\\end{{minipage}}")
     out = [r"\begin{figure*}[!t]", r"\centering", "\\hfill\n".join(pictures)]
-    caption = ("The smallest instance of each family, drawn by its renderer with its known "
-               "solution where it has one: " + "; ".join(names) + ".")
+    marks = [f"{name}: {get_family(name).PICTURE_MARKS}" for name in families
+             if get_family(name).PICTURE_MARKS]
+    caption = ("The smallest satisfiable instance of each family (or the smallest), drawn by "
+               "its renderer with its known solution or arrangement"
+               + (f" ({'; '.join(marks)})" if marks else "") + ": " + "; ".join(names) + ".")
     if plots:
         out.append(r"\\[6pt]")
         out += [f"\\IfFileExists{{{plot}}}{{\\includegraphics[width={cell}]{{{plot}}}}}{{}}"

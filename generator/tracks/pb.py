@@ -46,6 +46,7 @@ from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.core.writer import gbd_hash_of_body
 from puzzlesat.generator.families.params import Estimate
+from puzzlesat.generator.tracks import sat
 from puzzlesat.generator.tracks.parts import (
     HEADER_HOLDS,
     Made,
@@ -136,9 +137,8 @@ def summary(inst) -> str:
             + known)
 
 
-def picture(family, puzzle, params: dict, seed: int | None):
-    """The known solution a description draws (None: the puzzle alone)."""
-    return family.witness(puzzle)
+#: the picture a description draws: the SAT track's
+picture = sat.picture
 
 
 # -- the file ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from puzzlesat.generator.core.cnf import Formula
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import BY_EXTENSION, Compression
 from puzzlesat.generator.core.reader import Dimacs, dimacs_pieces, read_dimacs
 from puzzlesat.generator.core.save import write_instance
@@ -21,6 +22,7 @@ from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.core.version import VERSION
 from puzzlesat.generator.core.writer import clause_bytes, dimacs_head, gbd_hash_of_literals
 from puzzlesat.generator.families.params import Estimate
+from puzzlesat.generator.tracks import maxsat
 from puzzlesat.generator.tracks.parts import HEADER_HOLDS, Made, header_limit, no_notes
 from puzzlesat.generator.tracks.table import instance_rows, latex_table, markdown_table, measured
 
@@ -81,8 +83,17 @@ def summary(inst) -> str:
 
 
 def picture(family, puzzle, params: dict, seed: int | None):
-    """The known solution a description draws (None: the puzzle alone)."""
-    return family.witness(puzzle)
+    """The known solution a description draws; for an UNSAT puzzle whose family has a MaxSAT
+    form, the arrangement that form certifies (a parity board's planted arrangement, its one
+    recoloured side unmatched), so a reader sees what was broken; else None (the puzzle
+    alone)."""
+    solution = family.witness(puzzle)
+    if solution is None and maxsat.has(family):
+        try:
+            return maxsat.picture(family, puzzle, params, seed)
+        except UserError:  # a puzzle the MaxSAT form does not take (unbounded, a short budget)
+            return None
+    return solution
 
 
 # -- the file ---------------------------------------------------------------------------------

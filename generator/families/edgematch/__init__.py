@@ -99,6 +99,7 @@ from puzzlesat.generator.families.params import Param
 
 NAME = "edge-matching"
 SUMMARY = "edge-matching puzzles (Heule 2009): planted em-a-b-c, clue puzzles, Eternity II"
+PICTURE_MARKS = "an arrangement's unmatched inner edges thick and red"  # what a description's caption says its picture marks
 STORY = (
     "Edge-matching puzzles: square pieces with coloured sides are placed and rotated on a grid "
     "so that touching sides have the same colour and the grey frame colour lies exactly on the "

@@ -96,8 +96,8 @@ def render_tikz(puzzle: Puzzle, solution: Solution | None = None, width: float =
     sign = -1 if puzzle.signed else 1
     across = np.argwhere(grid[:, :-1, E] != sign * grid[:, 1:, W]).tolist() if arranged else []
     down = np.argwhere(grid[:-1, :, S] != sign * grid[1:, :, N]).tolist() if arranged else []
-    body += [f"\\draw[red,line width=1.2pt] ({c + 1},{r}) -- ({c + 1},{r + 1});"
+    body += [f"\\draw[red,line width=2.4pt] ({c + 1},{r}) -- ({c + 1},{r + 1});"
              for r, c in across]
-    body += [f"\\draw[red,line width=1.2pt] ({c},{r + 1}) -- ({c + 1},{r + 1});"
+    body += [f"\\draw[red,line width=2.4pt] ({c},{r + 1}) -- ({c + 1},{r + 1});"
              for r, c in down]
     return picture(body, puzzle.cols, width)

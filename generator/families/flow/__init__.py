@@ -107,6 +107,7 @@ from puzzlesat.generator.families.params import Param
 
 NAME = "flow"
 SUMMARY = "Flow Free / Numberlink: planted grids or level files; Zucker's encoding (2016)"
+PICTURE_MARKS = ""  # what a description's caption says its picture marks
 STORY = (
     "Flow Free (Numberlink) asks for paths joining equal coloured endpoints that together "
     "fill the grid. Instances use the SAT encoding of Zucker's 'Flow Free redux' (2016): one-hot "

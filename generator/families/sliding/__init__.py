@@ -39,6 +39,7 @@ from puzzlesat.generator.families.sliding.render import render, render_svg, rend
 
 NAME = "sliding"
 SUMMARY = "n×m sliding-tile puzzles in exactly B moves; Korf 24-puzzle trace truncations"
+PICTURE_MARKS = ""  # what a description's caption says its picture marks
 STORY = (
     "Sliding-tile puzzles: an n×m tray of numbered tiles and one blank; a move slides a tile "
     "into the blank, and the question is whether the goal order is reached in exactly the "
