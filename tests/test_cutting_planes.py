@@ -10,18 +10,23 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import subprocess
 import time
+import tracemalloc
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import assume as hypothesis_assume
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzlesat.validate.proof import cutting_planes
 from puzzlesat.validate.proof.cutting_planes import (
+    BUDGET_PER_INPUT,
     Refutation,
     check_refutation,
     derive,
@@ -548,6 +553,123 @@ def test_the_deadline():
     with pytest.raises(TimeoutError):
         check_refutation(constraints, proof, deadline=time.monotonic() - 1)
     assert check_refutation(constraints, proof, deadline=time.monotonic() + 600).verified
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile proofs: the budget, the instance's variables, the clock (the red team's reproducers)
+
+#: 264 variables, as the red team's edge-matching instance has: one constraint on all of them,
+#: and a contradiction (constraint 2), so that every proof below concluding 2 is valid
+WIDE = [([(1, v) for v in range(1, 265)], 1), ([], 1)]
+
+
+def peak_memory(run):
+    """What ``run()`` returns, and the most bytes Python held at once while it ran."""
+    tracemalloc.start()
+    try:
+        return run(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("proof", [
+    v2(*["pol 1 1 *"] * 3000, conclusion=2),  # a copy of constraint 1 each 10 bytes
+    v2("pol 1" + " 2 *" * 40_000, conclusion=2),  # coefficients doubled each 4 bytes
+    v2("pol 1" + " 1 +" * 100_000, conclusion=2),  # constraint 1 added each 4 bytes
+    v2("pol 1 " + "7" * 2_000_000 + " *", conclusion=2),  # a number 2,000,000 digits long
+], ids=["copies", "doublings", "sums", "long-number"])
+def test_past_the_budget_is_not_checked(proof):
+    """Proofs that ask far more work than they pay for stop at the budget: not verified (yet
+    valid: constraint 2 is a contradiction), not rejected, and the reason says so; and they
+    hold no more than 8 bytes a word of the budget (what the module docstring promises)."""
+    result, peak = peak_memory(lambda: check_refutation(WIDE, proof, name="p"))
+    assert not result.verified and result.unsupported, result.reason
+    assert re.match(r"p: line [0-9]+: not checked: it costs more than the [0-9,]+ words",
+                    result.reason) and "too costly to check here" in result.reason, result.reason
+    assert peak < 8 * BUDGET_PER_INPUT * (264 + len(proof)), peak
+
+
+def test_the_budget_is_the_callers_to_set():
+    """Below the words the triangle's proof needs, every budget leaves it not checked, never
+    rejected; from there on it is verified. A forged proof past its budget is not checked
+    either (its error is never reached); one whose error comes first is rejected."""
+    needed = next(b for b in range(10_000)
+                  if check_refutation(TRIANGLE, TRIANGLE_PROOF, budget=b).verified)
+    assert needed > 100
+    for budget in range(0, needed, 7):
+        result = check_refutation(TRIANGLE, TRIANGLE_PROOF, budget=budget)
+        assert result.unsupported and "too costly" in result.reason, (budget, result)
+    forged = v2("pol 1 3 + 5 + 2 d", "pol 2 4 + 6 + 2 d", "pol 7 8 + 1 0 d", conclusion=9)
+    assert check_refutation(TRIANGLE, forged, budget=needed - 100).unsupported
+    rejected = check_refutation(TRIANGLE, forged, budget=needed * 2)
+    assert not rejected.unsupported and "line 4: division by 0" in rejected.reason
+    wrong_first = v2("pol 1 7 +", *TRIANGLE_STEPS, conclusion=9)
+    assert not check_refutation(TRIANGLE, wrong_first, budget=needed - 100).unsupported
+
+
+def test_axioms_stop_at_the_instances_variables():
+    """The red team's line of 100,000 axioms on a formula of 264 variables is not read from
+    x265 on, before it is built; the caller gives the instance's count (``#variable=``),
+    which may be above the largest variable the formula names."""
+    proof = v2("pol x1 " + " ".join(f"x{v} +" for v in range(2, 100_001)), conclusion=2)
+    result, peak = peak_memory(lambda: check_refutation(WIDE, proof, name="p"))
+    assert not result.verified and result.unsupported
+    assert result.reason == ("p: line 2: the literal `x265` is on no variable of the instance "
+                             "(it has 264): such axioms are not read here")
+    assert peak < 1 << 20
+    fresh = v2("pol x300 ~x300 +", conclusion=2)
+    assert check_refutation(WIDE, fresh, num_vars=300).verified
+    assert check_refutation(WIDE, fresh, num_vars=299).unsupported
+    assert check_refutation(WIDE, fresh).unsupported  # by default: the formula's 264
+
+
+def test_a_long_line_is_read_a_token_at_a_time():
+    """One pol line of 100,001 tokens (200 KB) within its budget: checked to the end while
+    holding no list of its tokens (that list alone would take some 4 MB)."""
+    proof = v2("pol 1" + " 1 +" * 50_000, conclusion=7)
+    result, peak = peak_memory(lambda: check_refutation(TRIANGLE, proof))
+    assert "constraint 7, 50001 x1 50001 x2 >= 50001, which is not a contradiction" in \
+        result.reason, result.reason
+    assert peak < 1 << 20, peak
+
+
+def fake_clock(monkeypatch, passes: int) -> list[int]:
+    """The checker's clock: 0.0 for the first ``passes`` looks, then 2.0 (a deadline of 1.0
+    passes between them); the list of looks, for the test to count."""
+    looks: list[int] = []
+
+    def monotonic() -> float:
+        looks.append(1)
+        return 0.0 if len(looks) <= passes else 2.0
+
+    monkeypatch.setattr(cutting_planes, "time", SimpleNamespace(monotonic=monotonic))
+    return looks
+
+
+def test_a_deadline_already_past_stops_the_first_step():
+    for constraints, proof in (chain(20_000), (WIDE, v2(*["pol 1 1 *"] * 3000, conclusion=2))):
+        with pytest.raises(TimeoutError):
+            check_refutation(constraints, proof, deadline=time.monotonic() - 1)
+
+
+def test_the_clock_is_read_within_one_line(monkeypatch):
+    """The deadline passes just after the first look (before the first step): one pol line of
+    100,002 operands stops within the next 65,536 words of work, not at its end."""
+    constraints, proof = chain(100_000)
+    looks = fake_clock(monkeypatch, 1)
+    with pytest.raises(TimeoutError, match=r"no time left after [0-9,]+ words") as stopped:
+        check_refutation(constraints, proof, deadline=1.0)
+    spent = int(re.search(r"after ([0-9,]+) words", str(stopped.value))[1].replace(",", ""))
+    assert len(looks) == 2 and spent < 2 * 65_536, spent
+
+
+def test_the_clock_is_read_while_a_long_number_is_read(monkeypatch):
+    """A number of 200,000 digits, within the budget: its reading looks at the clock too."""
+    proof = v2("pol 1 " + "7" * 200_000 + " *", conclusion=2)
+    looks = fake_clock(monkeypatch, 2)  # before the step, and as its reading is charged
+    with pytest.raises(TimeoutError):
+        check_refutation(WIDE, proof, deadline=1.0)
+    assert len(looks) == 3
 
 
 @given(st.binary(max_size=300))
