@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from puzzlesat.validate.proof import cutting_planes
 from puzzlesat.validate.proof.cutting_planes import (
     BUDGET_PER_INPUT,
+    MAX_BUDGET,
     Refutation,
     check_refutation,
     derive,
@@ -605,6 +606,17 @@ def test_the_budget_is_the_callers_to_set():
     assert not rejected.unsupported and "line 4: division by 0" in rejected.reason
     wrong_first = v2("pol 1 7 +", *TRIANGLE_STEPS, conclusion=9)
     assert not check_refutation(TRIANGLE, wrong_first, budget=needed - 100).unsupported
+
+
+def test_a_long_proof_buys_no_more_than_the_ceiling():
+    """4.6 MB of proof would buy 149 million words, but the budget stops at MAX_BUDGET (67
+    million): a number of 1,650,000 digits, which costs some 80 million to read, is refused
+    before it is read."""
+    proof = v2("* " + "x" * 3_000_000, "pol 1 " + "7" * 1_650_000 + " *", conclusion=2)
+    assert BUDGET_PER_INPUT * len(proof) > 2 * MAX_BUDGET
+    result = check_refutation(WIDE, proof, name="p")
+    assert result.unsupported and result.reason.startswith(
+        f"p: line 3: not checked: it costs more than the {MAX_BUDGET:,} words"), result.reason
 
 
 def test_axioms_stop_at_the_instances_variables():

@@ -80,19 +80,19 @@ beyond the instance's count (below). So is a proof past its budget (below).
 
 Where VeriPB reads more. Relative ids (``-1`` is the last constraint) and a ``pol`` ending in
 ``;`` or ``0``, which VeriPB 0.3a0 verifies, are read here as it reads them; the rest of the
-list above is not read here, whatever VeriPB makes of it. A literal axiom on a variable the instance does not have (``x7`` when ``#variable= 6``)
-is a sound step (a fresh variable's axiom holds under every extension of a model, and VeriPB
-0.3a0 checks ``pol x7 1 +`` on a one-variable formula), so it is no error in the proof and no
-rejection; but it is what lets one short line build a constraint of any size out of nothing
-(``pol x1 x2 + x3 + ...``), so it is not read here: the axioms stop at ``num_vars``, the
-instance's variable count (by default the largest variable the formula names). VeriPB 0.3a0
-(legacy format 1.x) also multiplies by 0 (format 2.0 says "strictly positive": refused here);
-its C++ saturation of a constraint whose degree is <= 0 is unsound (``pol x1 ~x1 + x2 + x3 +
-3 * s`` derives ``3 ~x2 3 ~x3 >= 3`` from nothing, and so a refutation of x2 >= 1, x3 >= 1;
-tests/test_cutting_planes.py pins it); and it divides a negative degree by (d + k - 1) / k
-rounded toward 0 (``>= -4``, ``2 d``: ``>= -1``), where ceil(-4/2) = -2 here (both are true:
-every coefficient is positive, so any degree <= 0 is). Where the two derive different
-constraints, the one derived here is the weaker.
+list above is not read here, whatever VeriPB makes of it. A literal axiom on a variable the
+instance does not have (``x7`` when ``#variable= 6``) is a sound step (a fresh variable's axiom
+holds under every extension of a model, and VeriPB 0.3a0 checks ``pol x7 1 +`` on a
+one-variable formula), so it is no error in the proof and no rejection; but it is what lets one
+short line build a constraint of any size out of nothing (``pol x1 x2 + x3 + ...``), so it is
+not read here: the axioms stop at ``num_vars``, the instance's variable count (by default the
+largest variable the formula names). VeriPB 0.3a0 (legacy format 1.x) also multiplies by 0
+(format 2.0 says "strictly positive": refused here); its C++ saturation of a constraint whose
+degree is <= 0 is unsound (``pol x1 ~x1 + x2 + x3 + 3 * s`` derives ``3 ~x2 3 ~x3 >= 3`` from
+nothing, and so a refutation of x2 >= 1, x3 >= 1; tests/test_cutting_planes.py pins it); and it
+divides a negative degree by (d + k - 1) / k rounded toward 0 (``>= -4``, ``2 d``: ``>= -1``),
+where ceil(-4/2) = -2 here (both are true: every coefficient is positive, so any degree <= 0
+is). Where the two derive different constraints, the one derived here is the weaker.
 
 Cost. Reading is linear in the bytes, one line's tokens taken one at a time (a line of 200 MB
 is never split into a list); a step costs the sizes of the constraints it touches (an id on
@@ -103,7 +103,8 @@ digits in O(M(n) log n) time rather than CPython's quadratic way, and never prin
 The budget. A short proof can still ask for much: ``pol 545 1 *`` (12 bytes) copies constraint
 545, and ``pol 545 2 * 2 * 2 * ...`` doubles every coefficient each 4 bytes, so its work grows
 with the square of its length. So every check has a budget in 8-byte words, 32 per term of the
-formula (and per 64 bits of its numbers) and per byte of the proof, against which the checker
+formula (and per 64 bits of its numbers) and per byte of the proof, and 2 ** 26 (512 MiB) at
+most however long they are (the judge reads up to 64 MiB of proof), against which the checker
 counts what it keeps and touches, as CPython keeps it (measured): 12 words a term written or
 read, 32 a new constraint's dict, 8 a constraint pushed or stored, and each number's words
 times what the arithmetic does with them (a product or quotient, schoolbook: words(a) x
@@ -112,11 +113,11 @@ before it runs (a copy, a product, a quotient, a saturation, reading a number) i
 first, so the budget refuses the operation rather than pays for it. Past the budget the check
 stops as *not checked* (``unsupported``: the proof may be valid, but is too costly to check
 here), never verified and never rejected, and the reason says so. So a proof costs at most
-about 256 bytes of memory per byte of it and per term of the formula, and as much work. Why
-32: the generator's proofs spend at most 3.5 words per term of their formula and byte of
-their own (edge-matching 4x4: 2,016 terms, 913 bytes, 10,299 words; 0.9 on a 16x16 board, 0.1
-on a 30x30 Flow grid), and the tests' proofs at most 7.5 (a sum of 200,000 axioms), both
-measured: a budget 9 and 4 times what they need.
+about 256 bytes of memory per byte of it and per term of the formula (512 MiB in all), and as
+much work. Why 32: the generator's proofs spend at most 3.5 words per term of their formula
+and byte of their own (edge-matching 4x4: 2,016 terms, 913 bytes, 10,299 words; 0.9 on a
+16x16 board, 0.1 on a 30x30 Flow grid), and the tests' proofs at most 7.5 (a sum of 200,000
+axioms), both measured: a budget 9 and 4 times what they need.
 
 The clock (a ``deadline``) is read before each step, every 65,536 words of work within one and
 before each half of a long number is read, so no line overruns it by more than one operation;
@@ -157,8 +158,10 @@ _TERM_WORDS = 12
 _DICT_WORDS = 32
 _ENTRY_WORDS = 8
 #: the budget: this many words per term of the formula (and per 64 bits of its numbers) and
-#: per byte of the proof (the module docstring says why 32)
+#: per byte of the proof (the module docstring says why 32), and never more than MAX_BUDGET
+#: words (512 MiB), however long the proof
 BUDGET_PER_INPUT = 32
+MAX_BUDGET = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -202,8 +205,8 @@ class _Meter:
         if self.spent > self.budget:
             raise _unread(f"not checked: it costs more than the {self.budget:,} words of work "
                           f"this checker gives it ({BUDGET_PER_INPUT} per term of the formula "
-                          "and per byte of the proof), so it may be valid but is too costly "
-                          "to check here")
+                          f"and per byte of the proof, {MAX_BUDGET:,} at most), so it may be "
+                          "valid but is too costly to check here")
         self.since_clock += words
         if self.since_clock >= _WORK_PER_TICK:
             self.clock()
@@ -551,7 +554,7 @@ def derive(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]], proof: 
     if num_vars is None:
         num_vars = max((abs(l) for terms, _ in database for l in terms), default=0)
     if budget is None:
-        budget = BUDGET_PER_INPUT * (_input_size(database) + len(proof))
+        budget = min(BUDGET_PER_INPUT * (_input_size(database) + len(proof)), MAX_BUDGET)
     meter = _Meter(budget, deadline, name)
     lines: list[int] = []  # the line of each derived constraint
     found = 0
@@ -596,9 +599,10 @@ def check_refutation(constraints: Sequence[tuple[Sequence[tuple[int, int]], int]
     """Check the VeriPB 2.0 refutation ``proof`` of the formula ``constraints`` (each
     ``(terms, degree)``: sum of (coef, literal) terms >= degree, literal -v for ~x_v; id i is
     ``constraints[i-1]``) over variables 1..``num_vars`` (by default the largest the formula
-    names), within ``budget`` words of work (by default BUDGET_PER_INPUT per word of the
-    formula and byte of the proof), as the module says. Any bytes give a verdict; past
-    ``deadline`` (``time.monotonic()``) a TimeoutError: not checked, which is no rejection."""
+    names), within ``budget`` words of work (by default BUDGET_PER_INPUT per term of the
+    formula and byte of the proof, MAX_BUDGET at most), as the module says. Any bytes give a
+    verdict; past ``deadline`` (``time.monotonic()``) a TimeoutError: not checked, which is no
+    rejection."""
     return derive(constraints, proof, name, deadline, num_vars, budget)[0]
 
 
