@@ -10,18 +10,24 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import subprocess
 import time
+import tracemalloc
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import assume as hypothesis_assume
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzlesat.validate.proof import cutting_planes
 from puzzlesat.validate.proof.cutting_planes import (
+    BUDGET_PER_INPUT,
+    MAX_BUDGET,
     Refutation,
     check_refutation,
     derive,
@@ -139,6 +145,8 @@ class Case:
     #: "frame": the proof's frame is wrong, which format 1.x cannot say (to_version_1 refuses);
     #: else why the legacy checker differs (it accepts what we refuse)
     legacy: str = "agrees"
+    #: not verified because not read here (the judge asks VeriPB), not because it is wrong
+    unsupported: bool = False
 
 
 CORPUS = [
@@ -212,21 +220,46 @@ CORPUS = [
          "the proof ends without `end pseudo-Boolean proof`", legacy="frame"),
     Case("missing-conclusion", TRIANGLE, v2(*TRIANGLE_STEPS), False,
          "ends without `output NONE`, `conclusion UNSAT : ID` and", legacy="frame"),
+    # written in what the checker does not read: not checked, never rejected
     Case("version-1-header", TRIANGLE,
          b"pseudo-Boolean proof version 1.2\nf 6\npol 1 3 + 5 + 2 d\npol 2 4 + 6 + 2 d\n"
          b"pol 7 8 +\nc 9\n", False, "line 1: version `1.2` proofs are not read here",
-         legacy="frame"),
+         legacy="frame", unsupported=True),
     Case("pol-after-output", TRIANGLE,
          v2(*TRIANGLE_STEPS[:2], "output NONE", "pol 7 8 +", "conclusion UNSAT : 9",
             "end pseudo-Boolean proof"), False, "`pol` where `conclusion UNSAT : ID` belongs",
-         legacy="frame"),
+         legacy="frame", unsupported=True),
     Case("text-after-end", TRIANGLE, TRIANGLE_PROOF + b"pol 1 2 +\n", False,
-         "line 9: text after `end pseudo-Boolean proof`", legacy="frame"),
+         "line 9: text after `end pseudo-Boolean proof`", legacy="frame", unsupported=True),
     Case("another-rule", TRIANGLE, v2("rup >= 1 ;", conclusion=7), False,
-         "`rup` where `f`, `pol` or `output NONE` belongs", legacy="frame"),
+         "`rup` where `f`, `pol` or `output NONE` belongs", legacy="frame", unsupported=True),
     Case("conclusion-without-id", TRIANGLE,
          v2(*TRIANGLE_STEPS, "output NONE", "conclusion UNSAT", "end pseudo-Boolean proof"),
-         False, "must name its contradiction", legacy="frame"),
+         False, "names its contradiction, `conclusion UNSAT : ID`, is read here",
+         legacy="frame", unsupported=True),
+    Case("weakening", TRIANGLE, v2("pol 1 x2 w", "pol 1 3 + 5 + 2 d", "pol 2 4 + 6 + 2 d",
+                                   "pol 8 9 +", conclusion=10), False,
+         "line 2: `w` is not in the subset read here", unsupported=True,
+         legacy="VeriPB 0.3a0 weakens; not read here"),
+    # an axiom on a variable the instance does not have: sound, and VeriPB reads it, but the
+    # checker does not (one line would build a constraint of any size out of nothing)
+    Case("axiom-beyond-the-variables", TRIANGLE,
+         v2("pol x4 1 +", "pol 1 3 + 5 + 2 d", "pol 2 4 + 6 + 2 d", "pol 8 9 +",
+            conclusion=10), False,
+         "line 2: the literal `x4` is on no variable of the instance (it has 3)",
+         unsupported=True, legacy="VeriPB 0.3a0 reads a fresh variable's axiom (sound)"),
+    # what VeriPB reads and the checker reads as it does: relative ids, a final ; or 0
+    Case("relative-ids", TRIANGLE, v2("f 6", "pol -6 -4 + -2 + 2 d", "pol -6 -4 + -2 + 2 d",
+                                      "pol -2 -1 +", conclusion=9), True,
+         "constraint 9 (derived on line 5) is >= 1"),
+    Case("relative-id-in-the-conclusion", TRIANGLE, v2(*TRIANGLE_STEPS, conclusion=-1), True,
+         "constraint 9 (derived on line 4) is >= 1"),
+    Case("semicolons", TRIANGLE, v2(*(s + " ;" for s in TRIANGLE_STEPS), conclusion=9), True,
+         "constraint 9"),
+    Case("final-zeros", TRIANGLE, v2(*(s + " 0" for s in TRIANGLE_STEPS), conclusion=9), True,
+         "constraint 9"),
+    Case("relative-id-before-the-first", TRIANGLE, v2("pol -7 1 +", conclusion=7), False,
+         "line 2: relative id -7 names no constraint (there are 6)"),
 ]
 
 
@@ -236,6 +269,7 @@ def test_corpus(case: Case):
     assert isinstance(result, Refutation)
     assert result.verified is case.verified, result.reason
     assert case.why in result.reason, result.reason
+    assert result.unsupported is case.unsupported, result.reason
     if not case.verified and "the formula has" not in case.why:
         # a refusal names the proof, and the line where there is one
         assert result.reason.startswith("p: "), result.reason
@@ -316,29 +350,54 @@ def test_a_malformed_formula_is_a_refusal_not_an_exception(bad):
     assert not result.verified and "the formula's constraint 1 is no constraint" in result.reason
 
 
-@pytest.mark.parametrize("body, why", [
-    ("pol 1 x0 +", "`x0` is not in the subset"),
-    ("pol 01 3 +", "`01` is not in the subset"),
-    ("pol 1 +2 *", "`+2` is not in the subset"),
-    ("pol 1 3 + 0", "there is no constraint 0"),
-    ("pol 1 3 + ;", "`;` is not in the subset"),
-    ("pol 1 3 + *", "`*` without its factor"),
-    ("pol 1 x1 *", "`*` without its factor"),
-    ("pol 2 *", "`*` needs a constraint on the stack"),
-    ("pol 1 x2 w", "`w` is not in the subset"),
-    ("pol 1 -1 +", "negative (relative) constraint id"),
-    ("pol 1 @a +", "`@a` is not in the subset"),
-    ("pol s", "`s` needs a constraint"),
-    ("pol 1 \xff +", "`\\xc3\\xbf` is not in the subset"),
+@pytest.mark.parametrize("body, why, unsupported", [
+    # syntax VeriPB may read and this checker does not: not checked
+    ("pol 1 x0 +", "`x0` is not in the subset", True),
+    ("pol 01 3 +", "`01` is not in the subset", True),
+    ("pol 1 +2 *", "`+2` is not in the subset", True),
+    ("pol 1 -01 +", "`-01` is not in the subset", True),
+    ("pol 1 -0 +", "`-0` is not in the subset", True),
+    ("pol 1 ; 3 +", "`;` is not in the subset", True),
+    ("pol 1 3 + ; ;", "`;` is not in the subset", True),
+    ("pol 1 0 3 +", "`0` before the end of a pol", True),
+    ("pol 1 x2 w", "`w` is not in the subset", True),
+    ("pol 1 @a +", "`@a` is not in the subset", True),
+    ("pol 1 \xff +", "`\\xc3\\xbf` is not in the subset", True),
+    ("pol 1 x4 +", "the literal `x4` is on no variable of the instance (it has 3)", True),
+    ("pol 1 ~x4 +", "the literal `~x4` is on no variable of the instance", True),
+    # an expression read here that fails: rejected
+    ("pol 1 3 + *", "`*` without its factor", False),
+    ("pol 1 x1 *", "`*` without its factor", False),
+    ("pol 2 *", "`*` needs a constraint on the stack", False),
+    ("pol s", "`s` needs a constraint", False),
+    ("pol 1 -7 +", "relative id -7 names no constraint (there are 6)", False),
+    ("pol 1 7 +", "constraint 7 is not derived yet (the last is 6)", False),
+    ("pol 1 1 + ;", "constraint 7, 2 x1 2 x2 >= 2, which is not a contradiction", False),
 ])
-def test_tokens_out_of_the_subset(body, why):
+def test_tokens_out_of_the_subset(body, why, unsupported):
     result = check_refutation(TRIANGLE, v2(body, conclusion=7))
     assert not result.verified and why in result.reason, result.reason
+    assert result.unsupported is unsupported, result.reason
+
+
+def test_relative_ids_and_terminators_on_the_generators_proof_shape():
+    """The red team's two valid rewrites of a parity proof's last step, ``pol -2 -1 +`` and a
+    trailing `` ;``, verify as the original does; every id form gives the same database."""
+    reference = derive(PARITY, PARITY_PROOF)
+    k = len(PARITY)
+    for last in ("pol -2 -1 +", f"pol {k + 1} {k + 2} + ;", "pol -2 -1 + ;",
+                 f"pol {k + 1} -1 + 0"):
+        proof = PARITY_PROOF.replace(f"pol {k + 1} {k + 2} +".encode(), last.encode())
+        assert proof != PARITY_PROOF
+        result, db = derive(PARITY, proof)
+        assert result.verified and db == reference[1], (last, result.reason)
 
 
 def test_the_frame():
-    cases = {
-        b"": "the proof is empty",
+    """A frame line not read here is not checked (another checker may read it); a proof that
+    is empty or ends before its conclusion and end is wrong."""
+    named = "names its contradiction, `conclusion UNSAT : ID`, is read here"
+    not_read = {
         b"\n" + TRIANGLE_PROOF: "line 1: the first line is not",
         b"* c\n" + TRIANGLE_PROOF: "line 1: the first line is not",
         b"pseudo-Boolean proof version 3.0\n": "version `3.0` proofs are not read here",
@@ -349,20 +408,30 @@ def test_the_frame():
         v2(*TRIANGLE_STEPS, "output DERIVABLE f.opb"): "only `output NONE`",
         v2(*TRIANGLE_STEPS, "output NONE", "conclusion SAT"): "only `conclusion UNSAT : ID`",
         v2(*TRIANGLE_STEPS, "output NONE", "conclusion UNSAT :9", "end pseudo-Boolean proof"):
-            "must name its contradiction",
+            named,
         v2(*TRIANGLE_STEPS, "output NONE", "conclusion UNSAT : 9 9",
-           "end pseudo-Boolean proof"): "must name its contradiction",
+           "end pseudo-Boolean proof"): named,
+        v2(*TRIANGLE_STEPS, "output NONE", "conclusion UNSAT : +9",
+           "end pseudo-Boolean proof"): named,
         v2(*TRIANGLE_STEPS, "conclusion UNSAT : 9", "end pseudo-Boolean proof"):
             "`conclusion` where `f`, `pol` or `output NONE` belongs",
         v2(*TRIANGLE_STEPS, "output NONE", "output NONE"): "`output` where `conclusion",
         v2(*TRIANGLE_STEPS, conclusion=9) + b"end pseudo-Boolean proof\n": "text after `end",
         v2(*TRIANGLE_STEPS, conclusion=9, end=False) + b"end proof\n":
             "`end` where `end pseudo-Boolean proof` belongs",
-        v2(*TRIANGLE_STEPS, "output NONE"): "ends without `conclusion UNSAT : ID` and `end",
     }
-    for proof, why in cases.items():
-        result = check_refutation(TRIANGLE, proof)
-        assert not result.verified and why in result.reason, (proof, result.reason)
+    wrong = {
+        b"": "the proof is empty",
+        v2(*TRIANGLE_STEPS, "output NONE"): "ends without `conclusion UNSAT : ID` and `end",
+        v2("f 7", *TRIANGLE_STEPS, conclusion=9): "`f 7`, but the formula has 6 constraints",
+        v2(*TRIANGLE_STEPS, conclusion=0): "names constraint 0, which is not derived",
+        v2(*TRIANGLE_STEPS, conclusion=-10): "names constraint -10, which is not derived",
+    }
+    for cases, unsupported in ((not_read, True), (wrong, False)):
+        for proof, why in cases.items():
+            result = check_refutation(TRIANGLE, proof)
+            assert not result.verified and why in result.reason, (proof, result.reason)
+            assert result.unsupported is unsupported, (proof, result.reason)
     # blank lines after the end, and an f without its number, are fine
     assert check_refutation(TRIANGLE, TRIANGLE_PROOF + b"\n  \n\n").verified
     assert check_refutation(TRIANGLE, v2("f", *TRIANGLE_STEPS, conclusion=9)).verified
@@ -379,8 +448,11 @@ def test_division_of_a_negative_degree_is_the_exact_ceiling():
 
 def test_an_empty_formula():
     assert "not derived" in check_refutation([], v2("f 0", conclusion=1)).reason
-    assert check_refutation([], v2("f 0", "pol x1 ~x1 +", conclusion=1)).reason.endswith(
+    assert check_refutation([], v2("f 0", "pol x1 ~x1 +", conclusion=1),
+                            num_vars=1).reason.endswith(
         "constraint 1, >= -1, which is not a contradiction")
+    # its variables are none, unless the caller says how many the instance has
+    assert check_refutation([], v2("f 0", "pol x1 ~x1 +", conclusion=1)).unsupported
 
 
 def test_a_late_error_refuses_a_proof_that_found_its_contradiction_already():
@@ -417,7 +489,11 @@ def test_numbers_of_thousands_of_digits():
                        (v2(*TRIANGLE_STEPS, conclusion=BIG), "which is not derived")]:
         result = check_refutation(TRIANGLE, proof)
         assert not result.verified and why in result.reason and len(result.reason) < 200
-    _, db = derive(TRIANGLE, v2(f"pol x{BIG} ~x{BIG} +", conclusion=7))
+    result = check_refutation(TRIANGLE, v2(f"pol x{BIG} ~x{BIG} +", conclusion=7))
+    assert result.unsupported and "is on no variable of the instance" in result.reason
+    assert len(result.reason) < 200
+    _, db = derive(TRIANGLE, v2(f"pol x{10**40} ~x{10**40} +", conclusion=7),
+                   num_vars=10**40)
     assert db[6] == ({}, -1)
 
 
@@ -452,7 +528,8 @@ def test_a_long_pol_is_linear(shape):
              "onto-a-stored-one": [
                  "pol " + " ".join([axioms[0]] + [f"{a} +" for a in axioms[1:half]]),
                  "pol 2 " + " ".join(f"{a} +" for a in axioms[half:])]}[shape]
-    _, db = derive([([(1, 1)], 1)], v2(*steps, conclusion=1), deadline=time.monotonic() + 120)
+    _, db = derive([([(1, 1)], 1)], v2(*steps, conclusion=1), deadline=time.monotonic() + 120,
+                   num_vars=n)
     assert len(db) == 1 + len(steps), "a step was refused"
     assert db[-1] == ({v: 1 for v in range(1, n + 1)}, 0)
     if shape == "onto-a-stored-one":
@@ -477,6 +554,134 @@ def test_the_deadline():
     with pytest.raises(TimeoutError):
         check_refutation(constraints, proof, deadline=time.monotonic() - 1)
     assert check_refutation(constraints, proof, deadline=time.monotonic() + 600).verified
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile proofs: the budget, the instance's variables, the clock (the red team's reproducers)
+
+#: 264 variables, as the red team's edge-matching instance has: one constraint on all of them,
+#: and a contradiction (constraint 2), so that every proof below concluding 2 is valid
+WIDE = [([(1, v) for v in range(1, 265)], 1), ([], 1)]
+
+
+def peak_memory(run):
+    """What ``run()`` returns, and the most bytes Python held at once while it ran."""
+    tracemalloc.start()
+    try:
+        return run(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("proof", [
+    v2(*["pol 1 1 *"] * 3000, conclusion=2),  # a copy of constraint 1 each 10 bytes
+    v2("pol 1" + " 2 *" * 40_000, conclusion=2),  # coefficients doubled each 4 bytes
+    v2("pol 1" + " 1 +" * 100_000, conclusion=2),  # constraint 1 added each 4 bytes
+    v2("pol 1 " + "7" * 2_000_000 + " *", conclusion=2),  # a number 2,000,000 digits long
+], ids=["copies", "doublings", "sums", "long-number"])
+def test_past_the_budget_is_not_checked(proof):
+    """Proofs that ask far more work than they pay for stop at the budget: not verified (yet
+    valid: constraint 2 is a contradiction), not rejected, and the reason says so; and they
+    hold no more than 8 bytes a word of the budget (what the module docstring promises)."""
+    result, peak = peak_memory(lambda: check_refutation(WIDE, proof, name="p"))
+    assert not result.verified and result.unsupported, result.reason
+    assert re.match(r"p: line [0-9]+: not checked: it costs more than the [0-9,]+ words",
+                    result.reason) and "too costly to check here" in result.reason, result.reason
+    assert peak < 8 * BUDGET_PER_INPUT * (264 + len(proof)), peak
+
+
+def test_the_budget_is_the_callers_to_set():
+    """Below the words the triangle's proof needs, every budget leaves it not checked, never
+    rejected; from there on it is verified. A forged proof past its budget is not checked
+    either (its error is never reached); one whose error comes first is rejected."""
+    needed = next(b for b in range(10_000)
+                  if check_refutation(TRIANGLE, TRIANGLE_PROOF, budget=b).verified)
+    assert needed > 100
+    for budget in range(0, needed, 7):
+        result = check_refutation(TRIANGLE, TRIANGLE_PROOF, budget=budget)
+        assert result.unsupported and "too costly" in result.reason, (budget, result)
+    forged = v2("pol 1 3 + 5 + 2 d", "pol 2 4 + 6 + 2 d", "pol 7 8 + 1 0 d", conclusion=9)
+    assert check_refutation(TRIANGLE, forged, budget=needed - 100).unsupported
+    rejected = check_refutation(TRIANGLE, forged, budget=needed * 2)
+    assert not rejected.unsupported and "line 4: division by 0" in rejected.reason
+    wrong_first = v2("pol 1 7 +", *TRIANGLE_STEPS, conclusion=9)
+    assert not check_refutation(TRIANGLE, wrong_first, budget=needed - 100).unsupported
+
+
+def test_a_long_proof_buys_no_more_than_the_ceiling():
+    """4.6 MB of proof would buy 149 million words, but the budget stops at MAX_BUDGET (67
+    million): a number of 1,650,000 digits, which costs some 80 million to read, is refused
+    before it is read."""
+    proof = v2("* " + "x" * 3_000_000, "pol 1 " + "7" * 1_650_000 + " *", conclusion=2)
+    assert BUDGET_PER_INPUT * len(proof) > 2 * MAX_BUDGET
+    result = check_refutation(WIDE, proof, name="p")
+    assert result.unsupported and result.reason.startswith(
+        f"p: line 3: not checked: it costs more than the {MAX_BUDGET:,} words"), result.reason
+
+
+def test_axioms_stop_at_the_instances_variables():
+    """The red team's line of 100,000 axioms on a formula of 264 variables is not read from
+    x265 on, before it is built; the caller gives the instance's count (``#variable=``),
+    which may be above the largest variable the formula names."""
+    proof = v2("pol x1 " + " ".join(f"x{v} +" for v in range(2, 100_001)), conclusion=2)
+    result, peak = peak_memory(lambda: check_refutation(WIDE, proof, name="p"))
+    assert not result.verified and result.unsupported
+    assert result.reason == ("p: line 2: the literal `x265` is on no variable of the instance "
+                             "(it has 264): such axioms are not read here")
+    assert peak < 1 << 20
+    fresh = v2("pol x300 ~x300 +", conclusion=2)
+    assert check_refutation(WIDE, fresh, num_vars=300).verified
+    assert check_refutation(WIDE, fresh, num_vars=299).unsupported
+    assert check_refutation(WIDE, fresh).unsupported  # by default: the formula's 264
+
+
+def test_a_long_line_is_read_a_token_at_a_time():
+    """One pol line of 100,001 tokens (200 KB) within its budget: checked to the end while
+    holding no list of its tokens (that list alone would take some 4 MB)."""
+    proof = v2("pol 1" + " 1 +" * 50_000, conclusion=7)
+    result, peak = peak_memory(lambda: check_refutation(TRIANGLE, proof))
+    assert "constraint 7, 50001 x1 50001 x2 >= 50001, which is not a contradiction" in \
+        result.reason, result.reason
+    assert peak < 1 << 20, peak
+
+
+def fake_clock(monkeypatch, passes: int) -> list[int]:
+    """The checker's clock: 0.0 for the first ``passes`` looks, then 2.0 (a deadline of 1.0
+    passes between them); the list of looks, for the test to count."""
+    looks: list[int] = []
+
+    def monotonic() -> float:
+        looks.append(1)
+        return 0.0 if len(looks) <= passes else 2.0
+
+    monkeypatch.setattr(cutting_planes, "time", SimpleNamespace(monotonic=monotonic))
+    return looks
+
+
+def test_a_deadline_already_past_stops_the_first_step():
+    for constraints, proof in (chain(20_000), (WIDE, v2(*["pol 1 1 *"] * 3000, conclusion=2))):
+        with pytest.raises(TimeoutError):
+            check_refutation(constraints, proof, deadline=time.monotonic() - 1)
+
+
+def test_the_clock_is_read_within_one_line(monkeypatch):
+    """The deadline passes just after the first look (before the first step): one pol line of
+    100,002 operands stops within the next 65,536 words of work, not at its end."""
+    constraints, proof = chain(100_000)
+    looks = fake_clock(monkeypatch, 1)
+    with pytest.raises(TimeoutError, match=r"no time left after [0-9,]+ words") as stopped:
+        check_refutation(constraints, proof, deadline=1.0)
+    spent = int(re.search(r"after ([0-9,]+) words", str(stopped.value))[1].replace(",", ""))
+    assert len(looks) == 2 and spent < 2 * 65_536, spent
+
+
+def test_the_clock_is_read_while_a_long_number_is_read(monkeypatch):
+    """A number of 200,000 digits, within the budget: its reading looks at the clock too."""
+    proof = v2("pol 1 " + "7" * 200_000 + " *", conclusion=2)
+    looks = fake_clock(monkeypatch, 2)  # before the step, and as its reading is charged
+    with pytest.raises(TimeoutError):
+        check_refutation(WIDE, proof, deadline=1.0)
+    assert len(looks) == 3
 
 
 @given(st.binary(max_size=300))
@@ -606,7 +811,7 @@ def test_every_derived_constraint_is_implied(formula, steps):
         lines.append("pol " + " ".join(tokens(tree, known)))
         known += 1
     proof = v2(*lines, conclusion=known)
-    result, db = derive(formula, proof)
+    result, db = derive(formula, proof, num_vars=VARS)
     assert result.steps == len(steps), result.reason  # every expression here is well formed
     sat = list(models(formula, VARS))
     for i, constraint in enumerate(db):
@@ -719,7 +924,8 @@ def test_the_legacy_veripb_derives_the_same_constraints(tmp_path_factory, formul
     expressions away from its known differences."""
     known, lines = len(formula), []
     result, db = derive(formula, v2(*["pol " + " ".join(tokens(tree, len(formula) + i))
-                                      for i, tree in enumerate(steps)], conclusion=1))
+                                      for i, tree in enumerate(steps)], conclusion=1),
+                        num_vars=VARS)
     assert result.steps == len(steps)
     for i, tree in enumerate(steps):
         hypothesis_assume(not legacy_differs(tree, db[:known + i]))

@@ -10,6 +10,7 @@ import io
 import json
 import lzma
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -273,6 +274,69 @@ def test_an_objective_without_a_header_is_checked_for_its_cost(tmp_path, puzzles
                           (b"o -7\ns SATISFIABLE\nv x1 -x2\n", "WRONG-COST")):
         result = puzzlesat("validate", tmp_path / "o.opb", _answer(tmp_path, text))
         assert result.out.startswith(verdict), result.out
+
+
+def test_valid_proofs_in_veripbs_other_spellings_verify(made, tmp_path, puzzlesat):
+    """The red team's rewrites of the generator's last step, relative ids (``pol -2 -1 +``)
+    and a trailing `` ;``, are the same valid proof: VERIFIED-UNSAT, not WRONG-PROOF."""
+    inst, path = made["em-parity"]
+    answer = _answer(tmp_path, b"s UNSATISFIABLE\n")
+    last = re.search(rb"\npol ([0-9]+) ([0-9]+) \+\n", _proof(inst))
+    assert last is not None
+    for spelling in (b"pol -2 -1 +", last[0].strip() + b" ;"):
+        proof = _proof(inst).replace(last[0], b"\n" + spelling + b"\n")
+        assert proof != _proof(inst)
+        (tmp_path / "p.pbp").write_bytes(proof)
+        result = puzzlesat("validate", path, answer, "--proof", tmp_path / "p.pbp")
+        assert result.code == 0 and "proof verified by puzzlesat-cutting-planes" in result.out
+
+
+def test_the_judge_bounds_the_checker(made, tmp_path, monkeypatch, puzzlesat):
+    """check_pb_proof gives our checker the proof time limit (one already spent: not
+    checked), the instance's #variable= (an axiom beyond it is not read) and a budget (a
+    proof that asks too much is not checked), and reads at most MAX_PROOF_BYTES (a longer
+    proof is not checked); none of these is a rejection. validate passes its
+    --proof-time-limit."""
+    from puzzlesat.validate.tracks.pb import judge
+
+    monkeypatch.delenv("PUZZLESAT_VERIPB", raising=False)
+    monkeypatch.setenv("PATH", "")  # no VeriPB: what ours does not check stays not checked
+    inst, path = made["em-parity"]
+    case = judge.open_case(path)
+    n = case.parsed.num_vars
+    proof = _proof(inst)
+    at_output = proof.index(b"output NONE")
+
+    def check(text: bytes, time_limit: float | None = None):
+        (tmp_path / "p.pbp").write_bytes(text)
+        return judge.check_pb_proof(case, tmp_path / "p.pbp", time_limit)
+
+    assert check(proof)[0] is True
+    assert check(proof, time_limit=-1.0) == (
+        None, "puzzlesat-cutting-planes",
+        "the proof was not checked in time (the proof time limit is -1 s)")
+    # one step more, after the contradiction: an axiom on the last variable, then beyond it
+    assert check(proof[:at_output] + f"pol x{n} 1 +\n".encode() + proof[at_output:])[0]
+    ok, checker, why = check(proof[:at_output] + f"pol x{n + 1} 1 +\n".encode()
+                             + proof[at_output:])
+    assert ok is None and checker == "VeriPB" and f"`x{n + 1}` is on no variable of the " \
+        f"instance (it has {n})" in why and "VeriPB is not installed" in why
+    # the red team's amplifier: a constraint on every variable, then copies of it
+    wide = len(judge.veripb_constraints(case.parsed)) + 4  # after the generator's 3 steps
+    copies = ("pol x1 " + " ".join(f"x{v} +" for v in range(2, n + 1)) + "\n"
+              + f"pol {wide} 1 *\n" * 3000).encode()
+    ok, checker, why = check(proof[:at_output] + copies + proof[at_output:])
+    assert ok is None and "too costly to check here" in why and "VeriPB is not installed" in why
+    monkeypatch.setattr(judge, "MAX_PROOF_BYTES", len(proof) - 1)
+    assert check(proof) == (None, "puzzlesat-cutting-planes", f"{tmp_path / 'p.pbp'}: longer "
+                            f"than {len(proof) - 1:,} bytes, the most the proof can hold")
+    # validate hands its --proof-time-limit to check_pb_proof
+    given = []
+    monkeypatch.setattr(judge, "check_pb_proof",
+                        lambda case, proof, limit=None: given.append(limit) or (None, "x", "y"))
+    puzzlesat("validate", path, _answer(tmp_path, b"s UNSATISFIABLE\n"), "--proof",
+              tmp_path / "p.pbp", "--proof-time-limit", "7")
+    assert given == [7.0]
 
 
 def test_optimum_claims(made, tmp_path, puzzlesat):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,11 @@ from puzzlesat.validate.tracks import JudgeOptions
 from puzzlesat.validate.verdict import Verdict, track_verdicts
 
 VERDICTS = track_verdicts("pb")
-#: the most bytes of a solver's proof read for our own checker (a longer one goes to VeriPB)
-MAX_PROOF_BYTES = 1 << 30
+#: the most bytes of a solver's proof read (decompressed, and held whole: our checker reads it,
+#: then VeriPB's screening); a longer one is not checked. 64 MiB, not 1 GiB: a 29 KB .xz can
+#: hold 200 MB, and reading that much would cost more than any proof we check (the
+#: generator's are a few lines, 16 KB on a 16x16 edge-matching board)
+MAX_PROOF_BYTES = 64 << 20
 #: where VeriPB is found: this variable, else ``veripb`` on PATH
 VERIPB_VARIABLE = "PUZZLESAT_VERIPB"
 
@@ -202,7 +206,8 @@ def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
     known = known_solution(case, read_witness(options.witness))
     notes: list[str] = []
     if options.proof is not None:
-        ok, checker, reason = check_pb_proof(case, Path(options.proof))
+        ok, checker, reason = check_pb_proof(case, Path(options.proof),
+                                             options.proof_time_limit)
         if ok and known:
             return Verdict("WRONG-ANSWER", f"claims UNSAT, but {known}", notes=notes, **base,
                            checker_failure=f"{checker} verified the UNSAT proof ({reason}), "
@@ -237,22 +242,30 @@ def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
 
 
 # -- proofs ---------------------------------------------------------------------------------------
-def check_pb_proof(case: Case, proof: Path) -> tuple[bool | None, str, str]:
+def check_pb_proof(case: Case, proof: Path,
+                   time_limit: float | None = None) -> tuple[bool | None, str, str]:
     """(verified: True, rejected: False, not checked: None; the checker; why) for a VeriPB
     proof of the instance: puzzlesat's cutting-planes checker when the proof is in the subset
-    it reads, else VeriPB where it is installed."""
+    it reads (and within its budget), else VeriPB where it is installed; both within
+    ``time_limit`` seconds."""
     from puzzlesat.validate.proof.cutting_planes import check_refutation
 
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
         text = read_input(proof, MAX_PROOF_BYTES, "the proof")
     except UserError as exc:
         return None, "puzzlesat-cutting-planes", str(exc)
-    found = check_refutation(veripb_constraints(case.parsed), text, str(proof))
+    try:
+        found = check_refutation(veripb_constraints(case.parsed), text, str(proof),
+                                 deadline=deadline, num_vars=case.parsed.num_vars)
+    except TimeoutError:
+        return None, "puzzlesat-cutting-planes", (f"the proof was not checked in time (the "
+                                                  f"proof time limit is {time_limit:g} s)")
     if found.verified:
         return True, "puzzlesat-cutting-planes", found.reason
     if not found.unsupported:
         return False, "puzzlesat-cutting-planes", found.reason
-    return _veripb(case.path, proof, text, found.reason)
+    return _veripb(case.path, proof, text, found.reason, deadline)
 
 
 def veripb_constraints(parsed: OpbFile) -> list[tuple[list[tuple[int, int]], int]]:
@@ -267,8 +280,8 @@ def veripb_constraints(parsed: OpbFile) -> list[tuple[list[tuple[int, int]], int
     return out
 
 
-def _veripb(instance: Path, proof: Path, text: bytes,
-            why_not_ours: str) -> tuple[bool | None, str, str]:
+def _veripb(instance: Path, proof: Path, text: bytes, why_not_ours: str,
+            deadline: float | None = None) -> tuple[bool | None, str, str]:
     """VeriPB's word on a proof ours does not read, taken only where it means UNSAT: a
     version 2 proof (whose ``conclusion UNSAT`` VeriPB 2 checks) that states that conclusion.
     VeriPB 0.x, which reads only version 1, exits 0 on a proof that derives no contradiction
@@ -290,8 +303,9 @@ def _veripb(instance: Path, proof: Path, text: bytes,
         plain = folder / "instance.opb"  # VeriPB reads plain text
         plain.write_bytes(b"".join(generator_track("pb").text_pieces(instance)))
         try:
+            left = 3600 if deadline is None else max(deadline - time.monotonic(), 1.0)
             ran = subprocess.run([program, str(plain), str(proof)], capture_output=True,
-                                 timeout=3600, check=False)
+                                 timeout=left, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return None, "VeriPB", f"VeriPB did not run: {exc}"
     said = (ran.stdout + ran.stderr).decode("utf-8", "replace").strip().splitlines()
