@@ -20,6 +20,7 @@ trust: a proof no checker here can read leaves the claim unchecked.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -292,8 +293,7 @@ def _veripb(instance: Path, proof: Path, text: bytes, why_not_ours: str,
         return None, "VeriPB", (f"puzzlesat's checker does not read it ({why_not_ours}), and "
                                 "only a version 2 proof is sent to VeriPB (VeriPB before 2 "
                                 "accepts a version 1 proof that derives no contradiction)")
-    if not any(line.strip().startswith(b"conclusion UNSAT")
-               for line in text.splitlines()):
+    if re.search(rb"(?m)^[ \t]*conclusion UNSAT", text) is None:  # no list of the lines
         return None, "VeriPB", "the proof states no 'conclusion UNSAT'"
     program = os.environ.get(VERIPB_VARIABLE) or shutil.which("veripb")
     if not program:
