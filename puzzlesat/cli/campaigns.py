@@ -15,7 +15,7 @@ from puzzlesat.validate.tracks import TRACKS
 
 
 @click.command()
-@click.argument("directory", metavar="DIR")
+@click.argument("directory", metavar="DIR", required=False)
 @click.option("--solvers", default=None, metavar="NAME[:SECONDS],...",
               help="Comma-separated clients, each with its own CPU limit if given, each run on "
                    "the instances of its track: python-sat names (minisat22, kissat404, ...) "
@@ -31,13 +31,28 @@ from puzzlesat.validate.tracks import TRACKS
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
+@click.option("--speed-only", is_flag=True,
+              help="Print this machine's speed index of each solver with a reference workload "
+                   "(of --solvers, else all: minisat-bin, minisat22, kissat-bin) and exit: no "
+                   "DIR.")
 @_executor_options
-def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, speed_only, executor,
+              scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
     from puzzlesat.validate.campaigns.calibrate import calibrate_suite
 
     names = None if solvers is None else [s.strip() for s in solvers.split(",") if s.strip()]
+    if speed_only:
+        if directory is not None:
+            raise click.UsageError("--speed-only measures this machine, not a suite: give no "
+                                   "DIR")
+        from puzzlesat.validate.runs.speed import report
+
+        click.echo(report(names))
+        return
+    if directory is None:
+        raise click.UsageError("Missing argument 'DIR'.")
     with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
                                  only=only)

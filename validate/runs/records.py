@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from puzzlesat.generator.suite.calibration import COLUMNS, INSTANCE_COLUMNS, OLD_SECONDS
 from puzzlesat.validate.answers import EXIT
-from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
+from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS, overloaded
 from puzzlesat.validate.verdict import EXIT_CODES, FAILED, track_verdicts
 
 #: a run's status: a solver's (SAT, UNSAT, UNKNOWN), a counter's (SAT: count above 0, UNSAT:
@@ -146,12 +146,9 @@ class CalibrationRow:
 
     @property
     def loaded(self) -> bool:
-        """The machine was loaded when the run started: its one-minute load average was at
-        least its cores (``x2`` in ``machine``) plus one, so some solver shared its core with
-        other work (``-j`` runs on as many cores load it up to its cores alone) and the CPU
-        seconds may be inflated by shared caches and memory bandwidth."""
-        cores = re.search(r" x(\d+)$", self.machine)
-        return self.load is not None and cores is not None and self.load >= int(cores[1]) + 1
+        """The machine was loaded when the run started (:func:`overloaded`: a load of its
+        cores plus one), so its CPU seconds may be inflated."""
+        return overloaded(self.load, self.machine)
 
     def cell(self) -> str:
         """A short account of the run: ``UNKNOWN 120.0s`` (CPU), ``SAT 3.20s wall (old
