@@ -255,3 +255,61 @@ def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzl
                      "--only", "nope-*", "--only", "flow-*", "--no-plot")
     assert both.code == 0, both.err
     assert [r.time_limit for r in read_calibration(suite)][-1] == 35
+
+
+# -- the speed index: recorded in every row, the margin rechecked and enforced ----------------
+def fixed_speeds(monkeypatch, indices: dict[str, float]) -> None:
+    """calibrate's speed indices fixed (no workload run): solver -> index."""
+    from puzzlesat.validate.campaigns import calibrate as campaign
+    from puzzlesat.validate.runs.speed import Speed, Workload, host
+
+    def speeds(solvers):
+        return {solver: Speed(solver, Workload("sliding", {}, "rotated", None, "0" * 32,
+                                               "UNSAT", indices[solver]),
+                              (1.0,), host(), 0.0, time.time())
+                for solver in solvers if solver in indices}, []
+
+    monkeypatch.setattr(campaign, "speeds", speeds)
+
+
+def test_rows_record_the_speed_index_and_their_reference_seconds(tmp_path, monkeypatch):
+    """Each run of a solver with a workload records the index measured before the suite and
+    its CPU seconds times it; a solver without one records neither."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    suite = publish_tiny(tmp_path)
+    result = calibrate_suite(suite, ["minisat22", "cadical195"], time_limit=20, plot=False)
+    rows = read_calibration(suite)
+    assert [r.speed_index for r in rows] == [0.5, None] * 3
+    assert [r.reference_seconds for r in rows] == [
+        round(r.cpu_seconds * 0.5, 3) if r.solver == "minisat22" else None for r in rows]
+    with open(suite / "calibration.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0][-2:] == ["speed-index", "reference-seconds"]
+    assert table[2][-2:] == ["", ""]  # cadical195's
+    assert "minisat22: speed index 0.500 (median 1.00 s of CPU" in result.summary()
+    assert verify_suite(suite).differences == []
+
+
+def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_one(calibrated):
+    """A table written before indices (no such columns) loads, its rows without an index; a
+    row's reference seconds are its CPU seconds (its limit when stopped there) times its
+    index, or the row is refused: no figure is scaled silently."""
+    from puzzlesat.validate.runs.records import CalibrationRow
+
+    suite, _ = calibrated
+    with open(suite / "calibration.csv", newline="") as fh:
+        row = next(csv.DictReader(fh))
+    old = {k: v for k, v in row.items() if k not in ("speed-index", "reference-seconds")}
+    assert CalibrationRow.from_row(old).reference_seconds is None
+    stopped = {**old, "status": "UNKNOWN", "verdict": "UNKNOWN", "ended-by": "cpu-limit",
+               "time-limit": "120", "cpu-seconds": "120.03", "speed-index": "2"}
+    assert CalibrationRow.from_row(stopped).reference_seconds == 240.0  # a lower bound
+    assert CalibrationRow.from_row({**stopped, "reference-seconds": "240.0"}).speed_index == 2
+    for change, message in [({"reference-seconds": "100"}, "is not the run's CPU seconds"),
+                            ({"speed-index": "", "reference-seconds": "240"},
+                             "without a speed-index"),
+                            ({"speed-index": "0"}, "speed-index 0 is no speed"),
+                            ({"speed-index": "fast"}, "speed-index 'fast' is not a finite")]:
+        with pytest.raises(ValueError, match=message):
+            CalibrationRow.from_row({**stopped, **change})
+

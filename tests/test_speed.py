@@ -44,7 +44,7 @@ def test_an_instance_that_is_not_the_pinned_one_is_refused():
         speed.measure("minisat22", moved, runs=1)
 
 
-def test_a_solver_that_fails_its_workload_gets_no_index_and_a_line(monkeypatch):
+def test_a_solver_that_fails_its_workload_gets_no_index_and_a_line(cache, monkeypatch):
     """A wrong answer (or a crash, a missing binary) is no measurement: that solver's rows
     get no index, and a line says why; the calibration itself goes on."""
     monkeypatch.setattr(speed, "WORKLOADS", {"minisat22": dataclasses.replace(

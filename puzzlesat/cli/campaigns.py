@@ -39,7 +39,9 @@ from puzzlesat.validate.tracks import TRACKS
 def calibrate(directory, solvers, time_limit, jobs, only, no_plot, speed_only, executor,
               scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
-    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
+    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS. Each solver
+    with a reference workload first measures this machine's speed index (cached for 12 h),
+    recorded in every row with the run's reference seconds."""
     from puzzlesat.validate.campaigns.calibrate import calibrate_suite
 
     names = None if solvers is None else [s.strip() for s in solvers.split(",") if s.strip()]

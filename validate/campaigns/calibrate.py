@@ -7,8 +7,11 @@ solver, RC2, a model counter; by default each track's own, :data:`CALIBRATION` o
 Kissat 4.0.4 binary up to 1000 s) on every instance of the manifest of its track, each run
 limited and timed in the client's own CPU seconds: past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver crashes or prints garbage (recorded as such). Each
-row records the CPU and wall seconds, what ended the run, and the machine (CPU model, cores,
-load at the start). Each answer is judged by its track's judge (a model must satisfy every
+row records the CPU and wall seconds, what ended the run, the machine (CPU model, cores,
+load at the start), and the machine's speed index for the solver with the run's reference
+seconds (:mod:`~puzzlesat.validate.runs.speed`: each solver with a reference workload solves
+it before the suite, or its index is taken from the machine's cache). Each answer is judged
+by its track's judge (a model must satisfy every
 clause, an UNSAT answer must not contradict the result the instance's header knows, a count
 must be the one certified again from the header's puzzle), from the instance read once per
 instance: its evidence (a certified count, certified bounds) is worked out once, not once per
@@ -71,6 +74,7 @@ from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.records import CalibrationRow
+from puzzlesat.validate.runs.speed import host, speeds
 from puzzlesat.validate.tracks import JudgeOptions, Limit, get_track, parse_limit
 
 
@@ -84,7 +88,8 @@ class Calibration:
     notes: list[str]
 
     def summary(self) -> str:
-        """One line per solver: how many it solved within its limit, and the verdicts."""
+        """One line per solver: how many it solved within its limit, and the verdicts; then
+        the notes (the speed indices first) and what was written."""
         lines = []
         for solver in dict.fromkeys(r.solver for r in self.rows):
             mine = [r for r in self.rows if r.solver == solver]
@@ -98,10 +103,13 @@ class Calibration:
         return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
 
 
-def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]:
+def calibrate_one(path: str, track_name: str, limits: list[Limit], indices: dict[str, float],
+                  measured_on: str) -> list[dict]:
     """Worker: every client of ``limits`` on the instance at ``path``, each in a killable
     child, each answer judged by the instance's track from the instance read once; the
-    result columns of each run's row. Never raises for a solver's failure (timeout, crash,
+    result columns of each run's row, with the solver's speed index of ``indices`` when
+    this worker runs on the machine they were measured on (``measured_on``: a Dask worker
+    elsewhere has a speed of its own). Never raises for a solver's failure (timeout, crash,
     garbage, a wrong answer): the row records it; an instance its judge cannot read is
     recorded as not run by any client."""
     track = get_track(track_name)
@@ -111,6 +119,7 @@ def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]
     except UserError as exc:
         return [_not_run(f"{limit.solver} did not run: {exc}", load()) for limit in limits]
     results = []
+    here = host() == measured_on
     for limit in limits:
         at_start = load()
         try:
@@ -126,7 +135,8 @@ def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]
         results.append({"status": result.status, "cpu-seconds": round(result.seconds, 3),
                         "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
                         "verdict": verdict.verdict, "reason": reason, "machine": machine(),
-                        "load": at_start})
+                        "load": at_start,
+                        "speed-index": indices.get(limit.solver, "") if here else ""})
     return results
 
 
@@ -191,8 +201,10 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track])
-             for _, row in chosen]
+    measured, unmeasured = speeds(limit.solver for limit in limits)
+    indices = {solver: speed.index for solver, speed in measured.items()}
+    calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track],
+              indices, host()) for _, row in chosen]
     fresh: dict[tuple[str, str], CalibrationRow] = {}
     with solver_pool(cap_jobs(jobs, len(calls)), executor) as (pool, slots):
         for index, results in run_tasks(calibrate_one, calls, pool, slots=slots):
@@ -204,7 +216,8 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
                                + [limit.solver for limit in limits]))
     table = [fresh.get(key) or earlier[key] for instance in instances for solver in order
              if (key := (instance["hash"], solver)) in fresh or key in earlier]
-    return _record(out, spec, instances, table, plot)
+    notes = [speed.line() for speed in measured.values()] + unmeasured
+    return _record(out, spec, instances, table, plot, notes)
 
 
 def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:
@@ -280,13 +293,13 @@ def read_trusted_calibration(directory: str | os.PathLike) -> list[CalibrationRo
 
 
 def _record(out: Path, spec, instances: list[dict], rows: list[CalibrationRow],
-            plot: bool) -> Calibration:
+            plot: bool, notes: list[str]) -> Calibration:
     # plots of an earlier calibration: only those its SHA256SUMS lists with their bytes
     sums = read_sums(out) or {}
     for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
         remove_own(out, stale, sums.get(stale))
     atomic_write(out / CALIBRATION_FILE, table_bytes(COLUMNS, [r.as_row() for r in rows]))
-    written, notes = [CALIBRATION_FILE], []
+    written = [CALIBRATION_FILE]
     if plot:
         plotted, note = plot_calibration(out, rows)
         written += plotted
