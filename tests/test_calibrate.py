@@ -152,11 +152,12 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
 # -- time limits and crashes: a fake solver run in the runner's child process --------------
 # The parent hands the child runner.solve_with_pysat by its qualified name, so replacing that
 # attribute in this process sends the child this module-level function instead (imported
-# afresh there); it knows the instances by their variable counts, which the test gives it in
-# the environment the child inherits.
+# afresh there); it knows the instances by their variable counts (or misbehaves for a solver
+# by name), which the test gives it in the environment the child inherits.
 def misbehave(source, solver, want_proof, cpu_limit=None, started=None):
-    """The real solver, except: spin on the UNSAT sliding instance, crash on the flow one."""
-    what = json.loads(os.environ["MISBEHAVING"]).get(str(source[1]))
+    """The real solver, except where MISBEHAVING says: spin (until the CPU limit) or crash."""
+    behaviour = json.loads(os.environ["MISBEHAVING"])
+    what = behaviour.get(str(source[1]), behaviour.get(solver))
     if what == "spin":
         started(time.process_time())
         while True:
@@ -313,3 +314,26 @@ def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_on
         with pytest.raises(ValueError, match=message):
             CalibrationRow.from_row({**stopped, **change})
 
+
+def test_submission_refuses_instances_below_the_margin_unless_forced(tmp_path, puzzlesat,
+                                                                     monkeypatch):
+    """MiniSat stopped at the filter's limit x 2 on a machine half the reference's speed: at
+    least 1.0 of the margin 2 is shown, so the instances count by CPU yet are refused, one
+    line, nothing written; --force writes the bundle."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    monkeypatch.setenv("MISBEHAVING", json.dumps({"minisat22": "spin"}))
+    monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22:0.3", "cadical195:20"], plot=False)
+    rules = ["--count", "3", "--min-hard", "3", "--minisat", "minisat22", "--minisat-limit",
+             "0.15", "--reference", "cadical195", "--time-limit", "20"]
+    refused = puzzlesat("submission", suite, *rules, "-o", tmp_path / "refused")
+    assert_one_line_error(refused, "3 instance(s) have a MiniSat margin below --margin",
+                          "or --force")
+    assert refused.out.count(" margin >=1.00 ") == 3
+    assert "margin: 3 that count are below --margin 2, refused unless --force: " in refused.out
+    assert not (tmp_path / "refused").exists()
+    forced = puzzlesat("submission", suite, *rules, "-o", tmp_path / "forced", "--force")
+    assert forced.code == 0, forced.out + forced.err
+    assert "margin: 3 that count are below --margin 2, written anyway (--force): " in forced.out
+    assert (tmp_path / "forced.tar.xz").is_file()

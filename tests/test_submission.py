@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from conftest import REPO, assert_one_line_error, instance_row, publish_tiny
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.suite.calibration import calibration_files
@@ -80,11 +81,11 @@ def copy(suite, tmp_path):
 
 
 def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
-        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0"
-        ) -> tuple[ManifestRow, list[CalibrationRow]]:
+        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0",
+        index="") -> tuple[ManifestRow, list[CalibrationRow]]:
     """A stub instance row and its three calibration runs (python-sat's MiniSat, the MiniSat
     binary, the Kissat binary): (status, CPU seconds, time limit) each, started at ``load``
-    on a 2-core machine."""
+    on a 2-core machine of speed ``index`` ("": none measured)."""
     row = instance_row(name, family, result)
     runs = [CalibrationRow.from_row({
         "hash": row.hash, "name": name, "file": f"instances/{name}.cnf.xz", "family": family,
@@ -92,7 +93,7 @@ def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
         "time-limit": limit, "status": status, "cpu-seconds": seconds,
         "wall-seconds": seconds, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
         "verdict": "VERIFIED-SAT" if status == "SAT" else status, "reason": "",
-        "machine": "test x2", "load": load})
+        "machine": "test x2", "load": load, "speed-index": index})
         for solver, (status, seconds, limit) in (("minisat22", minisat),
                                                  ("minisat-bin", binary),
                                                  ("kissat-bin", reference))]
@@ -115,8 +116,11 @@ def test_an_easy_suite_is_refused_naming_the_rules(suite, puzzlesat, tmp_path):
     # the note on runs started on a loaded machine is there only when the tests run on one
     lines = [line for line in result.out.splitlines()
              if not line.startswith("calibration: ") or "loaded" not in line]
-    assert len(lines) == 3 + 4 + 2  # one line per instance, four notes, one per broken rule
-    assert lines[3:] == [
+    assert len(lines) == 3 + 5 + 2  # one line per instance, five notes, one per broken rule
+    # the index the tests' tiny workload gives this machine, whatever it is
+    assert lines[7].startswith("speed index: minisat22 ") and lines[7].endswith(
+        " (a run's reference seconds: its CPU seconds x its index)")
+    assert lines[3:7] + lines[8:] == [
         "count: 0 of 3 solved by neither minisat22 within 120 s of CPU and solved by "
         "kissat404 within 1000 s",
         "balance: 2 sat, 1 unsat (counting: 0 sat, 0 unsat)",
@@ -161,6 +165,45 @@ def test_runs_started_on_a_loaded_machine_are_named_to_distrust():
     assert not any("loaded" in n for n in check_instances(rows, runs, Rules(count=1)).notes)
 
 
+# -- the margin: how many times as fast as the reference machine MiniSat must run -------------
+def test_the_margin_is_reference_seconds_over_the_minute_and_thin_counting_ones_are_refused():
+    """A run stopped at 120 s on a machine of index i: at least 120 i / 60; a solved one: its
+    reference seconds / 60; the smaller MiniSat's decides. Only an instance the rules count is
+    refused when its margin is below --margin; one without an index is named, not refused."""
+    rows, runs = stub(run("a", index="1.5"),  # both stopped: >= 3
+                      run("b", index="0.8"),  # both stopped on a slower machine: >= 1.6
+                      run("c", binary=("SAT", 100.0, 120.0), index="1.5"),  # 150 ref. s: 2.5
+                      run("d"))  # an old table's: no index
+    check = check_instances(rows, runs, Rules(count=4, min_hard=0))
+    assert [str(c.margin) for c in check.instances] == [">=3.00", ">=1.60", "2.50", "None"]
+    assert [c.unindexed for c in check.instances] == [False, False, False, True]
+    assert [c.counts for c in check.instances] == [True, True, False, True]
+    assert " margin >=1.60    reference " in check.instances[1].line()
+    assert " margin no-index  reference " in check.instances[3].line()
+    assert check.refused == ["b"]
+    assert check.notes[-4:] == [
+        "speed index: minisat22 1.5 (2 of its runs), 0.8 (1 of its runs); minisat-bin 1.5 (2 "
+        "of its runs), 0.8 (1 of its runs); kissat-bin 1.5 (2 of its runs), 0.8 (1 of its "
+        "runs) (a run's reference seconds: its CPU seconds x its index)",
+        "margin: how many times as fast as the reference machine a machine must be for "
+        "minisat22 or minisat-bin to solve an instance within 60 s; the least of the 2 that "
+        "count: >=1.60 (b)",
+        "margin: 1 that count are below --margin 2, refused unless --force: b",
+        "margin: no speed index: run calibrate --recheck (1 instance(s) measured before speed "
+        "indices, not refused: d)"]
+    assert check.failures == []  # the margin is no rule of the competition's: a refusal
+    with pytest.raises(UserError, match=r"^1 instance\(s\) have a MiniSat margin below "
+                                        r"--margin: .* \(b\): replace them, calibrate "
+                                        r"--recheck on this machine, or --force$"):
+        submission.write(REPO, REPO / "never-written", check)
+    forced = check_instances(rows, runs, Rules(count=4, min_hard=0, force=True))
+    assert forced.refused == []
+    assert "margin: 1 that count are below --margin 2, written anyway (--force): b" \
+        in forced.notes
+    # a margin of 1 lets b through
+    assert check_instances(rows, runs, Rules(count=4, min_hard=0, margin=1.5)).refused == []
+
+
 def test_the_team_solver_and_its_limit_are_parameters():
     rows, runs = stub(run("a", reference=("SAT", 1500.0, 5000.0)))
     assert check_instances(rows, runs, Rules(count=1, min_hard=1)).failures[-1] == \
@@ -179,7 +222,7 @@ def test_isohash2_twins_break_the_rule_within_and_across_families():
     assert check.failures == ["rule: IsoHash2 distinct over the whole submission (the "
                               "selection groups by it across families and keeps one of each); "
                               "shared by: a, d"]
-    assert check.notes[-1] == "isohash2: 3 distinct of 4 in 2 families"
+    assert "isohash2: 3 distinct of 4 in 2 families" in check.notes
 
 
 def test_without_gbdc_isohash2_is_reported_not_checked(suite, puzzlesat, tmp_path,

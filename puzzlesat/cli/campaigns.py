@@ -153,15 +153,19 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, output
                    "counting suite (.cnf.bz2 in one tar, counts.txt, checksums.txt); maxsat, "
                    "the MaxSAT Evaluation's of a WCNF suite (instances .wcnf.xz, metadata.csv "
                    "with each certified optimum). The other options are the SAT rules'.")
+@click.option("--force", is_flag=True,
+              help="Write the SAT bundle even when some instance's margin (how many times as "
+                   "fast as the reference machine a machine must be for MiniSat to solve it "
+                   "within --minisat-limit) is below --margin.")
 def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
-               min_hard, track):
+               min_hard, track, force):
     """Check a calibrated suite against its competition's rules (for SAT, the SAT Competition
     2026 benchmark rules) and build the bundle; exit 1 naming each broken rule."""
     from puzzlesat.validate.campaigns.submission import check_submission, write_submission
     from puzzlesat.validate.tracks.sat.bundle import Rules
 
     rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
-                  time_limit.cpu)
+                  time_limit.cpu, force)
     chosen, check = check_submission(directory, track, rules)
     for line in check.lines():
         click.echo(line)
