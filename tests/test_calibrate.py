@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -313,6 +314,50 @@ def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_on
                             ({"speed-index": "fast"}, "speed-index 'fast' is not a finite")]:
         with pytest.raises(ValueError, match=message):
             CalibrationRow.from_row({**stopped, **change})
+
+
+@pytest.mark.skipif(shutil.which("minisat") is None, reason="no minisat binary on PATH")
+def test_recheck_measures_again_only_the_instances_near_the_margin_or_without_one(
+        tmp_path, puzzlesat, monkeypatch):
+    """Instances both MiniSats solve in milliseconds are far below the margin: nothing to
+    recheck. Rows measured without an index (an older table's) are rechecked, by the MiniSats
+    at their calibration limits, and merged; the others stay as they were."""
+    indexed = {"minisat22": 1.0, "minisat-bin": 1.0}
+    fixed_speeds(monkeypatch, indexed)
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22:5", "minisat-bin:5"], plot=False)
+    table = (suite / "calibration.csv").read_bytes()
+    nothing = puzzlesat("calibrate", suite, "--recheck", "--no-plot")
+    assert nothing.code == 0, nothing.err
+    assert nothing.out.splitlines()[-2:] == [
+        "recheck: no instance's MiniSat margin is within a factor 2 of 2 or unknown: nothing "
+        "to measure again", "wrote nothing"]
+    assert (suite / "calibration.csv").read_bytes() == table
+    fixed_speeds(monkeypatch, {})  # the flow grid measured without an index
+    calibrate_suite(suite, ["minisat22:5", "minisat-bin:5"], plot=False, only=("flow-*",))
+    fixed_speeds(monkeypatch, indexed)
+    before = read_calibration(suite)
+    result = puzzlesat("calibrate", suite, "--recheck", "--no-plot")
+    assert result.code == 0, result.err
+    assert "recheck: measured again 1 instance(s) whose MiniSat margin is within a factor 2 " \
+           "of 2 or unknown: flow-5x5-cauto-r1-acyclic" in result.out.splitlines()
+    rows = read_calibration(suite)
+    assert rows[:4] == before[:4]  # the sliding instances' rows, untouched
+    assert [(r.name[:4], r.solver, r.time_limit, r.speed_index) for r in rows[4:]] == [
+        ("flow", "minisat22", 120.0, 1.0), ("flow", "minisat-bin", 120.0, 1.0)]
+    assert verify_suite(suite).differences == []
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--recheck", "--margin", "0.5"], ["--margin must be a finite number >= 1"]),
+    (["--margin", "3"], ["--margin is the margin --recheck aims at"]),
+    (["--speed-only"], ["--speed-only measures this machine, not a suite"]),
+])
+def test_cli_calibrate_bad_margin_options(calibrated, puzzlesat, args, fragments):
+    suite, _ = calibrated
+    result = puzzlesat("calibrate", suite, *args)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert all(f in result.err for f in fragments), result.err
 
 
 def test_submission_refuses_instances_below_the_margin_unless_forced(tmp_path, puzzlesat,

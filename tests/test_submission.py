@@ -4,6 +4,7 @@ bundle whose instance files are named by their GBD hash, written only where it m
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import io
 import json
@@ -202,6 +203,26 @@ def test_the_margin_is_reference_seconds_over_the_minute_and_thin_counting_ones_
         in forced.notes
     # a margin of 1 lets b through
     assert check_instances(rows, runs, Rules(count=4, min_hard=0, margin=1.5)).refused == []
+
+
+def test_recheck_takes_the_instances_near_the_margin_or_without_one():
+    """Within a factor 2 of the margin (a lower bound below twice it: not known to be far
+    enough), or not known; neither an exact margin below half of it nor one of twice it."""
+    rows, runs = stub(run("a", index="1.5"), run("b", index="0.8"),
+                      run("c", binary=("SAT", 100.0, 120.0), index="1.5"), run("d"),
+                      run("e", binary=("SAT", 30.0, 120.0), index="1"),  # exact 0.5
+                      run("f", index="2.5"),  # >= 5
+                      run("g", minisat=("UNKNOWN", 40.0, 40.0), index="1.2"),  # >= 0.8
+                      run("h", minisat=("UNKNOWN", 3.0, 120.0), index="2.5"))
+    # h's minisat22 crashed after 3 s (minisat-bin's >= 5 alone would be far enough)
+    runs = [dataclasses.replace(r, ended_by="solver")
+            if (r.name, r.solver) == ("h", "minisat22") else r for r in runs]
+    by_name = {r.name: r.hash for r in rows}
+    wanted = submission.to_recheck([r.hash for r in rows], runs, 2.0)
+    assert [name for name, digest in by_name.items() if digest in wanted] == \
+        ["a", "b", "c", "d", "g", "h"]
+    # no run at all: not known either
+    assert submission.to_recheck(["0" * 32], runs, 2.0) == ["0" * 32]
 
 
 def test_the_team_solver_and_its_limit_are_parameters():

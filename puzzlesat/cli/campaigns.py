@@ -31,13 +31,21 @@ from puzzlesat.validate.tracks import TRACKS
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
+@click.option("--recheck", is_flag=True,
+              help="Only the SAT instances whose MiniSat margin (how many times as fast as the "
+                   "reference machine a machine must be for MiniSat to solve it within 60 s) "
+                   "is within a factor 2 of --margin, or not known (no speed index); by "
+                   "default the MiniSats alone (minisat22:120,minisat-bin:120); the rows "
+                   "replace theirs.")
+@click.option("--margin", type=float, default=None, metavar="MARGIN",
+              help="The margin --recheck aims at [default: 2].")
 @click.option("--speed-only", is_flag=True,
               help="Print this machine's speed index of each solver with a reference workload "
                    "(of --solvers, else all: minisat-bin, minisat22, kissat-bin) and exit: no "
                    "DIR.")
 @_executor_options
-def calibrate(directory, solvers, time_limit, jobs, only, no_plot, speed_only, executor,
-              scheduler):
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, margin, speed_only,
+              executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS. Each solver
     with a reference workload first measures this machine's speed index (cached for 12 h),
@@ -55,9 +63,11 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, speed_only, e
         return
     if directory is None:
         raise click.UsageError("Missing argument 'DIR'.")
+    if margin is not None and not recheck:
+        raise click.UsageError("--margin is the margin --recheck aims at: give --recheck too")
     with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
-                                 only=only)
+                                 only=only, recheck=(margin or 2.0) if recheck else None)
     click.echo(result.summary())
 
 

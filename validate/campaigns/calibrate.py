@@ -24,6 +24,9 @@ What is written into the suite folder:
 * ``calibration.csv``: one row per (instance, solver), :data:`~puzzlesat.generator.suite.calibration.COLUMNS`. Rows this run did not
   redo (other solvers, instances outside ``--only``) are kept from the earlier table, so
   solvers can be calibrated one at a time with their own limits, and a changed instance alone.
+  ``--recheck`` chooses the instances itself: those whose MiniSat margin (the SAT rules'
+  :func:`~puzzlesat.validate.tracks.sat.bundle.to_recheck`) is near the wanted one or not
+  known, measured again by the MiniSats alone unless ``--solvers`` says otherwise.
 * ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
   (k, centre colours, grid width), one series per solver, when matplotlib is installed.
 * ``manifest.json`` gains a ``calibration`` section (the table's rows) and ``SHA256SUMS``
@@ -100,7 +103,8 @@ class Calibration:
             limits = "/".join(f"{limit:g}" for limit in sorted({r.time_limit for r in mine}))
             lines.append(f"{solver}: {len(solved)}/{len(mine)} solved within {limits} s of "
                          f"CPU; " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
-        return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
+        wrote = f"wrote {', '.join(self.written)}" if self.written else "wrote nothing"
+        return "\n".join(lines + self.notes + [wrote])
 
 
 def calibrate_one(path: str, track_name: str, limits: list[Limit], indices: dict[str, float],
@@ -157,29 +161,34 @@ def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
     return limits
 
 
-def default_limits(rows: list[ManifestRow]) -> list[str]:
-    """The clients each track of ``rows`` is calibrated with by default, in registry order."""
-    tracks = dict.fromkeys(row.track for row in rows)
-    return [word for name in tracks for word in get_track(name).clients.CALIBRATION]
+def default_limits(rows: list[ManifestRow], recheck: bool = False) -> list[str]:
+    """The clients each track of ``rows`` is calibrated with by default, in registry order
+    (``recheck``: those its margin is measured by, which a recheck runs again)."""
+    tracks = [get_track(name).clients for name in dict.fromkeys(row.track for row in rows)]
+    return [word for clients in tracks
+            for word in (clients.RECHECK if recheck else clients.CALIBRATION)]
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=None,
                     time_limit: TimeLimit | float = 60.0, jobs: int = 1, executor=None,
-                    plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
+                    plot: bool = True, only: tuple[str, ...] = (),
+                    recheck: float | None = None) -> Calibration:
     """Run ``solvers`` (client names, each ``NAME`` or ``NAME:SECONDS``; ``time_limit`` for a
     bare name; None: each track's own) on every instance of their track in the published
-    suite ``directory`` (or those whose name matches one of the globs ``only``) and record
-    the results there (see the module docstring). The folder is locked while it runs
+    suite ``directory`` (or those whose name matches one of the globs ``only``; with
+    ``recheck``, a margin, only the SAT instances whose MiniSat margin is near it or not
+    known, and by default the MiniSats alone) and record the results there (see the module
+    docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
     check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
-        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only)
+        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only, recheck)
 
 
 def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
-               only: tuple[str, ...]) -> Calibration:
+               only: tuple[str, ...], recheck: float | None) -> Calibration:
     spec, instances = read_published(out)
     rows = ManifestRow.from_rows(instances, str(out / MANIFEST))
     # the earlier table is read (and a damaged or edited one refused) before any solver runs
@@ -189,8 +198,14 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
               if not only or any(fnmatch.fnmatchcase(row.name, glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    limits = solver_limits(default_limits([row for _, row in chosen]) if solvers is None
-                           else solvers, time_limit)
+    if recheck is not None:
+        chosen = _to_recheck(out, chosen, earlier_table, recheck)
+        if not chosen:
+            return Calibration(out, earlier_table, [], [
+                f"recheck: no instance's MiniSat margin is within a factor 2 of {recheck:g} "
+                f"or unknown: nothing to measure again"])
+    limits = solver_limits(default_limits([row for _, row in chosen], recheck is not None)
+                           if solvers is None else solvers, time_limit)
     idle = [lim for lim in limits if not any(row.track == lim.track for _, row in chosen)]
     if idle:
         raise UserError(f"--solvers {idle[0].solver}: solves {idle[0].track} instances, and "
@@ -217,7 +232,27 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
     table = [fresh.get(key) or earlier[key] for instance in instances for solver in order
              if (key := (instance["hash"], solver)) in fresh or key in earlier]
     notes = [speed.line() for speed in measured.values()] + unmeasured
+    if recheck is not None:
+        notes.append(f"recheck: measured again {len(chosen)} instance(s) whose MiniSat margin "
+                     f"is within a factor 2 of {recheck:g} or unknown: "
+                     f"{', '.join(row.name for _, row in chosen)}")
     return _record(out, spec, instances, table, plot, notes)
+
+
+def _to_recheck(out: Path, chosen: list, table: list[CalibrationRow],
+                margin: float) -> list:
+    """The (instance, row) pairs of ``chosen`` a recheck at ``margin`` measures again: those
+    whose margin (their track's rules': the SAT Competition's MiniSat filter) is near
+    ``margin`` or not known; a UserError when no track of theirs has a margin."""
+    by_track: dict[str, list[str]] = {}
+    for _, row in chosen:
+        by_track.setdefault(row.track, []).append(row.hash)
+    if not any(get_track(name).clients.RECHECK for name in by_track):
+        raise UserError(f"--recheck: the rules of {', '.join(by_track)} instances, all {out} "
+                        f"holds, have no speed margin to measure again")
+    wanted = {digest for name, hashes in by_track.items()
+              for digest in get_track(name).bundle.to_recheck(hashes, table, margin)}
+    return [(instance, row) for instance, row in chosen if row.hash in wanted]
 
 
 def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:

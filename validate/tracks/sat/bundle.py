@@ -119,6 +119,24 @@ def instance_margin(runs: list[CalibrationRow | None], minisat_limit: float) -> 
     return min(margins, key=lambda m: (m.value, m.at_least))  # type: ignore[union-attr]
 
 
+def to_recheck(hashes: list[str], runs: list[CalibrationRow], margin: float) -> list[str]:
+    """The instances (GBD hashes) worth measuring again on this machine for ``margin`` (the
+    MiniSats and filter of the default :class:`Rules`): those whose margin is not known (no
+    run, no speed index) or within a factor 2 of it (an exact margin below half of it is
+    easy on any machine; at twice it, hard enough)."""
+    rules = Rules(margin=margin)
+    by_run = {(run.hash, run.solver): run for run in runs}
+    minisats = tuple(_sat_solver(m) for m in rules.minisats)
+    wanted = []
+    for digest in hashes:
+        known = instance_margin([by_run.get((digest, m)) for m in minisats],
+                                rules.minisat_limit)
+        if known is None or (known.value < 2 * rules.margin and (
+                known.at_least or known.value >= rules.margin / 2)):
+            wanted.append(digest)
+    return wanted
+
+
 @dataclass
 class InstanceCheck:
     hash: str
