@@ -67,12 +67,13 @@ _EDGE_MATCHING = Workload("edge-matching", {"rows": 5, "cols": 6, "border_colors
                                             "unsat": "parity"},
                           "all", 1, "7d219eb8a07333656312c3c33b29fa40", "UNSAT", 5.85)
 #: each solver kind's workload. The reference machine is the project's own 2-core VM (``AMD
-#: EPYC x2``, host ``vm``): each reference time is the median of 10 runs (two sets of 5 by
-#: ``measure(solver, WORKLOADS[solver], runs=5)``, 2026-11-28 15:06-15:11 UTC, at a load of
-#: 1.2-2.0 while other jobs ran: within a set the runs spread by 3-7 %, see
-#: /work/notes/speed-readme.md). Kissat solves the edge-matching grid in 4 s, too little to
-#: time well, so it gets a longer sliding-tile one: Korf's 24-puzzle #9 truncated to 26 moves
-#: with a budget of 24 (UNSAT, the trace being optimal).
+#: EPYC x2``, host ``vm``) as it ran on 2026-11-28 15:06-15:11 UTC: each reference time is the
+#: median of 10 runs (two sets of 5 by ``measure(solver, WORKLOADS[solver], runs=5)`` at a
+#: load of 1.2-2.0, other jobs running: within a set the runs spread by 3-12 %, and the same
+#: machine measured 4-14 % slower within the next hour, so an index is good to about 10 %).
+#: Kissat solves the edge-matching grid in 4 s, too little to time well, so it gets a longer
+#: sliding-tile one: Korf's 24-puzzle #9 truncated to 26 moves with a budget of 24 (UNSAT,
+#: the trace being optimal).
 WORKLOADS = {
     "minisat-bin": _EDGE_MATCHING,
     "minisat22": dataclasses.replace(_EDGE_MATCHING, reference_seconds=7.19),
@@ -87,7 +88,7 @@ CACHE_SECONDS = 12 * 3600
 #: a run of a workload may take this many times the reference seconds: a slower machine
 #: still measures, a solver that hangs does not hold a calibration up for ever
 LIMIT_FACTOR = 20
-#: the first line of the cache file's format
+#: the cache file's ``format``: a file of another is not read
 CACHE_FORMAT = "puzzlesat speed cache 1"
 #: the cache file is a few hundred bytes per entry; anything far larger is not ours
 MAX_CACHE = 1 << 20
