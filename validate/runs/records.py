@@ -73,9 +73,10 @@ def _scaled_as_stated(run: CalibrationRow, stated: str) -> None:
     if stated == "":
         return
     given = _number(stated, "reference-seconds")
+    assert given is not None
     if run.reference_seconds is None:
         raise ValueError(f"reference-seconds {stated[:40]!r} without a speed-index")
-    if not math.isclose(given, run.reference_seconds, abs_tol=2e-3):  # type: ignore[arg-type]
+    if not math.isclose(given, run.reference_seconds, abs_tol=2e-3):
         raise ValueError(f"reference-seconds {stated[:40]!r} is not the run's CPU seconds (its "
                          f"limit when stopped there) x speed-index {run.speed_index:g} = "
                          f"{run.reference_seconds:g}")

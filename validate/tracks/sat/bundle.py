@@ -19,8 +19,10 @@ Since machines that look alike differ in speed, each instance also gets its **ma
 (:func:`instance_margin`): how many times as fast as the reference machine
 (:mod:`~puzzlesat.validate.runs.speed`) a machine must be for a MiniSat to solve it within
 the filter's minute, from the runs' reference seconds. An instance the rules count whose
-margin is below ``--margin`` is named and the bundle refused unless forced; runs without a speed index (a
-table older than indices) give no margin and are named, not refused. We also demand every result be known (planted, an optimal trace,
+margin is below ``--margin`` is named and the bundle refused unless forced; runs without a
+speed index (a table older than indices) give no margin and are named, not refused.
+
+We also demand every result be known (planted, an optimal trace,
 a certificate, or a validated answer) and that no calibration run gave a wrong answer. Every
 threshold is a :class:`Rules` field. The team's solver defaults to the Kissat 4.0.4 binary at
 1000 s of CPU: the limit a re-tuned suite is built to (``puzzlesat tune``), a fifth of the
