@@ -42,6 +42,26 @@ def instance_row(name: str, family: str = "sliding", result: str = "sat",
         "group": 1}, name)
 
 
+#: a speed workload of milliseconds (TINY's UNSAT sliding instance), pinned as the real ones are
+TINY_WORKLOAD = dict(family="sliding", params={"korf": 50, "k": 8, "budget": 6},
+                     encoding="rotated", seed=None, gbd_hash="7dca9520f5aa26b27544d0fef855f623",
+                     expected="UNSAT", reference_seconds=0.01)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tiny_speed_workloads(tmp_path_factory):
+    """Every solver with a speed workload times TINY_WORKLOAD instead (the real ones take a
+    minute; test_speed pins them), its index cached in a folder of the session's (never the
+    user's ~/.cache): each calibrate in a test would otherwise spend that minute first."""
+    from puzzlesat.validate.runs import speed
+
+    tiny = speed.Workload(**TINY_WORKLOAD)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        patch.setattr(speed, "WORKLOADS", {name: tiny for name in speed.WORKLOADS})
+        yield
+
+
 def fixture_path(*parts: str) -> Path:
     """A path under ../shared/fixtures; the calling test is skipped when it is absent."""
     path = FIXTURES.joinpath(*parts)

@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -152,11 +153,12 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
 # -- time limits and crashes: a fake solver run in the runner's child process --------------
 # The parent hands the child runner.solve_with_pysat by its qualified name, so replacing that
 # attribute in this process sends the child this module-level function instead (imported
-# afresh there); it knows the instances by their variable counts, which the test gives it in
-# the environment the child inherits.
+# afresh there); it knows the instances by their variable counts (or misbehaves for a solver
+# by name), which the test gives it in the environment the child inherits.
 def misbehave(source, solver, want_proof, cpu_limit=None, started=None):
-    """The real solver, except: spin on the UNSAT sliding instance, crash on the flow one."""
-    what = json.loads(os.environ["MISBEHAVING"]).get(str(source[1]))
+    """The real solver, except where MISBEHAVING says: spin (until the CPU limit) or crash."""
+    behaviour = json.loads(os.environ["MISBEHAVING"])
+    what = behaviour.get(str(source[1]), behaviour.get(solver))
     if what == "spin":
         started(time.process_time())
         while True:
@@ -255,3 +257,128 @@ def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzl
                      "--only", "nope-*", "--only", "flow-*", "--no-plot")
     assert both.code == 0, both.err
     assert [r.time_limit for r in read_calibration(suite)][-1] == 35
+
+
+# -- the speed index: recorded in every row, the margin rechecked and enforced ----------------
+def fixed_speeds(monkeypatch, indices: dict[str, float]) -> None:
+    """calibrate's speed indices fixed (no workload run): solver -> index."""
+    from puzzlesat.validate.campaigns import calibrate as campaign
+    from puzzlesat.validate.runs.speed import Speed, Workload, host
+
+    def speeds(solvers):
+        return {solver: Speed(solver, Workload("sliding", {}, "rotated", None, "0" * 32,
+                                               "UNSAT", indices[solver]),
+                              (1.0,), host(), 0.0, time.time())
+                for solver in solvers if solver in indices}, []
+
+    monkeypatch.setattr(campaign, "speeds", speeds)
+
+
+def test_rows_record_the_speed_index_and_their_reference_seconds(tmp_path, monkeypatch):
+    """Each run of a solver with a workload records the index measured before the suite and
+    its CPU seconds times it; a solver without one records neither."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    suite = publish_tiny(tmp_path)
+    result = calibrate_suite(suite, ["minisat22", "cadical195"], time_limit=20, plot=False)
+    rows = read_calibration(suite)
+    assert [r.speed_index for r in rows] == [0.5, None] * 3
+    assert [r.reference_seconds for r in rows] == [
+        round(r.cpu_seconds * 0.5, 3) if r.solver == "minisat22" else None for r in rows]
+    with open(suite / "calibration.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0][-2:] == ["speed-index", "reference-seconds"]
+    assert table[2][-2:] == ["", ""]  # cadical195's
+    assert "minisat22: speed index 0.500 (median 1.00 s of CPU" in result.summary()
+    assert verify_suite(suite).differences == []
+
+
+def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_one(calibrated):
+    """A table written before indices (no such columns) loads, its rows without an index; a
+    row's reference seconds are its CPU seconds (its limit when stopped there) times its
+    index, or the row is refused: no figure is scaled silently."""
+    from puzzlesat.validate.runs.records import CalibrationRow
+
+    suite, _ = calibrated
+    with open(suite / "calibration.csv", newline="") as fh:
+        row = next(csv.DictReader(fh))
+    old = {k: v for k, v in row.items() if k not in ("speed-index", "reference-seconds")}
+    assert CalibrationRow.from_row(old).reference_seconds is None
+    stopped = {**old, "status": "UNKNOWN", "verdict": "UNKNOWN", "ended-by": "cpu-limit",
+               "time-limit": "120", "cpu-seconds": "120.03", "speed-index": "2"}
+    assert CalibrationRow.from_row(stopped).reference_seconds == 240.0  # a lower bound
+    assert CalibrationRow.from_row({**stopped, "reference-seconds": "240.0"}).speed_index == 2
+    for change, message in [({"reference-seconds": "100"}, "is not the run's CPU seconds"),
+                            ({"speed-index": "", "reference-seconds": "240"},
+                             "without a speed-index"),
+                            ({"speed-index": "0"}, "speed-index 0 is no speed"),
+                            ({"speed-index": "fast"}, "speed-index 'fast' is not a finite")]:
+        with pytest.raises(ValueError, match=message):
+            CalibrationRow.from_row({**stopped, **change})
+
+
+@pytest.mark.skipif(shutil.which("minisat") is None, reason="no minisat binary on PATH")
+def test_recheck_measures_again_only_the_instances_near_the_margin_or_without_one(
+        tmp_path, puzzlesat, monkeypatch):
+    """Instances both MiniSats solve in milliseconds are far below the margin: nothing to
+    recheck. Rows measured without an index (an older table's) are rechecked, by the MiniSats
+    at their calibration limits, and merged; the others stay as they were."""
+    indexed = {"minisat22": 1.0, "minisat-bin": 1.0}
+    fixed_speeds(monkeypatch, indexed)
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22:5", "minisat-bin:5"], plot=False)
+    table = (suite / "calibration.csv").read_bytes()
+    nothing = puzzlesat("calibrate", suite, "--recheck", "--no-plot")
+    assert nothing.code == 0, nothing.err
+    assert nothing.out.splitlines()[-2:] == [
+        "recheck: no instance's MiniSat margin is within a factor 2 of 2 or unknown: nothing "
+        "to measure again", "wrote nothing"]
+    assert (suite / "calibration.csv").read_bytes() == table
+    fixed_speeds(monkeypatch, {})  # the flow grid measured without an index
+    calibrate_suite(suite, ["minisat22:5", "minisat-bin:5"], plot=False, only=("flow-*",))
+    fixed_speeds(monkeypatch, indexed)
+    before = read_calibration(suite)
+    result = puzzlesat("calibrate", suite, "--recheck", "--no-plot")
+    assert result.code == 0, result.err
+    assert "recheck: measured again 1 instance(s) whose MiniSat margin is within a factor 2 " \
+           "of 2 or unknown: flow-5x5-cauto-r1-acyclic" in result.out.splitlines()
+    rows = read_calibration(suite)
+    assert rows[:4] == before[:4]  # the sliding instances' rows, untouched
+    assert [(r.name[:4], r.solver, r.time_limit, r.speed_index) for r in rows[4:]] == [
+        ("flow", "minisat22", 120.0, 1.0), ("flow", "minisat-bin", 120.0, 1.0)]
+    assert verify_suite(suite).differences == []
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--recheck", "--margin", "0.5"], ["--margin must be a finite number >= 1"]),
+    (["--margin", "3"], ["--margin is the margin --recheck aims at"]),
+    (["--speed-only"], ["--speed-only measures this machine, not a suite"]),
+])
+def test_cli_calibrate_bad_margin_options(calibrated, puzzlesat, args, fragments):
+    suite, _ = calibrated
+    result = puzzlesat("calibrate", suite, *args)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert all(f in result.err for f in fragments), result.err
+
+
+def test_submission_refuses_instances_below_the_margin_unless_forced(tmp_path, puzzlesat,
+                                                                     monkeypatch):
+    """MiniSat stopped at the filter's limit x 2 on a machine half the reference's speed: at
+    least 1.0 of the margin 2 is shown, so the instances count by CPU yet are refused, one
+    line, nothing written; --force writes the bundle."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    monkeypatch.setenv("MISBEHAVING", json.dumps({"minisat22": "spin"}))
+    monkeypatch.setattr(runner, "solve_with_pysat", misbehave)
+    suite = publish_tiny(tmp_path)
+    calibrate_suite(suite, ["minisat22:0.3", "cadical195:20"], plot=False)
+    rules = ["--count", "3", "--min-hard", "3", "--minisat", "minisat22", "--minisat-limit",
+             "0.15", "--reference", "cadical195", "--time-limit", "20"]
+    refused = puzzlesat("submission", suite, *rules, "-o", tmp_path / "refused")
+    assert_one_line_error(refused, "3 instance(s) have a MiniSat margin below --margin",
+                          "or --force")
+    assert refused.out.count(" margin >=1.00 ") == 3
+    assert "margin: 3 that count are below --margin 2, refused unless --force: " in refused.out
+    assert not (tmp_path / "refused").exists()
+    forced = puzzlesat("submission", suite, *rules, "-o", tmp_path / "forced", "--force")
+    assert forced.code == 0, forced.out + forced.err
+    assert "margin: 3 that count are below --margin 2, written anyway (--force): " in forced.out
+    assert (tmp_path / "forced.tar.xz").is_file()

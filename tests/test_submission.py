@@ -4,6 +4,7 @@ bundle whose instance files are named by their GBD hash, written only where it m
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import io
 import json
@@ -17,6 +18,7 @@ from collections import Counter
 import pytest
 from conftest import REPO, assert_one_line_error, instance_row, publish_tiny
 
+from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import decompress
 from puzzlesat.generator.core.reader import parse_dimacs
 from puzzlesat.generator.suite.calibration import calibration_files
@@ -80,11 +82,11 @@ def copy(suite, tmp_path):
 
 
 def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
-        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0"
-        ) -> tuple[ManifestRow, list[CalibrationRow]]:
+        reference=("SAT", 5.0, 1000.0), binary=("UNKNOWN", 120.0, 120.0), load="0",
+        index="") -> tuple[ManifestRow, list[CalibrationRow]]:
     """A stub instance row and its three calibration runs (python-sat's MiniSat, the MiniSat
     binary, the Kissat binary): (status, CPU seconds, time limit) each, started at ``load``
-    on a 2-core machine."""
+    on a 2-core machine of speed ``index`` ("": none measured)."""
     row = instance_row(name, family, result)
     runs = [CalibrationRow.from_row({
         "hash": row.hash, "name": name, "file": f"instances/{name}.cnf.xz", "family": family,
@@ -92,7 +94,7 @@ def run(name, family="sliding", result="sat", minisat=("UNKNOWN", 120.0, 120.0),
         "time-limit": limit, "status": status, "cpu-seconds": seconds,
         "wall-seconds": seconds, "ended-by": "cpu-limit" if status == "UNKNOWN" else "solver",
         "verdict": "VERIFIED-SAT" if status == "SAT" else status, "reason": "",
-        "machine": "test x2", "load": load})
+        "machine": "test x2", "load": load, "speed-index": index})
         for solver, (status, seconds, limit) in (("minisat22", minisat),
                                                  ("minisat-bin", binary),
                                                  ("kissat-bin", reference))]
@@ -115,8 +117,11 @@ def test_an_easy_suite_is_refused_naming_the_rules(suite, puzzlesat, tmp_path):
     # the note on runs started on a loaded machine is there only when the tests run on one
     lines = [line for line in result.out.splitlines()
              if not line.startswith("calibration: ") or "loaded" not in line]
-    assert len(lines) == 3 + 4 + 2  # one line per instance, four notes, one per broken rule
-    assert lines[3:] == [
+    assert len(lines) == 3 + 5 + 2  # one line per instance, five notes, one per broken rule
+    # the index the tests' tiny workload gives this machine, whatever it is
+    assert lines[7].startswith("speed index: minisat22 ") and lines[7].endswith(
+        " (a run's reference seconds: its CPU seconds x its index)")
+    assert lines[3:7] + lines[8:] == [
         "count: 0 of 3 solved by neither minisat22 within 120 s of CPU and solved by "
         "kissat404 within 1000 s",
         "balance: 2 sat, 1 unsat (counting: 0 sat, 0 unsat)",
@@ -161,6 +166,65 @@ def test_runs_started_on_a_loaded_machine_are_named_to_distrust():
     assert not any("loaded" in n for n in check_instances(rows, runs, Rules(count=1)).notes)
 
 
+# -- the margin: how many times as fast as the reference machine MiniSat must run -------------
+def test_the_margin_is_reference_seconds_over_the_minute_and_thin_counting_ones_are_refused():
+    """A run stopped at 120 s on a machine of index i: at least 120 i / 60; a solved one: its
+    reference seconds / 60; the smaller MiniSat's decides. Only an instance the rules count is
+    refused when its margin is below --margin; one without an index is named, not refused."""
+    rows, runs = stub(run("a", index="1.5"),  # both stopped: >= 3
+                      run("b", index="0.8"),  # both stopped on a slower machine: >= 1.6
+                      run("c", binary=("SAT", 100.0, 120.0), index="1.5"),  # 150 ref. s: 2.5
+                      run("d"))  # an old table's: no index
+    check = check_instances(rows, runs, Rules(count=4, min_hard=0))
+    assert [str(c.margin) for c in check.instances] == [">=3.00", ">=1.60", "2.50", "None"]
+    assert [c.unindexed for c in check.instances] == [False, False, False, True]
+    assert [c.counts for c in check.instances] == [True, True, False, True]
+    assert " margin >=1.60    reference " in check.instances[1].line()
+    assert " margin no-index  reference " in check.instances[3].line()
+    assert check.refused == ["b"]
+    assert check.notes[-4:] == [
+        "speed index: minisat22 1.5 (2 of its runs), 0.8 (1 of its runs); minisat-bin 1.5 (2 "
+        "of its runs), 0.8 (1 of its runs); kissat-bin 1.5 (2 of its runs), 0.8 (1 of its "
+        "runs) (a run's reference seconds: its CPU seconds x its index)",
+        "margin: how many times as fast as the reference machine a machine must be for "
+        "minisat22 or minisat-bin to solve an instance within 60 s; the least of the 2 that "
+        "count: >=1.60 (b)",
+        "margin: 1 that count are below --margin 2, refused unless --force: b",
+        "margin: no speed index: run calibrate --recheck (1 instance(s) measured before speed "
+        "indices, not refused: d)"]
+    assert check.failures == []  # the margin is no rule of the competition's: a refusal
+    with pytest.raises(UserError, match=r"^1 instance\(s\) have a MiniSat margin below "
+                                        r"--margin: .* \(b\): replace them, calibrate "
+                                        r"--recheck on this machine, or --force$"):
+        submission.write(REPO, REPO / "never-written", check)
+    forced = check_instances(rows, runs, Rules(count=4, min_hard=0, force=True))
+    assert forced.refused == []
+    assert "margin: 1 that count are below --margin 2, written anyway (--force): b" \
+        in forced.notes
+    # a margin of 1 lets b through
+    assert check_instances(rows, runs, Rules(count=4, min_hard=0, margin=1.5)).refused == []
+
+
+def test_recheck_takes_the_instances_near_the_margin_or_without_one():
+    """Within a factor 2 of the margin (a lower bound below twice it: not known to be far
+    enough), or not known; neither an exact margin below half of it nor one of twice it."""
+    rows, runs = stub(run("a", index="1.5"), run("b", index="0.8"),
+                      run("c", binary=("SAT", 100.0, 120.0), index="1.5"), run("d"),
+                      run("e", binary=("SAT", 30.0, 120.0), index="1"),  # exact 0.5
+                      run("f", index="2.5"),  # >= 5
+                      run("g", minisat=("UNKNOWN", 40.0, 40.0), index="1.2"),  # >= 0.8
+                      run("h", minisat=("UNKNOWN", 3.0, 120.0), index="2.5"))
+    # h's minisat22 crashed after 3 s (minisat-bin's >= 5 alone would be far enough)
+    runs = [dataclasses.replace(r, ended_by="solver")
+            if (r.name, r.solver) == ("h", "minisat22") else r for r in runs]
+    by_name = {r.name: r.hash for r in rows}
+    wanted = submission.to_recheck([r.hash for r in rows], runs, 2.0)
+    assert [name for name, digest in by_name.items() if digest in wanted] == \
+        ["a", "b", "c", "d", "g", "h"]
+    # no run at all: not known either
+    assert submission.to_recheck(["0" * 32], runs, 2.0) == ["0" * 32]
+
+
 def test_the_team_solver_and_its_limit_are_parameters():
     rows, runs = stub(run("a", reference=("SAT", 1500.0, 5000.0)))
     assert check_instances(rows, runs, Rules(count=1, min_hard=1)).failures[-1] == \
@@ -179,7 +243,7 @@ def test_isohash2_twins_break_the_rule_within_and_across_families():
     assert check.failures == ["rule: IsoHash2 distinct over the whole submission (the "
                               "selection groups by it across families and keeps one of each); "
                               "shared by: a, d"]
-    assert check.notes[-1] == "isohash2: 3 distinct of 4 in 2 families"
+    assert "isohash2: 3 distinct of 4 in 2 families" in check.notes
 
 
 def test_without_gbdc_isohash2_is_reported_not_checked(suite, puzzlesat, tmp_path,

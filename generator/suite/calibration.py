@@ -26,11 +26,14 @@ INSTANCE_COLUMNS = ("hash", "name", "file", "family", "track", "hardness-param",
                     "expected")
 #: the table's columns, in order: the instance, the solver and its CPU time limit, then
 #: what the run gave (CPU seconds, wall seconds beside them, what ended the run, the
-#: track judge's verdict) and the machine it ran on (CPU model and cores, load at the start)
+#: track judge's verdict), the machine it ran on (CPU model and cores, load at the start)
+#: and that machine's speed index for the solver with the run's reference seconds (the CPU
+#: seconds on the reference machine: :mod:`puzzlesat.validate.runs.speed`)
 COLUMNS = (*INSTANCE_COLUMNS, "solver", "time-limit", "status", "cpu-seconds",
-           "wall-seconds", "ended-by", "verdict", "reason", "machine", "load")
+           "wall-seconds", "ended-by", "verdict", "reason", "machine", "load", "speed-index",
+           "reference-seconds")
 #: the columns a table may lack, written before they were (its rows take their default)
-LATER_COLUMNS = ("track",)
+LATER_COLUMNS = ("track", "speed-index", "reference-seconds")
 #: the wall-clock seconds column of tables written before runs were timed in CPU seconds
 OLD_SECONDS = "seconds"
 #: the columns every table has, old or new

@@ -15,7 +15,7 @@ from puzzlesat.validate.tracks import TRACKS
 
 
 @click.command()
-@click.argument("directory", metavar="DIR")
+@click.argument("directory", metavar="DIR", required=False)
 @click.option("--solvers", default=None, metavar="NAME[:SECONDS],...",
               help="Comma-separated clients, each with its own CPU limit if given, each run on "
                    "the instances of its track: python-sat names (minisat22, kissat404, ...) "
@@ -31,16 +31,43 @@ from puzzlesat.validate.tracks import TRACKS
 @click.option("--only", metavar="GLOB", multiple=True,
               help="Only instances whose name matches a GLOB (repeatable); other rows are kept.")
 @click.option("--no-plot", is_flag=True, help="Skip the solve-time plots.")
+@click.option("--recheck", is_flag=True,
+              help="Only the SAT instances whose MiniSat margin (how many times as fast as the "
+                   "reference machine a machine must be for MiniSat to solve it within 60 s) "
+                   "is within a factor 2 of --margin, or not known (no speed index); by "
+                   "default the MiniSats alone (minisat22:120,minisat-bin:120); the rows "
+                   "replace theirs.")
+@click.option("--margin", type=float, default=None, metavar="MARGIN",
+              help="The margin --recheck aims at [default: 2].")
+@click.option("--speed-only", is_flag=True,
+              help="Print this machine's speed index of each solver with a reference workload "
+                   "(of --solvers, else all: minisat-bin, minisat22, kissat-bin) and exit: no "
+                   "DIR.")
 @_executor_options
-def calibrate(directory, solvers, time_limit, jobs, only, no_plot, executor, scheduler):
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, margin, speed_only,
+              executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
-    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS."""
+    record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS. Each solver
+    with a reference workload first measures this machine's speed index (cached for 12 h),
+    recorded in every row with the run's reference seconds."""
     from puzzlesat.validate.campaigns.calibrate import calibrate_suite
 
     names = None if solvers is None else [s.strip() for s in solvers.split(",") if s.strip()]
+    if speed_only:
+        if directory is not None:
+            raise click.UsageError("--speed-only measures this machine, not a suite: give no "
+                                   "DIR")
+        from puzzlesat.validate.runs.speed import report
+
+        click.echo(report(names))
+        return
+    if directory is None:
+        raise click.UsageError("Missing argument 'DIR'.")
+    if margin is not None and not recheck:
+        raise click.UsageError("--margin is the margin --recheck aims at: give --recheck too")
     with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
-                                 only=only)
+                                 only=only, recheck=(margin or 2.0) if recheck else None)
     click.echo(result.summary())
 
 
@@ -136,15 +163,19 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, output
                    "counting suite (.cnf.bz2 in one tar, counts.txt, checksums.txt); maxsat, "
                    "the MaxSAT Evaluation's of a WCNF suite (instances .wcnf.xz, metadata.csv "
                    "with each certified optimum). The other options are the SAT rules'.")
+@click.option("--force", is_flag=True,
+              help="Write the SAT bundle even when some instance's margin (how many times as "
+                   "fast as the reference machine a machine must be for MiniSat to solve it "
+                   "within --minisat-limit) is below --margin.")
 def submission(directory, output, reference, time_limit, minisats, minisat_limit, margin, count,
-               min_hard, track):
+               min_hard, track, force):
     """Check a calibrated suite against its competition's rules (for SAT, the SAT Competition
     2026 benchmark rules) and build the bundle; exit 1 naming each broken rule."""
     from puzzlesat.validate.campaigns.submission import check_submission, write_submission
     from puzzlesat.validate.tracks.sat.bundle import Rules
 
     rules = Rules(count, min_hard, minisats, minisat_limit.cpu, margin, reference,
-                  time_limit.cpu)
+                  time_limit.cpu, force)
     chosen, check = check_submission(directory, track, rules)
     for line in check.lines():
         click.echo(line)

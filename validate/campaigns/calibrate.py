@@ -7,8 +7,11 @@ solver, RC2, a model counter; by default each track's own, :data:`CALIBRATION` o
 Kissat 4.0.4 binary up to 1000 s) on every instance of the manifest of its track, each run
 limited and timed in the client's own CPU seconds: past the limit the status is UNKNOWN and
 the run goes on, as it does when a solver crashes or prints garbage (recorded as such). Each
-row records the CPU and wall seconds, what ended the run, and the machine (CPU model, cores,
-load at the start). Each answer is judged by its track's judge (a model must satisfy every
+row records the CPU and wall seconds, what ended the run, the machine (CPU model, cores,
+load at the start), and the machine's speed index for the solver with the run's reference
+seconds (:mod:`~puzzlesat.validate.runs.speed`: each solver with a reference workload solves
+it before the suite, or its index is taken from the machine's cache). Each answer is judged
+by its track's judge (a model must satisfy every
 clause, an UNSAT answer must not contradict the result the instance's header knows, a count
 must be the one certified again from the header's puzzle), from the instance read once per
 instance: its evidence (a certified count, certified bounds) is worked out once, not once per
@@ -21,6 +24,9 @@ What is written into the suite folder:
 * ``calibration.csv``: one row per (instance, solver), :data:`~puzzlesat.generator.suite.calibration.COLUMNS`. Rows this run did not
   redo (other solvers, instances outside ``--only``) are kept from the earlier table, so
   solvers can be calibrated one at a time with their own limits, and a changed instance alone.
+  ``--recheck`` chooses the instances itself: those whose MiniSat margin (the SAT rules'
+  :func:`~puzzlesat.validate.tracks.sat.bundle.to_recheck`) is near the wanted one or not
+  known, measured again by the MiniSats alone unless ``--solvers`` says otherwise.
 * ``calibration-<family>.png``/``.svg``: solve time against the family's ``HARDNESS_PARAM``
   (k, centre colours, grid width), one series per solver, when matplotlib is installed.
 * ``manifest.json`` gains a ``calibration`` section (the table's rows) and ``SHA256SUMS``
@@ -71,6 +77,7 @@ from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
 from puzzlesat.validate.runs.processes import solver_pool
 from puzzlesat.validate.runs.records import CalibrationRow
+from puzzlesat.validate.runs.speed import host, speeds
 from puzzlesat.validate.tracks import JudgeOptions, Limit, get_track, parse_limit
 
 
@@ -84,7 +91,8 @@ class Calibration:
     notes: list[str]
 
     def summary(self) -> str:
-        """One line per solver: how many it solved within its limit, and the verdicts."""
+        """One line per solver: how many it solved within its limit, and the verdicts; then
+        the notes (the speed indices first) and what was written."""
         lines = []
         for solver in dict.fromkeys(r.solver for r in self.rows):
             mine = [r for r in self.rows if r.solver == solver]
@@ -95,13 +103,17 @@ class Calibration:
             limits = "/".join(f"{limit:g}" for limit in sorted({r.time_limit for r in mine}))
             lines.append(f"{solver}: {len(solved)}/{len(mine)} solved within {limits} s of "
                          f"CPU; " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
-        return "\n".join(lines + self.notes + [f"wrote {', '.join(self.written)}"])
+        wrote = f"wrote {', '.join(self.written)}" if self.written else "wrote nothing"
+        return "\n".join(lines + self.notes + [wrote])
 
 
-def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]:
+def calibrate_one(path: str, track_name: str, limits: list[Limit], indices: dict[str, float],
+                  measured_on: str) -> list[dict]:
     """Worker: every client of ``limits`` on the instance at ``path``, each in a killable
     child, each answer judged by the instance's track from the instance read once; the
-    result columns of each run's row. Never raises for a solver's failure (timeout, crash,
+    result columns of each run's row, with the solver's speed index of ``indices`` when
+    this worker runs on the machine they were measured on (``measured_on``: a Dask worker
+    elsewhere has a speed of its own). Never raises for a solver's failure (timeout, crash,
     garbage, a wrong answer): the row records it; an instance its judge cannot read is
     recorded as not run by any client."""
     track = get_track(track_name)
@@ -111,6 +123,7 @@ def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]
     except UserError as exc:
         return [_not_run(f"{limit.solver} did not run: {exc}", load()) for limit in limits]
     results = []
+    here = host() == measured_on
     for limit in limits:
         at_start = load()
         try:
@@ -126,7 +139,8 @@ def calibrate_one(path: str, track_name: str, limits: list[Limit]) -> list[dict]
         results.append({"status": result.status, "cpu-seconds": round(result.seconds, 3),
                         "wall-seconds": round(result.wall, 3), "ended-by": result.ended_by,
                         "verdict": verdict.verdict, "reason": reason, "machine": machine(),
-                        "load": at_start})
+                        "load": at_start,
+                        "speed-index": indices.get(limit.solver, "") if here else ""})
     return results
 
 
@@ -147,29 +161,34 @@ def solver_limits(solvers, time_limit: TimeLimit | float) -> list[Limit]:
     return limits
 
 
-def default_limits(rows: list[ManifestRow]) -> list[str]:
-    """The clients each track of ``rows`` is calibrated with by default, in registry order."""
-    tracks = dict.fromkeys(row.track for row in rows)
-    return [word for name in tracks for word in get_track(name).clients.CALIBRATION]
+def default_limits(rows: list[ManifestRow], recheck: bool = False) -> list[str]:
+    """The clients each track of ``rows`` is calibrated with by default, in registry order
+    (``recheck``: those its margin is measured by, which a recheck runs again)."""
+    tracks = [get_track(name).clients for name in dict.fromkeys(row.track for row in rows)]
+    return [word for clients in tracks
+            for word in (clients.RECHECK if recheck else clients.CALIBRATION)]
 
 
 def calibrate_suite(directory: str | os.PathLike, solvers=None,
                     time_limit: TimeLimit | float = 60.0, jobs: int = 1, executor=None,
-                    plot: bool = True, only: tuple[str, ...] = ()) -> Calibration:
+                    plot: bool = True, only: tuple[str, ...] = (),
+                    recheck: float | None = None) -> Calibration:
     """Run ``solvers`` (client names, each ``NAME`` or ``NAME:SECONDS``; ``time_limit`` for a
     bare name; None: each track's own) on every instance of their track in the published
-    suite ``directory`` (or those whose name matches one of the globs ``only``) and record
-    the results there (see the module docstring). The folder is locked while it runs
+    suite ``directory`` (or those whose name matches one of the globs ``only``; with
+    ``recheck``, a margin, only the SAT instances whose MiniSat margin is near it or not
+    known, and by default the MiniSats alone) and record the results there (see the module
+    docstring). The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
     check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
-        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only)
+        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only, recheck)
 
 
 def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
-               only: tuple[str, ...]) -> Calibration:
+               only: tuple[str, ...], recheck: float | None) -> Calibration:
     spec, instances = read_published(out)
     rows = ManifestRow.from_rows(instances, str(out / MANIFEST))
     # the earlier table is read (and a damaged or edited one refused) before any solver runs
@@ -179,8 +198,14 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
               if not only or any(fnmatch.fnmatchcase(row.name, glob) for glob in only)]
     if only and not chosen:
         raise UserError(f"--only {' '.join(only)} matches no instance of {out}")
-    limits = solver_limits(default_limits([row for _, row in chosen]) if solvers is None
-                           else solvers, time_limit)
+    if recheck is not None:
+        chosen = _to_recheck(out, chosen, earlier_table, recheck)
+        if not chosen:
+            return Calibration(out, earlier_table, [], [
+                f"recheck: no instance's MiniSat margin is within a factor 2 of {recheck:g} "
+                f"or unknown: nothing to measure again"])
+    limits = solver_limits(default_limits([row for _, row in chosen], recheck is not None)
+                           if solvers is None else solvers, time_limit)
     idle = [lim for lim in limits if not any(row.track == lim.track for _, row in chosen)]
     if idle:
         raise UserError(f"--solvers {idle[0].solver}: solves {idle[0].track} instances, and "
@@ -191,8 +216,10 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
     if changed:
         raise UserError(f"{out}: instance file {changed[0]} is missing or not the one "
                         f"manifest.json lists (run puzzlesat verify)")
-    calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track])
-             for _, row in chosen]
+    measured, unmeasured = speeds(limit.solver for limit in limits)
+    indices = {solver: speed.index for solver, speed in measured.items()}
+    calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track],
+              indices, host()) for _, row in chosen]
     fresh: dict[tuple[str, str], CalibrationRow] = {}
     with solver_pool(cap_jobs(jobs, len(calls)), executor) as (pool, slots):
         for index, results in run_tasks(calibrate_one, calls, pool, slots=slots):
@@ -204,7 +231,28 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
                                + [limit.solver for limit in limits]))
     table = [fresh.get(key) or earlier[key] for instance in instances for solver in order
              if (key := (instance["hash"], solver)) in fresh or key in earlier]
-    return _record(out, spec, instances, table, plot)
+    notes = [speed.line() for speed in measured.values()] + unmeasured
+    if recheck is not None:
+        notes.append(f"recheck: measured again {len(chosen)} instance(s) whose MiniSat margin "
+                     f"is within a factor 2 of {recheck:g} or unknown: "
+                     f"{', '.join(row.name for _, row in chosen)}")
+    return _record(out, spec, instances, table, plot, notes)
+
+
+def _to_recheck(out: Path, chosen: list, table: list[CalibrationRow],
+                margin: float) -> list:
+    """The (instance, row) pairs of ``chosen`` a recheck at ``margin`` measures again: those
+    whose margin (their track's rules': the SAT Competition's MiniSat filter) is near
+    ``margin`` or not known; a UserError when no track of theirs has a margin."""
+    by_track: dict[str, list[str]] = {}
+    for _, row in chosen:
+        by_track.setdefault(row.track, []).append(row.hash)
+    if not any(get_track(name).clients.RECHECK for name in by_track):
+        raise UserError(f"--recheck: the rules of {', '.join(by_track)} instances, all {out} "
+                        f"holds, have no speed margin to measure again")
+    wanted = {digest for name, hashes in by_track.items()
+              for digest in get_track(name).bundle.to_recheck(hashes, table, margin)}
+    return [(instance, row) for instance, row in chosen if row.hash in wanted]
 
 
 def _earlier_runs(table: list[CalibrationRow], instances: list[dict], fresh: dict) -> dict:
@@ -280,13 +328,13 @@ def read_trusted_calibration(directory: str | os.PathLike) -> list[CalibrationRo
 
 
 def _record(out: Path, spec, instances: list[dict], rows: list[CalibrationRow],
-            plot: bool) -> Calibration:
+            plot: bool, notes: list[str]) -> Calibration:
     # plots of an earlier calibration: only those its SHA256SUMS lists with their bytes
     sums = read_sums(out) or {}
     for stale in sorted(set(calibration_files(out)) - {CALIBRATION_FILE}):
         remove_own(out, stale, sums.get(stale))
     atomic_write(out / CALIBRATION_FILE, table_bytes(COLUMNS, [r.as_row() for r in rows]))
-    written, notes = [CALIBRATION_FILE], []
+    written = [CALIBRATION_FILE]
     if plot:
         plotted, note = plot_calibration(out, rows)
         written += plotted

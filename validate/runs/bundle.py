@@ -117,6 +117,11 @@ def _no_follow(path, flags: int) -> int:
     return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
 
 
+def no_margin(hashes: list[str], runs: list, margin: float) -> list[str]:
+    """``to_recheck`` of a track whose rules have no speed margin: nothing to measure again."""
+    return []
+
+
 def duplicates(rows: list[ManifestRow]) -> list[str]:
     """The names of the instances whose clauses (GBD hash) an earlier one has already: a
     competition counts them once."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import resource
 from dataclasses import dataclass
 
@@ -157,3 +158,12 @@ def load() -> float:
         return round(os.getloadavg()[0], 2)
     except OSError:
         return 0.0
+
+
+def overloaded(at_start: float | None, where: str) -> bool:
+    """Whether a one-minute load average of ``at_start`` on the machine ``where`` (ending in
+    ``x<cores>``, as :func:`machine` says) is at least its cores plus one: some solver then
+    shared its core with other work (runs on as many cores as it has load it up to its cores
+    alone), so its CPU seconds may be inflated by shared caches and memory bandwidth."""
+    cores = re.search(r" x(\d+)$", where)
+    return at_start is not None and cores is not None and at_start >= int(cores[1]) + 1

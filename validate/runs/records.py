@@ -5,7 +5,9 @@ run gives is refused, since every reader (submission's rules, tune's band) trust
 
 A calibration table written before runs were timed in CPU seconds (a ``seconds`` column of
 wall-clock seconds, no ``cpu-seconds``) still loads: its rows are marked
-:data:`WALL_CLOCK_TABLE` and have no CPU seconds, so no hardness rule counts them.
+:data:`WALL_CLOCK_TABLE` and have no CPU seconds, so no hardness rule counts them. One written
+before speed indices (no ``speed-index`` column) loads too: its rows have no index, so no
+reference seconds.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from puzzlesat.generator.suite.calibration import COLUMNS, INSTANCE_COLUMNS, OLD_SECONDS
 from puzzlesat.validate.answers import EXIT
-from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS
+from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS, overloaded
 from puzzlesat.validate.verdict import EXIT_CODES, FAILED, track_verdicts
 
 #: a run's status: a solver's (SAT, UNSAT, UNKNOWN), a counter's (SAT: count above 0, UNSAT:
@@ -58,6 +60,28 @@ def _instance(row: dict) -> dict:
             "solver": row["solver"]}
 
 
+def _blank(value: float | None) -> float | str:
+    """A table cell: the number, or empty for None."""
+    return "" if value is None else value
+
+
+def _scaled_as_stated(run: CalibrationRow, stated: str) -> None:
+    """A ValueError when a row's speed index is 0 (it scales nothing) or its reference
+    seconds are not its CPU seconds times its index: a figure is never scaled silently."""
+    if run.speed_index == 0:
+        raise ValueError("speed-index 0 is no speed")
+    if stated == "":
+        return
+    given = _number(stated, "reference-seconds")
+    assert given is not None
+    if run.reference_seconds is None:
+        raise ValueError(f"reference-seconds {stated[:40]!r} without a speed-index")
+    if not math.isclose(given, run.reference_seconds, abs_tol=2e-3):
+        raise ValueError(f"reference-seconds {stated[:40]!r} is not the run's CPU seconds (its "
+                         f"limit when stopped there) x speed-index {run.speed_index:g} = "
+                         f"{run.reference_seconds:g}")
+
+
 @dataclass(frozen=True)
 class CalibrationRow:
     """One (instance, solver) run of ``puzzlesat calibrate``."""
@@ -80,6 +104,7 @@ class CalibrationRow:
     reason: str
     machine: str
     load: float | None
+    speed_index: float | None  # the machine's speed index for the solver (None: not measured)
 
     @classmethod
     def from_row(cls, row: dict) -> CalibrationRow:
@@ -101,7 +126,8 @@ class CalibrationRow:
             _solved_within(row["status"], wall, limit)
             return cls(**_instance(row), time_limit=limit, status=row["status"],
                        cpu_seconds=None, wall_seconds=wall, ended_by=WALL_CLOCK_TABLE,
-                       verdict=row["verdict"], reason=row["reason"], machine="", load=None)
+                       verdict=row["verdict"], reason=row["reason"], machine="", load=None,
+                       speed_index=None)
         cpu = _number(row["cpu-seconds"], "cpu-seconds")
         wall = _number(row["wall-seconds"], "wall-seconds")
         assert cpu is not None and wall is not None
@@ -111,10 +137,13 @@ class CalibrationRow:
                              f"{', '.join(ENDINGS)}")
         if row["status"] != "UNKNOWN" and row["ended-by"] != "solver":
             raise ValueError(f"{row['status']} but ended by {row['ended-by']}")
-        return cls(**_instance(row), time_limit=limit, status=row["status"], cpu_seconds=cpu,
-                   wall_seconds=wall, ended_by=row["ended-by"], verdict=row["verdict"],
-                   reason=row["reason"], machine=row["machine"],
-                   load=_number(row["load"], "load", empty_ok=True))
+        run = cls(**_instance(row), time_limit=limit, status=row["status"], cpu_seconds=cpu,
+                  wall_seconds=wall, ended_by=row["ended-by"], verdict=row["verdict"],
+                  reason=row["reason"], machine=row["machine"],
+                  load=_number(row["load"], "load", empty_ok=True),
+                  speed_index=_number(row.get("speed-index", ""), "speed-index", empty_ok=True))
+        _scaled_as_stated(run, row.get("reference-seconds", ""))
+        return run
 
     def as_row(self) -> dict:
         """The row as the table's columns hold it."""
@@ -123,8 +152,19 @@ class CalibrationRow:
                   self.time_limit, self.status,
                   "" if self.cpu_seconds is None else round(self.cpu_seconds, 3),
                   round(self.wall_seconds, 3), self.ended_by, self.verdict, self.reason,
-                  self.machine, "" if self.load is None else self.load]
+                  self.machine, "" if self.load is None else self.load,
+                  _blank(self.speed_index), _blank(self.reference_seconds)]
         return dict(zip(COLUMNS, values))
+
+    @property
+    def reference_seconds(self) -> float | None:
+        """The run's CPU seconds on the reference machine: times the speed index, and for a
+        run stopped at its CPU limit the limit's (a lower bound: the solver had not
+        finished); None without an index."""
+        if self.speed_index is None or self.cpu_seconds is None:
+            return None
+        spent = self.time_limit if self.ended_by == CPU_LIMIT else self.cpu_seconds
+        return round(spent * self.speed_index, 3)
 
     @property
     def solved(self) -> bool:
@@ -146,12 +186,9 @@ class CalibrationRow:
 
     @property
     def loaded(self) -> bool:
-        """The machine was loaded when the run started: its one-minute load average was at
-        least its cores (``x2`` in ``machine``) plus one, so some solver shared its core with
-        other work (``-j`` runs on as many cores load it up to its cores alone) and the CPU
-        seconds may be inflated by shared caches and memory bandwidth."""
-        cores = re.search(r" x(\d+)$", self.machine)
-        return self.load is not None and cores is not None and self.load >= int(cores[1]) + 1
+        """The machine was loaded when the run started (:func:`overloaded`: a load of its
+        cores plus one), so its CPU seconds may be inflated."""
+        return overloaded(self.load, self.machine)
 
     def cell(self) -> str:
         """A short account of the run: ``UNKNOWN 120.0s`` (CPU), ``SAT 3.20s wall (old

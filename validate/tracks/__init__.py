@@ -71,6 +71,7 @@ class ClientsPart(Protocol):
     DEFAULT: str
     STATUSES: tuple[str, ...]
     CALIBRATION: tuple[str, ...]
+    RECHECK: tuple[str, ...]  # calibrate --recheck's: the clients a margin is measured by
     EASY: tuple[str, ...]
     REFERENCE: str
 
@@ -110,6 +111,10 @@ class BundlePart(Protocol):
 
     def write(self, src: Any, output: Any, check: Any) -> Any:
         """Write the bundle of a check that holds; the archive's path."""
+
+    def to_recheck(self, hashes: list[str], runs: list, margin: float) -> list[str]:
+        """The instances (GBD hashes) whose speed margin is worth measuring again to meet
+        ``margin`` (none in a track whose rules have no margin)."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from puzzlesat.generator.suite.folder import ManifestRow, table_bytes
 from puzzlesat.validate.runs.bundle import (
     BUNDLE_COPIES,
     duplicates,
+    no_margin,
     suite_copies,
     write_bundle,
     xz_instance,
@@ -39,6 +40,8 @@ METADATA_COLUMNS = ("file", "family", "variables", "clauses", "optimum", "lower-
 
 #: whether the bundle needs the suite's calibration: every optimum is certified without it; RC2's runs are reported when there
 CALIBRATED = False
+#: calibrate --recheck's instances: none, the rules have no speed margin
+to_recheck = no_margin
 
 @dataclass
 class MaxsatCheck:

@@ -27,6 +27,8 @@ from puzzlesat.validate.runs.solvers import (
 REFERENCE_SOLVER = "rc2"
 DEFAULT = REFERENCE_SOLVER
 STATUSES = ("OPTIMUM", "SAT", "UNSAT", "UNKNOWN")
+#: ``calibrate --recheck``'s clients: none, its rules have no speed margin
+RECHECK: tuple[str, ...] = ()
 CALIBRATION = ("rc2:300",)
 #: ``tune``'s band: optima RC2 does not find within 10 s (times the margin), but within 300
 EASY = ("rc2:10",)

@@ -28,6 +28,7 @@ from puzzlesat.validate.runs.bundle import (
     BUNDLE_COPIES,
     duplicates,
     instance_text,
+    no_margin,
     suite_copies,
     tar_bytes,
     write_bundle,
@@ -39,6 +40,8 @@ from puzzlesat.validate.verdict import FAILED
 
 #: whether the bundle needs the suite's calibration: every count is certified without it; its counters' runs are checked when there
 CALIBRATED = False
+#: calibrate --recheck's instances: none, the rules have no speed margin
+to_recheck = no_margin
 
 @dataclass
 class CountedInstance:

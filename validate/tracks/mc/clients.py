@@ -33,6 +33,8 @@ from puzzlesat.validate.runs.solvers import (
 COUNTERS = {"ganak": ("pyganak", True), "approxmc": ("pyapproxmc", False)}
 DEFAULT = "ganak"
 STATUSES = ("SAT", "UNSAT", "UNKNOWN")
+#: ``calibrate --recheck``'s clients: none, its rules have no speed margin
+RECHECK: tuple[str, ...] = ()
 CALIBRATION = ("ganak:300",)
 #: ``tune``'s band: counts Ganak does not give within 10 s (times the margin), but within 300
 EASY = ("ganak:10",)

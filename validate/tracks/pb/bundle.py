@@ -28,6 +28,7 @@ from puzzlesat.generator.suite.folder import ManifestRow, read_suite_file, table
 from puzzlesat.validate.runs.bundle import (
     BUNDLE_COPIES,
     instance_text,
+    no_margin,
     suite_copies,
     write_bundle,
     xz_instance,
@@ -40,6 +41,8 @@ METADATA_COLUMNS = ("file", "domain", "family", "variables", "constraints", "ans
                     "answer-from", "optimum", "proof", "runs", "sha256")
 #: whether the bundle needs the suite's calibration: every answer is certified without it
 CALIBRATED = False
+#: calibrate --recheck's instances: none, the rules have no speed margin
+to_recheck = no_margin
 
 
 @dataclass

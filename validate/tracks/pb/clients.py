@@ -46,6 +46,8 @@ CLIENTS = {"exact": ("exact", "pip install 'puzzlesat[pb]' (Exact, AGPL-3.0)"),
            "sat4j": ("java", "apt-get install sat4j (and a Java runtime)")}
 DEFAULT = "exact"
 STATUSES = ("OPTIMUM", "SAT", "UNSAT", "UNKNOWN")
+#: ``calibrate --recheck``'s clients: none, its rules have no speed margin
+RECHECK: tuple[str, ...] = ()
 CALIBRATION = ("exact:300", "scip:300")
 #: ``tune``'s band: instances Sat4j does not solve within 10 s (times the margin), Exact within
 #: 300

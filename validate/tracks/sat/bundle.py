@@ -13,7 +13,16 @@ when neither python-sat's MiniSat nor the standard MiniSat binary solves it with
 minute times a margin (``--margin``, default 2: 120 s of CPU), since the competition's
 machines may be faster and its MiniSat build is not named, and the team's solver solves it
 within its limit; every time is the solver's CPU time, and a table measured in wall-clock
-seconds counts for nothing. We also demand every result be known (planted, an optimal trace,
+seconds counts for nothing.
+
+Since machines that look alike differ in speed, each instance also gets its **margin**
+(:func:`instance_margin`): how many times as fast as the reference machine
+(:mod:`~puzzlesat.validate.runs.speed`) a machine must be for a MiniSat to solve it within
+the filter's minute, from the runs' reference seconds. An instance the rules count whose
+margin is below ``--margin`` is named and the bundle refused unless forced; runs without a
+speed index (a table older than indices) give no margin and are named, not refused.
+
+We also demand every result be known (planted, an optimal trace,
 a certificate, or a validated answer) and that no calibration run gave a wrong answer. Every
 threshold is a :class:`Rules` field. The team's solver defaults to the Kissat 4.0.4 binary at
 1000 s of CPU: the limit a re-tuned suite is built to (``puzzlesat tune``), a fifth of the
@@ -42,6 +51,7 @@ from pathlib import Path
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite.folder import ManifestRow, table_bytes
 from puzzlesat.validate.runs.bundle import BUNDLE_COPIES, suite_copies, write_bundle, xz_instance
+from puzzlesat.validate.runs.limits import CPU_LIMIT
 from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.tracks.sat import clients
 from puzzlesat.validate.verdict import FAILED
@@ -63,6 +73,7 @@ class Rules:
     margin: float = 2.0
     reference: str = "kissat-bin"
     time_limit: float = 1000.0
+    force: bool = False  # write the bundle even with instances whose margin is below margin
 
     def __post_init__(self):
         if not (math.isfinite(self.margin) and self.margin >= 1):
@@ -77,6 +88,57 @@ class Rules:
         return self.minisat_limit * self.margin
 
 
+@dataclass(frozen=True)
+class Margin:
+    """How many times as fast as the reference machine a machine must be for a MiniSat to
+    solve an instance within the filter's limit: ``value``, or at least that when
+    ``at_least`` (a run stopped at its limit: the solver had not finished)."""
+
+    value: float
+    at_least: bool
+
+    def __str__(self) -> str:
+        return f"{'>=' if self.at_least else ''}{self.value:.2f}"
+
+
+def run_margin(run: CalibrationRow, minisat_limit: float) -> Margin | None:
+    """A MiniSat run's margin: its reference seconds over the filter's limit (a lower bound
+    for a run stopped at its CPU limit); None when it has no speed index or ended otherwise
+    (a crash, a wrong answer, the wall-clock backstop)."""
+    seconds = run.reference_seconds
+    if seconds is None or not (run.solved or run.ended_by == CPU_LIMIT):
+        return None
+    return Margin(seconds / minisat_limit, not run.solved)
+
+
+def instance_margin(runs: list[CalibrationRow | None], minisat_limit: float) -> Margin | None:
+    """An instance's margin: the smallest of its MiniSat runs' (the first to solve it decides
+    the filter); None when one of them is missing or has none."""
+    margins = [None if run is None else run_margin(run, minisat_limit) for run in runs]
+    if not margins or None in margins:
+        return None
+    # on a tie the exact value wins: the true margin is then that value, not more
+    return min(margins, key=lambda m: (m.value, m.at_least))  # type: ignore[union-attr]
+
+
+def to_recheck(hashes: list[str], runs: list[CalibrationRow], margin: float) -> list[str]:
+    """The instances (GBD hashes) worth measuring again on this machine for ``margin`` (the
+    MiniSats and filter of the default :class:`Rules`): those whose margin is not known (no
+    run, no speed index) or within a factor 2 of it (an exact margin below half of it is
+    easy on any machine; at twice it, hard enough)."""
+    rules = Rules(margin=margin)
+    by_run = {(run.hash, run.solver): run for run in runs}
+    minisats = tuple(_sat_solver(m) for m in rules.minisats)
+    wanted = []
+    for digest in hashes:
+        known = instance_margin([by_run.get((digest, m)) for m in minisats],
+                                rules.minisat_limit)
+        if known is None or (known.value < 2 * rules.margin and (
+                known.at_least or known.value >= rules.margin / 2)):
+            wanted.append(digest)
+    return wanted
+
+
 @dataclass
 class InstanceCheck:
     hash: str
@@ -89,6 +151,8 @@ class InstanceCheck:
     solved: bool  # by the reference solver within the limit, answer not wrong
     wrong: list[str] = field(default_factory=list)  # solvers whose answer was wrong
     isohash2: str = ""  # gbdc's IsoHash2; "" when gbdc is not installed
+    margin: Margin | None = None  # None: not known (see unindexed)
+    unindexed: bool = False  # a MiniSat run has no speed index (a table older than indices)
 
     @property
     def counts(self) -> bool:
@@ -101,8 +165,10 @@ class InstanceCheck:
         hard = {True: "hard", False: "easy", None: "hard?"}[self.hard]
         ok = "solved" if self.solved else "NOT SOLVED"
         wrong = f" WRONG by {','.join(self.wrong)}" if self.wrong else ""
+        margin = "no-index" if self.unindexed else str(self.margin or "?")
         return (f"{self.hash}  {self.family:<14} {self.result:<7} minisat {self.minisat:<30} "
-                f"{hard:<5}  reference {self.reference:<14} {ok}{wrong}  {self.name}")
+                f"{hard:<5}  margin {margin:<8}  reference {self.reference:<14} {ok}{wrong}  "
+                f"{self.name}")
 
 
 @dataclass
@@ -110,6 +176,7 @@ class SubmissionCheck:
     instances: list[InstanceCheck]
     failures: list[str]  # one line per broken rule; empty = the rules hold
     notes: list[str] = field(default_factory=list)  # counts, balance, what was not checked
+    refused: list[str] = field(default_factory=list)  # margin below the wanted one, not forced
     author: str = ""
     rows: list[ManifestRow] = field(default_factory=list)
 
@@ -128,8 +195,13 @@ def check_instances(rows: list[ManifestRow], runs: list[CalibrationRow], rules: 
                               minisats, reference, rules) for row in rows]
     for check in checks:
         check.isohash2 = (isohash or {}).get(check.hash, "")
+    # only instances the rules count: an easy one is already left out of the count
+    thin = [c.name for c in checks
+            if c.counts and c.margin is not None and c.margin.value < rules.margin]
     return SubmissionCheck(checks, _failures(checks, rules, minisats, reference, isohash),
-                           _notes(checks, runs, rules, minisats, reference, isohash))
+                           _notes(checks, runs, rules, minisats, reference, isohash)
+                           + _margin_notes(checks, runs, rules, minisats, thin),
+                           refused=[] if rules.force else thin)
 
 
 def _check_instance(row: ManifestRow, runs: list[CalibrationRow], minisats: tuple[str, ...],
@@ -145,7 +217,9 @@ def _check_instance(row: ManifestRow, runs: list[CalibrationRow], minisats: tupl
         " / ".join(_cell(run) for run in easy), hard, _cell(ref),
         ref is not None and ref.solved and ref.cpu_seconds is not None
         and ref.cpu_seconds <= rules.time_limit,
-        [r.solver for r in runs if r.verdict in FAILED])
+        [r.solver for r in runs if r.verdict in FAILED],
+        margin=instance_margin(easy, rules.minisat_limit),
+        unindexed=any(run is not None and run.speed_index is None for run in easy))
 
 
 def _result(row: ManifestRow, runs: list[CalibrationRow]) -> str:
@@ -262,6 +336,41 @@ def _notes(checks: list[InstanceCheck], runs: list[CalibrationRow], rules: Rules
     return notes
 
 
+def _margin_notes(checks: list[InstanceCheck], runs: list[CalibrationRow], rules: Rules,
+                  minisats: tuple[str, ...], thin: list[str]) -> list[str]:
+    """What the margins say: the speed indices the runs were measured under, the smallest
+    margin, the instances below the wanted one, those without an index."""
+    indices: dict[str, Counter] = {}
+    for run in runs:
+        if run.speed_index is not None:
+            indices.setdefault(run.solver, Counter())[run.speed_index] += 1
+    notes = []
+    if indices:
+        notes.append("speed index: " + "; ".join(
+            f"{solver} " + ", ".join(f"{index:g}" + (f" ({n} of its runs)" if len(seen) > 1
+                                                     else "")
+                                     for index, n in seen.most_common())
+            for solver, seen in indices.items())
+            + " (a run's reference seconds: its CPU seconds x its index)")
+    known = [c for c in checks if c.counts and c.margin is not None]
+    if known:
+        least = min(known, key=lambda c: c.margin.value)  # type: ignore[union-attr]
+        notes.append(f"margin: how many times as fast as the reference machine a machine must "
+                     f"be for {' or '.join(minisats)} to solve an instance within "
+                     f"{rules.minisat_limit:g} s; the least of the {len(known)} that count: "
+                     f"{least.margin} ({least.name})")
+    if thin:
+        notes.append(f"margin: {len(thin)} that count are below --margin {rules.margin:g}, "
+                     + ("written anyway (--force)" if rules.force else "refused unless --force")
+                     + f": {_names(thin)}")
+    unindexed = [c.name for c in checks if c.unindexed]
+    if unindexed:
+        notes.append(f"margin: no speed index: run calibrate --recheck ({len(unindexed)} "
+                     f"instance(s) measured before speed indices, not refused: "
+                     f"{_names(unindexed)})")
+    return notes
+
+
 def _balance(checks: list[InstanceCheck]) -> str:
     results = Counter(c.result for c in checks)
     return ", ".join(f"{results[r]} {r}" for r in ("sat", "unsat", "unknown")
@@ -304,9 +413,15 @@ def check(src: Path, rows: list[ManifestRow], runs: list[CalibrationRow],
 
 
 def write(src: Path, output: str | os.PathLike | None, done: SubmissionCheck) -> Path:
-    """Write the bundle of a check whose rules hold; returns the archive's path."""
+    """Write the bundle of a check whose rules hold and whose instances have their margin
+    (or are forced); returns the archive's path."""
     if done.failures:
         raise UserError("the submission rules do not hold: " + "; ".join(done.failures))
+    if done.refused:
+        raise UserError(f"{len(done.refused)} instance(s) have a MiniSat margin below "
+                        f"--margin: a machine that fast may solve them within the filter's "
+                        f"minute ({_names(done.refused)}): replace them, calibrate --recheck on "
+                        f"this machine, or --force")
     checks = {c.hash: c for c in done.instances}
     files = {f"instances/{row.hash}.cnf.xz": xz_instance(src, row) for row in done.rows}
     files["metadata.csv"] = table_bytes(METADATA_COLUMNS, (
