@@ -136,3 +136,44 @@ def kissat() -> str:
     if not found:
         pytest.skip("no kissat binary (pip install passagemath-kissat)")
     return found
+
+
+def tick_labels(axis, minor: bool = False) -> list:
+    """The labels of a drawn axis's major (or minor) ticks inside its view: matplotlib keeps
+    labels of ticks outside it, not drawn."""
+    low, high = sorted(axis.get_view_interval())
+    slack = 1e-9 * max(abs(low), abs(high))  # a tick on the view's edge is drawn
+    locs = axis.get_minorticklocs() if minor else axis.get_majorticklocs()
+    labels = axis.get_minorticklabels() if minor else axis.get_majorticklabels()
+    return [label for loc, label in zip(locs, labels) if low - slack <= loc <= high + slack]
+
+
+def drawn_texts(fig) -> list:
+    """The texts a figure shows, drawn: titles, axis labels, tick labels, annotations, the
+    legends' texts."""
+    fig.canvas.draw()
+    texts = []
+    for ax in fig.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        texts += [label for axis in (ax.xaxis, ax.yaxis) for minor in (False, True)
+                  for label in tick_labels(axis, minor)]
+    texts += [text for legend in fig.legends for text in legend.get_texts()]
+    return [t for t in texts if t.get_visible() and t.get_text()]
+
+
+def assert_readable(fig, width: float) -> None:
+    """A plot that reads at its printed size: ``width`` inches wide, every text at 7 pt or
+    more, inside the figure, and no two texts overlapping."""
+    assert fig.get_size_inches()[0] == pytest.approx(width)
+    texts = drawn_texts(fig)
+    assert all(t.get_fontsize() >= 7 for t in texts), [(t.get_text(), t.get_fontsize())
+                                                       for t in texts]
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    inside = fig.bbox.padded(1)  # a pixel's rounding
+    for text, box in boxes:
+        assert inside.containsx(box.x0) and inside.containsx(box.x1) \
+            and inside.containsy(box.y0) and inside.containsy(box.y1), (text, box, fig.bbox)
+    for index, (text, box) in enumerate(boxes):
+        for other, other_box in boxes[index + 1:]:
+            assert not box.overlaps(other_box), (text, other)

@@ -14,15 +14,18 @@ import sys
 import time
 
 import pytest
-from conftest import TINY, assert_one_line_error, publish_tiny
+from conftest import TINY, assert_one_line_error, assert_readable, publish_tiny, tick_labels
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
 from puzzlesat.validate.campaigns.calibrate import (
     calibrate_suite,
+    calibration_figure,
     plot_calibration,
     read_calibration,
 )
+from puzzlesat.validate.campaigns.plot_style import PANEL_WIDTH
 from puzzlesat.validate.runs import solvers as runner
+from puzzlesat.validate.runs.records import CalibrationRow
 from puzzlesat.validate.runs.solvers import solve_with_pysat
 
 
@@ -148,6 +151,89 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(calibrated, tmp_path
     written, note = plot_calibration(tmp_path, read_calibration(suite))
     assert written == [] and "matplotlib is not installed" in note
     assert list(tmp_path.iterdir()) == []
+
+
+# -- the plots, from made-up rows (no solver runs) ------------------------------------------
+def made_up(family: str, param: str, times: dict) -> list[CalibrationRow]:
+    """Rows of ``times``: hardness -> {solver: (limit, CPU seconds)}; past the limit the run
+    stopped (UNKNOWN)."""
+    return [CalibrationRow(
+        hash=f"{hardness:032x}", name=f"{family}-{hardness}", file="f", family=family,
+        track="sat", hardness_param=param, hardness=str(hardness), expected="sat",
+        solver=solver, time_limit=limit, status="UNKNOWN" if seconds > limit else "SAT",
+        cpu_seconds=seconds, wall_seconds=seconds, ended_by="solver", verdict="OK", reason="",
+        machine="m", load=0.0)
+        for hardness, runs in times.items() for solver, (limit, seconds) in runs.items()]
+
+
+#: the SAT track's calibration: both MiniSats to 120 s, Kissat to 1000 s; equal times
+SC = made_up("sliding", "k", {
+    27: {"minisat22": (120, 3), "minisat-bin": (120, 3), "kissat-bin": (1000, 1)},
+    28: {"minisat22": (120, 40), "minisat-bin": (120, 40), "kissat-bin": (1000, 8)},
+    29: {"minisat22": (120, 130), "minisat-bin": (120, 125), "kissat-bin": (1000, 90)},
+    30: {"minisat22": (120, 121), "minisat-bin": (120, 130), "kissat-bin": (1000, 700)}})
+
+
+@pytest.fixture
+def figure():
+    """Closes the figure a test draws (``figure.append(fig)``)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    drawn: list = []
+    yield drawn
+    for fig in drawn:
+        plt.close(fig)
+
+
+def test_a_calibration_plot_reads_at_a_third_of_the_page(figure):
+    fig = calibration_figure("sliding", SC)
+    figure.append(fig)
+    assert_readable(fig, PANEL_WIDTH)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in tick_labels(ax.xaxis)] == ["27", "28", "29", "30"]
+    # plain seconds, no 6x10^1 minor labels
+    assert [t.get_text() for t in tick_labels(ax.yaxis)] == ["1", "10", "100", "1000"]
+    assert not [t.get_text() for t in tick_labels(ax.yaxis, minor=True) if t.get_text()]
+    # each limit once, in its own style, its solvers named
+    labels = [t.get_text().replace("\n", " ") for t in fig.legends[0].get_texts()]
+    assert [label for label in labels if label.startswith("limit")] == [
+        "limit 120 s: minisat22, minisat-bin", "limit 1000 s: kissat-bin"]
+    limits = [line for line in ax.get_lines() if line.get_label().startswith("limit")]
+    assert len({str(line.get_linestyle()) for line in limits}) == 2
+    # equal times stay visible: a marker and a horizontal place per solver
+    series = {line.get_label(): line for line in ax.get_lines() if line.get_label() in
+              ("minisat22", "minisat-bin", "kissat-bin")}
+    assert len({line.get_marker() for line in series.values()}) == 3
+    assert len({line.get_xdata()[0] for line in series.values()}) == 3  # at k = 27
+
+
+def test_one_hardness_value_one_limit_and_wall_seconds(figure):
+    rows = made_up("flow", "width", {5: {"minisat22": (60, 2.0), "minisat-bin": (60, 2.0)}})
+    fig = calibration_figure("flow", [dataclasses.replace(r, cpu_seconds=None) for r in rows])
+    figure.append(fig)
+    assert_readable(fig, PANEL_WIDTH)
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert low <= 4 and high >= 6  # a padded range, not 4.85..5.15
+    assert all(t.get_text().isdigit() for t in tick_labels(ax.xaxis))
+    # a range short of two powers of ten: 1-2-5 ticks, so several are labelled
+    assert [t.get_text() for t in tick_labels(ax.yaxis)] == ["2", "5", "10", "20", "50"]
+    assert ax.get_ylabel() == "solver wall time (s)"
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["minisat22", "minisat-bin", "limit 60 s"]  # one limit: no names
+
+
+def test_calibration_plots_are_the_same_bytes_every_time(tmp_path):
+    pytest.importorskip("matplotlib")
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        assert plot_calibration(tmp_path / folder, SC) == (
+            ["calibration-sliding.png", "calibration-sliding.svg"], "")
+    for name in ("calibration-sliding.png", "calibration-sliding.svg"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert b"Software" not in (tmp_path / "a" / "calibration-sliding.png").read_bytes()
+    assert b"<dc:date>" not in (tmp_path / "a" / "calibration-sliding.svg").read_bytes()
 
 
 # -- time limits and crashes: a fake solver run in the runner's child process --------------

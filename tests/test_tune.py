@@ -10,16 +10,19 @@ import json
 import shutil
 
 import pytest
-from conftest import TINY, assert_one_line_error
+from conftest import TINY, assert_one_line_error, assert_readable, tick_labels
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
 from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite.spec import parse_spec
+from puzzlesat.validate.campaigns.plot_style import COLUMN_WIDTH
 from puzzlesat.validate.campaigns.tune import cache as tune_module
 from puzzlesat.validate.campaigns.tune import tune
 from puzzlesat.validate.campaigns.tune.cache import RunCache
+from puzzlesat.validate.campaigns.tune.landscape import landscape_figure
 from puzzlesat.validate.campaigns.tune.plan import (
+    STOPPED,
     Axis,
     make_plan,
     parse_axis,
@@ -113,6 +116,45 @@ def test_landscape_csv_has_one_row_per_run(stub, tmp_path):
     assert '"center_colors":2' in rows[3]["params"] and '"rows":4' in rows[3]["params"]
     assert all(len(r["gbd_hash"]) == 32 and r["expected"] == "SAT" for r in rows)
     assert (tmp_path / "landscape.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_landscape_reads_well_with_two_easy_solvers_at_one_limit(stub, tmp_path):
+    """The SAT track's defaults in small: both MiniSats at one limit. Each limit is one
+    legend entry, not two labels drawn on top of each other; each shading has its own."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    result = tune(plan(easy=("minisat22:10", "minisat-bin:10")), tmp_path, progress=False)
+    fig = landscape_figure(result)
+    try:
+        assert_readable(fig, COLUMN_WIDTH)
+        ax = fig.axes[0]
+        assert [t.get_text() for t in tick_labels(ax.xaxis)] == ["3", "4", "5", "6"]
+        assert [t.get_text() for t in tick_labels(ax.yaxis)] == ["1", "10", "100"]
+        assert not [t.get_text() for t in tick_labels(ax.yaxis, minor=True) if t.get_text()]
+        assert not ax.texts  # the limits are named in the legend, not beside their lines
+        labels = [t.get_text().replace("\n", " ") for t in fig.legends[0].get_texts()]
+        assert sorted(label for label in labels if label.startswith("limit")) == [
+            "limit 10 s: minisat22, minisat-bin", "limit 100 s: cadical195"]
+        assert {"band of times", "in-band values", STOPPED} <= set(labels)
+        assert len(labels) == len(set(labels))
+    finally:
+        plt.close(fig)
+
+
+def test_a_narrow_range_of_times_gets_plain_1_2_5_ticks(stub, tmp_path):
+    """Times within one power of ten (30 to 100 s): labelled 50, 100, not 4x10^1, 6x10^1."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    result = tune(plan(axis="rows=5..6", easy="minisat22:30"), tmp_path, progress=False)
+    fig = landscape_figure(result)
+    try:
+        fig.canvas.draw()
+        labels = [t.get_text() for t in tick_labels(fig.axes[0].yaxis)]
+        assert labels == ["50", "100"]
+    finally:
+        plt.close(fig)
 
 
 def test_group_toml_loads_with_the_suite_spec_reader(stub, tmp_path):

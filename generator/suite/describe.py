@@ -380,8 +380,8 @@ def _figure(spec, rows: list[ManifestRow], plots: tuple[str, ...],
         out += [f"\\IfFileExists{{{plot}}}{{\\includegraphics[width={cell}]{{{plot}}}}}{{}}"
                 for plot in plots]
         caption += (" Below: solve time of each calibration run against the family's hardness "
-                    "parameter, one series per solver; hollow marks were stopped at the time "
-                    "limit (dotted).")
+                    "parameter, one series per solver; hollow marks were stopped at their "
+                    "time limit (a line each).")
     return out + [f"\\caption{{{caption}}}", r"\label{fig:suite}", r"\end{figure*}", ""]
 
 

@@ -44,10 +44,10 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.executors import cap_jobs, run_tasks
@@ -73,6 +73,20 @@ from puzzlesat.generator.suite.folder import (
 from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.publish import publish_lock
 from puzzlesat.generator.suite.spec import check_published, read_published
+from puzzlesat.validate.campaigns.plot_style import (
+    NEUTRAL,
+    PANEL_WIDTH,
+    draw_limits,
+    finish,
+    image_bytes,
+    integer_axis,
+    offsets,
+    pyplot,
+    seconds_axis,
+    solver_style,
+    step_of,
+    style,
+)
 from puzzlesat.validate.runs.certify import CheckedSolving
 from puzzlesat.validate.runs.limits import SOLVER, TimeLimit, load, machine
 from puzzlesat.validate.runs.processes import solver_pool
@@ -347,53 +361,66 @@ def _record(out: Path, spec, instances: list[dict], rows: list[CalibrationRow],
 
 
 def plot_calibration(out: Path, rows: list[CalibrationRow]) -> tuple[list[str], str]:
-    """``calibration-<family>.png`` and ``.svg``: CPU seconds (wall seconds for a wall-clock
-    table's rows) against the hardness parameter, a series per solver, runs stopped at the
-    limit drawn hollow. Returns the files written and
-    a note (why nothing was drawn)."""
-    try:
-        import matplotlib
-    except ImportError:
+    """``calibration-<family>.png`` and ``.svg`` (:func:`calibration_figure`) for each family
+    with hardness values. Returns the files written and a note (why nothing was drawn)."""
+    plt = pyplot()
+    if plt is None:
         return [], "no plot: matplotlib is not installed (pip install 'puzzlesat[plot]')"
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     written = []
-    # reproducible SVG element ids and no timestamps in the files
-    with matplotlib.rc_context({"svg.hashsalt": "puzzlesat", "path.simplify": True}):
-        for family in dict.fromkeys(r.family for r in rows):
-            mine = [r for r in rows if r.family == family and r.hardness != ""]
-            if not mine:
-                continue
-            fig, ax = plt.subplots(figsize=(6, 4))
-            for solver in dict.fromkeys(r.solver for r in mine):
-                _plot_series(ax, [r for r in mine if r.solver == solver], solver)
-            for limit in sorted({r.time_limit for r in mine}):
-                ax.axhline(limit, color="grey", linestyle=":", label=f"limit {limit:g} s")
-            ax.set_xlabel(mine[0].hardness_param)
-            ax.set_ylabel("solver CPU seconds")
-            ax.set_yscale("log")
-            ax.set_title(f"{family}: solve time")
-            ax.legend(fontsize="small")
-            for suffix, metadata in ((".png", {"Software": None}),
-                                     (".svg", {"Date": None, "Creator": None})):
-                name = f"calibration-{family}{suffix}"
-                image = io.BytesIO()  # written atomically: never through a symlink of that name
-                fig.savefig(image, format=suffix[1:], metadata=metadata)
-                atomic_write(out / name, image.getvalue())
-                written.append(name)
-            plt.close(fig)
+    for family in dict.fromkeys(r.family for r in rows):
+        mine = [r for r in rows if r.family == family and r.hardness != ""]
+        if not mine:
+            continue
+        fig = calibration_figure(family, mine)
+        for fmt in ("png", "svg"):
+            name = f"calibration-{family}.{fmt}"
+            # written atomically: never through a symlink of that name
+            atomic_write(out / name, image_bytes(fig, fmt))
+            written.append(name)
+        plt.close(fig)
     return written, ""
 
 
-def _plot_series(ax, rows: list[CalibrationRow], solver: str) -> None:
+def calibration_figure(family: str, rows: list[CalibrationRow]) -> Any:
+    """One family's figure: CPU seconds (wall seconds for a wall-clock table's rows, log)
+    against the hardness parameter, a series per solver (runs stopped at the limit hollow), a
+    line per time limit; sized for 0.32 of a page's text width. Needs matplotlib."""
+    plt = pyplot()
+    with style():
+        fig, ax = plt.subplots(layout="constrained")
+        solvers = list(dict.fromkeys(r.solver for r in rows))
+        hardness = [float(r.hardness) for r in rows]
+        colors = {}
+        for index, (solver, shift) in enumerate(
+                zip(solvers, offsets(len(solvers), step_of(hardness)))):
+            look = solver_style(index)
+            colors[solver] = look["color"]
+            _plot_series(ax, [r for r in rows if r.solver == solver], solver, look, shift)
+        if any(r.status == "UNKNOWN" for r in rows):  # one entry for every solver's
+            ax.plot([], [], "o", mfc="none", color=NEUTRAL, label="hollow: stopped at its limit")
+        # one limit for every solver needs no names
+        draw_limits(ax, ((r.time_limit, r.solver) for r in rows), colors,
+                    named=len({r.time_limit for r in rows}) > 1)
+        integer_axis(ax, hardness, rows[0].hardness_param)
+        walls = {r.cpu_seconds is None for r in rows}  # True: a wall-clock table's row
+        seconds_axis(ax, "solver CPU time (s)" if walls == {False} else
+                     "solver wall time (s)" if walls == {True} else "CPU or wall time (s)")
+        ax.set_title(f"{family}: solve time")
+        finish(fig, ax, PANEL_WIDTH)
+    return fig
+
+
+def _plot_series(ax, rows: list[CalibrationRow], solver: str, look: dict[str, str],
+                 shift: float) -> None:
+    """One solver's runs, ``shift`` to the side: solved filled, stopped hollow."""
     def seconds(row: CalibrationRow) -> float:
         return max(row.wall_seconds if row.cpu_seconds is None else row.cpu_seconds, 1e-3)
 
     solved = [r for r in rows if r.status != "UNKNOWN"]
     stopped = [r for r in rows if r.status == "UNKNOWN"]
-    (line,) = ax.plot([float(r.hardness) for r in solved], [seconds(r) for r in solved], "o",
-                      label=solver)
+    # drawn (if empty) even when every run stopped: the solver's legend entry
+    ax.plot([float(r.hardness) + shift for r in solved], [seconds(r) for r in solved],
+            linestyle="none", label=solver, **look)
     if stopped:
-        ax.plot([float(r.hardness) for r in stopped], [seconds(r) for r in stopped],
-                "o", mfc="none", color=line.get_color(), label=f"{solver} (stopped)")
+        ax.plot([float(r.hardness) + shift for r in stopped], [seconds(r) for r in stopped],
+                linestyle="none", mfc="none", **look)

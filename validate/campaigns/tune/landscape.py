@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
+import textwrap
 from pathlib import Path
+from typing import Any
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.files import atomic_write
@@ -20,6 +21,21 @@ from puzzlesat.generator.suite.folder import (
     published_suite_holding,
     remove_own,
     table_bytes,
+)
+from puzzlesat.validate.campaigns.plot_style import (
+    COLUMN_WIDTH,
+    FONT,
+    chars_across,
+    draw_limits,
+    finish,
+    image_bytes,
+    integer_axis,
+    offsets,
+    pyplot,
+    seconds_axis,
+    solver_style,
+    step_of,
+    style,
 )
 from puzzlesat.validate.campaigns.tune.plan import (
     COLUMNS,
@@ -149,53 +165,53 @@ def write_landscape(out: Path, result: Tune, plot: bool) -> None:
 
 
 def plot_landscape(result: Tune) -> bytes | None:
-    """``landscape.png``'s bytes: per solver, the median and the min..max of run time against
-    the axis (log time; a run stopped at its limit counts as the limit), the band shaded, the
-    limits drawn. None when matplotlib is not installed."""
-    try:
-        import matplotlib
-    except ImportError:
+    """``landscape.png``'s bytes (:func:`landscape_figure`); None when matplotlib is not
+    installed."""
+    plt = pyplot()
+    if plt is None:
         return None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plan = result.plan
-    fig, ax = plt.subplots(figsize=(7, 5))
-    ax.axhspan(max(limit.seconds for limit in plan.easy), plan.reference.seconds,
-               color="tab:green", alpha=0.1,
-               label="band (in-band values: green columns)")
-    walked = list(result.samples)
-    step = min((b - a for a, b in zip(walked, walked[1:])), default=1)  # columns fit the axis
-    for value in result.in_band:
-        ax.axvspan(value - 0.4 * step, value + 0.4 * step, color="tab:green", alpha=0.15)
-    colors = ("tab:blue", "tab:orange", "tab:purple", "tab:brown")
-    for index, limit in enumerate(plan.limits):
-        color = "tab:red" if limit is plan.reference else colors[index % len(colors)]
-        ax.axhline(limit.seconds, color=color, linestyle=":", linewidth=1)
-        ax.annotate(f"limit {limit}", (0.995, limit.seconds), ha="right", va="bottom",
-                    xycoords=("axes fraction", "data"), fontsize="small", color=color)
-        shift = 0.2 * step * (index / max(1, len(plan.limits) - 1) - 0.5)
-        _plot_solver(ax, result, limit, color, shift)
-    ax.set_yscale("log")
-    ax.set_xlabel(plan.axis.name + "".join(f"  ({f.name} = {_follow_text(f, plan)})"
-                                           for f in plan.follows))
-    ax.set_ylabel("solver CPU seconds (log)")
-    ax.set_xticks(walked)
-    ax.set_xlim(walked[0] - 0.6 * step, walked[-1] + 0.6 * step)
-    fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
-    ax.set_title(f"{plan.family} ({fixed}; {', '.join(plan.encodings)})\n"
-                 f"{plan.samples} sample{'s' if plan.samples > 1 else ''} per value",
-                 fontsize="medium")
-    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
-              frameon=False)
-    fig.tight_layout()
-    png = io.BytesIO()
-    fig.savefig(png, format="png", metadata={"Software": None})
+    fig = landscape_figure(result)
+    png = image_bytes(fig, "png")
     plt.close(fig)
-    return png.getvalue()
+    return png
 
 
-def _plot_solver(ax, result: Tune, limit: Limit, color: str, shift: float) -> None:
+def landscape_figure(result: Tune) -> Any:
+    """Per solver, the median and the min..max of run time against the axis (log time; a run
+    stopped at its limit counts as the limit), the band of times and the values in it shaded,
+    a line per limit. Needs matplotlib."""
+    plt = pyplot()
+    plan = result.plan
+    walked = list(result.samples)
+    step = step_of(walked)
+    with style():
+        fig, ax = plt.subplots(layout="constrained")
+        ax.axhspan(max(limit.seconds for limit in plan.easy), plan.reference.seconds,
+                   color="tab:green", alpha=0.12, linewidth=0, label="band of times")
+        for index, value in enumerate(result.in_band):  # one legend entry for them all
+            ax.axvspan(value - 0.4 * step, value + 0.4 * step, color="0.55", alpha=0.2,
+                       linewidth=0, label="in-band values" if index == 0 else None)
+        colors = {}
+        for index, (limit, shift) in enumerate(
+                zip(plan.limits, offsets(len(plan.limits), step))):
+            look = solver_style(index)
+            colors[limit.solver] = look["color"]
+            _plot_solver(ax, result, limit, look, shift)
+        draw_limits(ax, ((limit.seconds, limit.solver) for limit in plan.limits), colors,
+                    named=True)
+        follows = "".join(f"\n({f.name} = {_follow_text(f, plan)})" for f in plan.follows)
+        integer_axis(ax, walked, plan.axis.name + follows)
+        seconds_axis(ax, "solver CPU time (s)")
+        fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
+        ax.set_title(textwrap.fill(f"{plan.family} ({fixed}; {', '.join(plan.encodings)})",
+                                   chars_across(COLUMN_WIDTH, FONT + 1))
+                     + f"\n{plan.samples} sample{'s' if plan.samples > 1 else ''} per value: "
+                       f"median, min..max")
+        finish(fig, ax, COLUMN_WIDTH)
+    return fig
+
+
+def _plot_solver(ax, result: Tune, limit: Limit, look: dict[str, str], shift: float) -> None:
     """One solver's median (line), min..max (bar) and its stopped runs (x at the limit),
     drawn ``shift`` to the side so that the solvers' bars do not hide each other."""
     plan = result.plan
@@ -212,14 +228,14 @@ def _plot_solver(ax, result: Tune, limit: Limit, color: str, shift: float) -> No
         stopped += [value + shift for r in runs if r.status == "UNKNOWN"]
     if not xs:
         return
-    label = (f"{limit.solver} (where the easy solvers failed)" if limit is plan.reference
+    label = (f"{limit.solver} (if easy failed)" if limit is plan.reference
              else limit.solver)
-    ax.errorbar(xs, medians, yerr=[lows, highs], fmt="o-", color=color, capsize=4,
-                markersize=5, label=f"{label}: median, min..max")
+    ax.errorbar(xs, medians, yerr=[lows, highs], capsize=2.5, elinewidth=0.8, label=label,
+                **look)
     if stopped:
         first = not any(h.get_label() == STOPPED for h in ax.get_lines())
-        ax.plot(stopped, [limit.seconds] * len(stopped), "x", color="black", markersize=8,
-                zorder=3, label=STOPPED if first else None)
+        ax.plot(stopped, [limit.seconds] * len(stopped), "x", color="black", markersize=5,
+                markeredgewidth=0.8, zorder=3, label=STOPPED if first else None)
 
 
 def _follow_text(follow: Follow, plan: Plan) -> str:
