@@ -162,7 +162,7 @@ def made_up(family: str, param: str, times: dict) -> list[CalibrationRow]:
         track="sat", hardness_param=param, hardness=str(hardness), expected="sat",
         solver=solver, time_limit=limit, status="UNKNOWN" if seconds > limit else "SAT",
         cpu_seconds=seconds, wall_seconds=seconds, ended_by="solver", verdict="OK", reason="",
-        machine="m", load=0.0)
+        machine="m", load=0.0, speed_index=None)
         for hardness, runs in times.items() for solver, (limit, seconds) in runs.items()]
 
 
