@@ -181,9 +181,12 @@ def test_the_maxsat_bundle_certifies_each_optimum_again(tmp_path, puzzlesat):
     doctored = _doctored(lzma.decompress(path.read_bytes()).decode(), "RL")
     path.write_bytes(lzma.compress(doctored.encode()))
     manifest = json.loads((suite / "manifest.json").read_text())
-    for row in manifest["instances"]:
+    stated = next(line.split(": ", 1)[1] for line in doctored.splitlines()
+                  if line.startswith("c optimum: "))
+    for row in manifest["instances"]:  # the manifest agrees with the doctored header
         if row["file"] == "instances/" + path.name:
             row["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            row["optimum"] = stated
     (suite / "manifest.json").write_text(json.dumps(manifest))
     result = puzzlesat("submission", suite, "--track", "maxsat", "-o", tmp_path / "b")
     assert_one_line_error(result, path.name, "not the one its params give")

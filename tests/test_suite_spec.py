@@ -34,6 +34,7 @@ def _toy_module() -> types.ModuleType:
     toy.NAME = "toy"
     toy.SUMMARY = "planted unit clauses"
     toy.STORY = "A toy: n variables, each fixed by a unit clause to a planted value."
+    toy.PICTURE_MARKS = ""
     toy.REFERENCES = ({"type": "article", "title": "Toy paper", "year": 2000,
                        "authors": [{"family-names": "Doe", "given-names": "J."}]},)
     toy.HARDNESS_PARAM = "n"
