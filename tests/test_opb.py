@@ -624,6 +624,21 @@ def test_memory_is_what_the_text_holds_whatever_its_lines():
         assert peak_bytes(parse_opb, text) < 3 * len(text) + (80 << 20), len(text)
 
 
+def test_what_a_model_falsifies_is_found_a_slice_at_a_time():
+    """violated's temporaries (several words a term and a constraint) are a slice's, not the
+    file's: on 1,000,000 constraints, 3 MB (61 MB before), the same constraints as the
+    formula's own count."""
+    rng = np.random.default_rng(1)
+    f = Opb()
+    f.new_vars("x", 1000)
+    f.add("c", np.arange(1, 4) + rng.integers(0, 997, (1_000_000, 1)), [1, 2, 3], ">=", 2)
+    f.add("one", [[1, 2]], [-1, 1], "=", 0)
+    g = parse_opb(opb_bytes(f), "t")
+    model = rng.random(1001) < 0.5
+    assert g.violated(model).tolist() == f.violated(model).tolist()
+    assert peak_bytes(g.violated, model) < 8 << 20
+
+
 def test_a_line_longer_than_a_chunk_is_held_a_chunk_at_a_time(tmp_path):
     """A constraint line of 100 MB (read from a compressed file) costs what is kept of it, 12
     bytes a term grown in place by an eighth, and a step's work: not the line whole, nor the

@@ -474,16 +474,23 @@ class OpbFile:
         """Indices (0-based) of the constraints ``model`` (bool, indexed by variable, index 0
         unused) falsifies, exactly: int64 sums split into high and low 32 bits (a file may hold
         coefficients that sum past 2^63), Python integers where the arrays hold them."""
-        if not self.num_constraints:
-            return np.zeros(0, dtype=np.int64)
-        chosen = np.where(_truth(self.literals, np.asarray(model, dtype=bool)), self.coefs, 0)
-        firsts = self.starts[:-1]
-        if chosen.dtype == object or self.degrees.dtype == object:
-            total = np.add.reduceat(chosen.astype(object), firsts)
-            below, same = total < self.degrees, total == self.degrees
-        else:
-            below, same = _compare_sums(chosen, firsts, self.degrees)
-        return np.flatnonzero(np.where(self.equal, ~same, below))
+        model = np.asarray(model, dtype=bool)
+        found = [np.zeros(0, dtype=np.int64)]
+        # constraints a slice of about a step's terms at a time: the temporaries (several
+        # words a term) stay a step's, not the formula's
+        cuts = np.unique(np.searchsorted(self.starts, np.arange(0, self.starts[-1],
+                                                                _STEP_TERMS), "right") - 1)
+        for first, last in zip(cuts.tolist(), [*cuts[1:].tolist(), self.num_constraints]):
+            at, end = int(self.starts[first]), int(self.starts[last])
+            chosen = np.where(_truth(self.literals[at:end], model), self.coefs[at:end], 0)
+            firsts, degrees = self.starts[first:last] - at, self.degrees[first:last]
+            if chosen.dtype == object or degrees.dtype == object:
+                total = np.add.reduceat(chosen.astype(object), firsts)
+                below, same = total < degrees, total == degrees
+            else:
+                below, same = _compare_sums(chosen, firsts, degrees)
+            found.append(np.flatnonzero(np.where(self.equal[first:last], ~same, below)) + first)
+        return np.concatenate(found)
 
     def cost(self, model: np.ndarray) -> int:
         """The objective's value under ``model``, exactly (0 without an objective)."""
