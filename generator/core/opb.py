@@ -462,6 +462,12 @@ class OpbFile:
         """The number of constraints (lines: an ``=`` counts once)."""
         return int(self.starts.size) - 1
 
+    def largest_variable(self) -> int:
+        """The largest variable a term names (0 when none does)."""
+        named = [self.literals, *([] if self.objective is None else [self.objective[0]])]
+        return max([max(int(lits.max()), -int(lits.min())) for lits in named if lits.size]
+                   or [0])
+
     def constraints(self) -> list[tuple[list[tuple[int, int]], str, int]]:
         """Every constraint as ``([(coefficient, literal), ...], relation, degree)``
         (reference path)."""
