@@ -386,6 +386,8 @@ CASES = [
     (b"* #variable= 3 #constraint= 1 #product= 2 sizeproduct= 4\n", 1, "not the counts line"),
     (b"* #variable= 2147483648 #constraint= 1\n+1 x1 >= 1 ;\n", 1, "beyond 2^31 - 1"),
     (b"* #variable= 3 #constraint= 1234567890123456789\n", 1, "more than 18 digits"),
+    (b"* a comment\n" + H + b"+1 x1 >= 1 ;\n", 1,
+     "found '* a comment': the counts line comes first, before any comment"),
     (H + b"+1 x1 +1 x2 <= 1 ;\n", 2, "relation '<='"),
     (H + b"+1 x1 +1 x2 > 1 ;\n", 2, "relation '>'"),
     (H + b"+1 x1 +1 x2 < 1 ;\n", 2, "relation '<'"),

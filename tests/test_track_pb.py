@@ -371,6 +371,17 @@ def test_an_unknown_pb_solver_is_one_line(made, puzzlesat):
                           "nosuch")
 
 
+@pytest.mark.parametrize("command", ["show", "validate", "solve"])
+def test_a_counts_line_below_a_comment_is_named_as_such(tmp_path, puzzlesat, command):
+    """Line 1 a comment and line 2 the counts line (which Sat4j reads on line 1 only): the
+    OPB reader says so (before, the file was taken for DIMACS: "no 'p cnf' line")."""
+    path = tmp_path / "late.opb"
+    path.write_text("* a comment\n* #variable= 1 #constraint= 1\n+1 x1 >= 1 ;\n")
+    more = [_answer(tmp_path, b"s SATISFIABLE\nv x1\n")] if command == "validate" else []
+    assert_one_line_error(puzzlesat(command, path, *more), f"{path}: line 1: not the counts "
+                          "line", "the counts line comes first, before any comment")
+
+
 def _declaring(tmp_path: Path, variables: int) -> Path:
     """A 1-constraint file over x1 whose counts line declares ``variables``."""
     path = tmp_path / f"v{variables}.opb"

@@ -634,8 +634,11 @@ def _counts_line(line: bytes, name: str) -> _Counts:
     """The counts of line 1, or a UserError."""
     m = _COUNTS.fullmatch(line) if len(line) <= _COUNTS_BYTES else None
     if m is None:
+        # a comment on line 1 (the counts line below it) is read by no Sat4j: say so
+        before = (": the counts line comes first, before any comment" if line.startswith(b"*")
+                  and b"#variable=" not in line[:_COUNTS_BYTES] else "")
         raise UserError(f"{name}: line 1: not the counts line '* #variable= N #constraint= M' "
-                        f"(#equal= E intsize= I may follow), found {_text(line)}")
+                        f"(#equal= E intsize= I may follow), found {_text(line)}{before}")
     if any(len(g) > _COUNT_DIGITS for g in m.groups() if g is not None):
         raise UserError(f"{name}: line 1: a count of more than {_COUNT_DIGITS} digits")
     variables = int(m.group(1))
