@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import lzma
 import os
+import resource
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -47,9 +48,12 @@ class Run:
     peak_mb: float  # the largest resident set the process ever had
 
 
-def run_measured(*args, env: dict | None = None, cwd=None) -> Run:
+def run_measured(*args, env: dict | None = None, cwd=None,
+                 address_space: int | None = None) -> Run:
     """Run ``puzzlesat ARGS`` in a new process of this Python; its exit code, output and peak
-    resident memory (ru_maxrss of that one child, from wait4)."""
+    resident memory (ru_maxrss of that one child, from wait4). ``address_space`` (bytes), when
+    given, caps the memory it and its children may map (``prlimit --as``): a command that
+    would take the machine's memory ends in a MemoryError instead."""
     argv = [sys.executable, "-m", "puzzlesat", *map(str, args)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         pid = os.fork()
@@ -59,6 +63,8 @@ def run_measured(*args, env: dict | None = None, cwd=None) -> Run:
                 os.dup2(err.fileno(), 2)
                 if cwd is not None:
                     os.chdir(cwd)
+                if address_space is not None:
+                    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
                 os.execve(sys.executable, argv, {**os.environ, **(env or {})})
             finally:
                 os._exit(127)

@@ -26,6 +26,7 @@ from puzzlesat.generator.instance import build
 from puzzlesat.generator.suite import publish_suite
 from puzzlesat.generator.tracks import get_track
 from puzzlesat.generator.tracks.parts import header_limit
+from puzzlesat.validate.tracks.pb.clients import names as pb_clients
 
 GIB = 1024  # MiB
 
@@ -160,6 +161,58 @@ def test_the_copy_a_solver_command_reads_is_bounded_like_the_instance(made, tmp_
                    b"1 0\n", GIB)
     assert_refused(run_measured("solve", bomb, "--solver-command", "cat {cnf}"),
                    "the most an instance with this header can hold")
+
+
+# -- the PB track: text past its counts line, variables the text did not pay for ----------------
+
+#: the red team's limit on a command's memory (prlimit --as): past it, a MemoryError, not the
+#: machine's memory
+FOUR_GB = 4_000_000_000
+
+
+@pytest.mark.parametrize("command", [("validate", "{out}"), ("show",), ("solve",)])
+def test_an_opb_of_a_gigabyte_of_terms_is_read_no_further_than_its_counts_line(tmp_path,
+                                                                             command):
+    """A 300 KB .opb.xz without a header: 1024 lines of 1 MiB of ``+1 x1`` terms under ``*
+    #variable= 1 #constraint= 1024``, whose lines hold a term or two each: refused once past
+    what its counts line allows (all of it read and kept, before: validate 4.9 GB and 64 s,
+    show 4.3 GB; under a 4 GB limit a numpy _ArrayMemoryError)."""
+    line = b"+1 x1 " * ((MIB - 7) // 6) + b">= 1 ;\n"
+    bomb = xz_bomb(tmp_path / "t.opb.xz", b"* #variable= 1 #constraint= 1024\n", line, GIB)
+    (tmp_path / "t.out").write_text("s SATISFIABLE\nv x1\n")
+    args = [word.format(out=tmp_path / "t.out") for word in command[1:]]
+    assert_refused(run_measured(command[0], bomb, *args, address_space=FOUR_GB),
+                   "the most an OPB instance with the counts line '* #variable= 1 "
+                   "#constraint= 1024' can hold")
+
+
+def test_an_opb_read_whole_costs_what_it_keeps(tmp_path):
+    """100 MiB of ``+1 x1 >= 1 ;`` lines, all of them declared by the counts line, with no
+    header to bound it: read whole, as its counts line allows, in what is kept (29 bytes a
+    13-byte line) and a step's work: 407 MB (678 before, 7 bytes a byte of text: the 1 GiB
+    file ended in an _ArrayMemoryError under 4 GB; now it is verified in 2.6 GB)."""
+    line = b"+1 x1 >= 1 ;\n"
+    count = 100 * (MIB // len(line))
+    bomb = xz_bomb(tmp_path / "t.opb.xz", b"* #variable= 1 #constraint= %d\n" % count, line, 100)
+    (tmp_path / "t.out").write_text("s SATISFIABLE\nv x1\n")
+    run = run_measured("validate", bomb, tmp_path / "t.out", address_space=FOUR_GB)
+    assert run.code == 0 and run.out.startswith("VERIFIED-SAT"), (run.code, run.err[-2000:])
+    assert run.peak_mb < 3 * 100 + 150, run.peak_mb
+
+
+def test_solve_refuses_variables_the_text_did_not_pay_for(tmp_path):
+    """52 bytes declaring #variable= 2147483647: every PB client refuses it in one line before
+    its solver runs (Exact's child took 3.7 GB and ended in a MemoryError, s UNKNOWN); the
+    judge reads it in small memory, as before."""
+    path = tmp_path / "many.opb"
+    path.write_text("* #variable= 2147483647 #constraint= 1\n+1 x1 >= 1 ;\n")
+    for client in pb_clients():
+        assert_refused(run_measured("solve", path, "--solver", client, address_space=FOUR_GB),
+                       "line 1 declares #variable= 2147483647 but the text names only x1..x1")
+    (tmp_path / "t.out").write_text("s SATISFIABLE\nv x1\n")
+    judged = run_measured("validate", path, tmp_path / "t.out", address_space=FOUR_GB)
+    assert judged.code == 3 and judged.out.startswith("MALFORMED"), (judged.code, judged.err)
+    assert judged.peak_mb < 500, judged.peak_mb
 
 
 # -- lying headers and plans: one size estimate before any array --------------------------------

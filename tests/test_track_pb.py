@@ -28,6 +28,7 @@ from puzzlesat.generator.suite.manifest import suite_files
 from puzzlesat.generator.suite.spec import read_published
 from puzzlesat.validate.answers import pb_text
 from puzzlesat.validate.proof.cutting_planes import check_refutation, to_version_1
+from puzzlesat.validate.tracks.pb.clients import FREE_VARIABLES
 from puzzlesat.validate.tracks.pb.clients import names as pb_clients
 from puzzlesat.validate.tracks.pb.judge import veripb_constraints
 
@@ -368,6 +369,52 @@ def test_each_client_solves_and_its_answers_are_verified(made, tmp_path, puzzles
 def test_an_unknown_pb_solver_is_one_line(made, puzzlesat):
     assert_one_line_error(puzzlesat("solve", made["em"][1], "--solver", "nosuch"),
                           "nosuch")
+
+
+@pytest.mark.parametrize("command", ["show", "validate", "solve"])
+def test_a_counts_line_below_a_comment_is_named_as_such(tmp_path, puzzlesat, command):
+    """Line 1 a comment and line 2 the counts line (which Sat4j reads on line 1 only): the
+    OPB reader says so (before, the file was taken for DIMACS: "no 'p cnf' line")."""
+    path = tmp_path / "late.opb"
+    path.write_text("* a comment\n* #variable= 1 #constraint= 1\n+1 x1 >= 1 ;\n")
+    more = [_answer(tmp_path, b"s SATISFIABLE\nv x1\n")] if command == "validate" else []
+    assert_one_line_error(puzzlesat(command, path, *more), f"{path}: line 1: not the counts "
+                          "line", "the counts line comes first, before any comment")
+
+
+def _declaring(tmp_path: Path, variables: int) -> Path:
+    """A 1-constraint file over x1 whose counts line declares ``variables``."""
+    path = tmp_path / f"v{variables}.opb"
+    path.write_text(f"* #variable= {variables} #constraint= 1\n+1 x1 >= 1 ;\n")
+    return path
+
+
+@pytest.mark.parametrize("client", ["exact", "scip", "sat4j", "command"])
+def test_variables_the_text_did_not_pay_for_are_refused_before_any_solver_runs(
+        tmp_path, puzzlesat, client):
+    """A solver answers for every variable declared (Exact names each, SCIP and our model keep
+    an array, Sat4j its own): 262144 of them declared in 48 bytes is refused in one line
+    before any solver runs (before, each client built and printed them all; #variable=
+    2147483647 took Exact 3.7 GB and a MemoryError). Up to 65536 are solved whatever the
+    size, and the judge still reads such a file and verifies a full answer."""
+    marker = tmp_path / "ran"
+    if client == "command":
+        solver = ["--solver-command", f"touch {marker} {{cnf}}"]
+    elif client in pb_clients():
+        solver = ["--solver", client]
+    else:
+        pytest.skip(f"{client} is not installed")
+    many = _declaring(tmp_path, 4 * FREE_VARIABLES)
+    assert_one_line_error(puzzlesat("solve", many, *solver), f"{many}: line 1 declares "
+                          "#variable= 262144 but the text names only x1..x1: more variables "
+                          "than its 48 bytes of text")
+    assert not marker.exists()
+    answer = "v x1 " + " ".join(f"-x{v}" for v in range(2, 4 * FREE_VARIABLES + 1))
+    judged = puzzlesat("validate", many, _answer(tmp_path, f"s SATISFIABLE\n{answer}\n".encode()))
+    assert judged.out.startswith("VERIFIED-SAT"), judged.out
+    free = puzzlesat("solve", _declaring(tmp_path, FREE_VARIABLES), *solver)
+    assert free.code == (0 if client == "command" else 10) and (client != "command"
+                                                                or marker.exists()), free.err
 
 
 # -- a suite and its bundle ----------------------------------------------------------------------

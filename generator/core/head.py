@@ -113,10 +113,14 @@ class Head:
 
 
 def classify(first: bytes, comments: Comments) -> str:
-    """The format of a file whose first line that is not a comment is ``first``: WCNF when it
-    is a hard clause or a ``p wcnf`` line (the pre-2022 format, which the WCNF reader refuses
-    in one line), or when the header says ``format: wcnf-2022``; else DIMACS CNF (a file of
-    bare clauses is a DIMACS file without its ``p`` line, which the DIMACS reader names)."""
+    """The format of a file whose first line that is not a comment is ``first``: OPB when it
+    is an OPB comment (``*``) though line 1 is not the counts line (the OPB reader says that
+    line 1 must be); WCNF when it is a hard clause or a ``p wcnf`` line (the pre-2022 format,
+    which the WCNF reader refuses in one line), or when the header says ``format:
+    wcnf-2022``; else DIMACS CNF (a file of bare clauses is a DIMACS file without its ``p``
+    line, which the DIMACS reader names)."""
+    if first.startswith(b"*"):
+        return "opb"
     if first.startswith(b"h") or first.split()[:2] == [b"p", b"wcnf"] \
             or WCNF_HEADER_LINE.decode() in comments.header:
         return "wcnf"

@@ -51,9 +51,18 @@ comment lines start with ``*``; one optional ``min:`` line before the first cons
 relations ``>=`` and ``=`` only; every constraint on one line, ending with `` ;``; terms
 ``<integer> x<N>`` or ``<integer> ~x<N>`` with N from 1 to ``#variable=`` (no leading zero);
 ``#constraint=`` and (when given) ``#equal=`` agree with the body. Coefficients and degrees
-are integers of any size. The text is read a chunk of lines at a time and parsed by numpy
-(no Python object per term) beside a plain-Python reference parser
-(:func:`_parse_reference`) that also words every error.
+are integers of any size. The text is read a chunk at a time (whole lines, or a long line cut
+where a token starts) and parsed by numpy (no Python object per term) beside a plain-Python
+reference parser (:func:`_parse_reference`) that also words every error.
+
+Reading is bounded as the DIMACS reader is by its p line: the counts line bounds the text
+(:func:`opb_text_bound`; past it, :class:`~puzzlesat.generator.core.inputs.InputTooLong`
+before the rest is read), the constraint past ``#constraint=`` is refused where it starts, what
+is kept is the flat arrays (about 12 bytes a term and 17 a constraint, grown in place), and
+the text is held a chunk of about 1 MB at a time: a comment line is held whole up to
+:data:`~puzzlesat.generator.core.head.MAX_COMMENT_BYTES`, a token with the white space after
+it up to :data:`MAX_TOKEN_BYTES`. A counts line that declares far more than the text holds
+costs only what the text holds.
 
 >>> g = parse_opb(opb_bytes(f, {"family": "demo"}), "demo")
 >>> g.num_vars, g.num_constraints, g.num_equal, g.header, g.constraints()[1]
@@ -66,6 +75,7 @@ puzzlesat.generator.core.errors.UserError: demo: line 2: relation '<=': the comp
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import os
@@ -78,13 +88,15 @@ import numpy as np
 
 from puzzlesat.generator.core.cnf import LITERAL_DTYPE, Formula
 from puzzlesat.generator.core.errors import UserError
-from puzzlesat.generator.core.head import MAX_HEADER_LINES, Comments
+from puzzlesat.generator.core.head import MAX_COMMENT_BYTES, MAX_HEADER_LINES, Comments
 from puzzlesat.generator.core.header import header_lines, parse_header
-from puzzlesat.generator.core.inputs import bounded_pieces, line_chunks, open_input
+from puzzlesat.generator.core.inputs import bounded_pieces, input_pieces, open_input
 from puzzlesat.generator.core.writer import Stage
 
 #: an OPB text read with nothing to bound it: 1 GB, far past any instance this tool makes
 MAX_OPB_BYTES = 1 << 30
+#: the longest token (with the white space after it) a reader holds: a million-digit integer
+MAX_TOKEN_BYTES = 1 << 20
 RELATIONS = (">=", "=")
 #: a constraint's sum of |coefficients| + |degree| in a formula built here is below this
 INT_BOUND = 2**63
@@ -429,9 +441,9 @@ class OpbFile:
     constraints as flat arrays (constraint i's terms are ``literals[starts[i]:starts[i+1]]``
     with ``coefs`` alike, its degree ``degrees[i]``, ``equal[i]`` for ``=``), the objective
     and the comment lines kept (header lines as ``c key: value``, as
-    :func:`~puzzlesat.generator.core.header.parse_header` reads them). Coefficients, degrees
-    and objective coefficients are int64, or all Python integers (dtype object) when one of
-    them needs more than 63 bits."""
+    :func:`~puzzlesat.generator.core.header.parse_header` reads them), and the bytes of text
+    read. Coefficients, degrees and objective coefficients are int64, or all Python integers
+    (dtype object) when one of them needs more than 63 bits."""
 
     header: dict
     num_vars: int
@@ -443,11 +455,18 @@ class OpbFile:
     equal: np.ndarray
     objective: tuple[np.ndarray, np.ndarray] | None
     comments: Comments = field(default_factory=Comments)
+    size: int = 0
 
     @property
     def num_constraints(self) -> int:
         """The number of constraints (lines: an ``=`` counts once)."""
         return int(self.starts.size) - 1
+
+    def largest_variable(self) -> int:
+        """The largest variable a term names (0 when none does)."""
+        named = [self.literals, *([] if self.objective is None else [self.objective[0]])]
+        return max([max(int(lits.max()), -int(lits.min())) for lits in named if lits.size]
+                   or [0])
 
     def constraints(self) -> list[tuple[list[tuple[int, int]], str, int]]:
         """Every constraint as ``([(coefficient, literal), ...], relation, degree)``
@@ -461,16 +480,23 @@ class OpbFile:
         """Indices (0-based) of the constraints ``model`` (bool, indexed by variable, index 0
         unused) falsifies, exactly: int64 sums split into high and low 32 bits (a file may hold
         coefficients that sum past 2^63), Python integers where the arrays hold them."""
-        if not self.num_constraints:
-            return np.zeros(0, dtype=np.int64)
-        chosen = np.where(_truth(self.literals, np.asarray(model, dtype=bool)), self.coefs, 0)
-        firsts = self.starts[:-1]
-        if chosen.dtype == object or self.degrees.dtype == object:
-            total = np.add.reduceat(chosen.astype(object), firsts)
-            below, same = total < self.degrees, total == self.degrees
-        else:
-            below, same = _compare_sums(chosen, firsts, self.degrees)
-        return np.flatnonzero(np.where(self.equal, ~same, below))
+        model = np.asarray(model, dtype=bool)
+        found = [np.zeros(0, dtype=np.int64)]
+        # constraints a slice of about a step's terms at a time: the temporaries (several
+        # words a term) stay a step's, not the formula's
+        cuts = np.unique(np.searchsorted(self.starts, np.arange(0, self.starts[-1],
+                                                                _STEP_TERMS), "right") - 1)
+        for first, last in zip(cuts.tolist(), [*cuts[1:].tolist(), self.num_constraints]):
+            at, end = int(self.starts[first]), int(self.starts[last])
+            chosen = np.where(_truth(self.literals[at:end], model), self.coefs[at:end], 0)
+            firsts, degrees = self.starts[first:last] - at, self.degrees[first:last]
+            if chosen.dtype == object or degrees.dtype == object:
+                total = np.add.reduceat(chosen.astype(object), firsts)
+                below, same = total < degrees, total == degrees
+            else:
+                below, same = _compare_sums(chosen, firsts, degrees)
+            found.append(np.flatnonzero(np.where(self.equal[first:last], ~same, below)) + first)
+        return np.concatenate(found)
 
     def cost(self, model: np.ndarray) -> int:
         """The objective's value under ``model``, exactly (0 without an objective)."""
@@ -498,24 +524,85 @@ def _compare_sums(values: np.ndarray, firsts: np.ndarray,
 def read_opb(path: str | os.PathLike, limit: int = MAX_OPB_BYTES,
              holder: str = "an OPB instance") -> OpbFile:
     """Read a plain, .xz, .gz or .bz2 OPB file (compression detected from its bytes), at most
-    ``limit`` bytes of text (an :class:`~puzzlesat.generator.core.inputs.InputTooLong` past
-    it, naming ``holder`` as what holds no more)."""
+    ``limit`` bytes of text, nor past what its counts line allows (:func:`opb_text_bound`;
+    an :class:`~puzzlesat.generator.core.inputs.InputTooLong` past either, naming what holds
+    no more), a chunk at a time."""
     with open_input(path, "instance") as handle:
-        return _parse_chunks(line_chunks(handle, str(path), limit, holder), str(path))
+        pieces = bounded_pieces(handle, str(path), limit, holder, _CountsBound(limit, holder))
+        return _parse_chunks(_cuts(pieces, str(path)), str(path))
 
 
 def opb_pieces(path: str | os.PathLike, follow_symlinks: bool = True,
                limit: int = MAX_OPB_BYTES, holder: str = "an OPB instance") -> Iterator[bytes]:
-    """The decompressed text of an OPB file in pieces, at most ``limit`` bytes of it (as
-    :func:`read_opb`)."""
+    """The decompressed text of an OPB file in pieces, bounded as :func:`read_opb` reads
+    it."""
     with open_input(path, "instance", follow_symlinks) as handle:
-        yield from bounded_pieces(handle, str(path), limit, holder)
+        yield from bounded_pieces(handle, str(path), limit, holder, _CountsBound(limit, holder))
+
+
+def opb_text_limit(path: str | os.PathLike, limit: int = MAX_OPB_BYTES,
+                   holder: str = "an OPB instance") -> tuple[int, str]:
+    """(the most bytes of text :func:`read_opb` reads of the file, what holds no more):
+    ``limit`` and ``holder``, or its counts line's bound when that is tighter (line 1 alone is
+    read)."""
+    bound = _CountsBound(limit, holder)
+    with open_input(path, "instance") as handle, \
+            contextlib.closing(input_pieces(handle, str(path))) as pieces:
+        for piece in pieces:
+            found = bound(piece)
+            if found is not None:
+                return found
+    return bound.limit()
 
 
 def parse_opb(text: bytes, name: str = "input") -> OpbFile:
     """Parse OPB text (the competition's restricted format), or a UserError saying what and
     where."""
-    return _parse_chunks(_line_cuts(bytes(text)), name)
+    return _parse_chunks(_cuts([bytes(text)], name), name)
+
+
+def opb_text_bound(num_vars: int, num_constraints: int, intsize: int | None = None) -> int:
+    """The most bytes an OPB text with this counts line holds after it, as
+    :func:`~puzzlesat.generator.core.reader.cnf_text_bound` bounds a DIMACS text by its p
+    line: the objective and each constraint a line of at most one term per variable (no
+    variable twice), each term at most ``-c ~xN `` with c of 19 digits (int64) or of
+    ``intsize`` bits when line 1 declares more (a smaller one, which some writers put for any
+    file, never narrows the bound), the line's end `` >= -d ;\\n`` alike; twice over for
+    layout (CRLF, runs of white space, a variable twice now and then), plus
+    :data:`~puzzlesat.generator.core.head.MAX_COMMENT_BYTES` of comments."""
+    digits = max(_INT64_DIGITS, (intsize or 0) * 30103 // 100000 + 1)  # log10(2) = 0.30103
+    term = len("-") + digits + len(" ~x") + len(str(num_vars)) + len(" ")
+    end = len(" >= -") + digits + len(" ;\n")
+    return 2 * (num_constraints + 1) * (num_vars * term + end) + MAX_COMMENT_BYTES
+
+
+class _CountsBound:
+    """A :data:`~puzzlesat.generator.core.inputs.Bound`: once line 1 is read, the text is
+    bounded by what its counts declare (:func:`opb_text_bound`), or by ``cap`` when that is
+    tighter or line 1 is not a counts line (the reader then says what is wrong with it)."""
+
+    def __init__(self, cap: int, holder: str) -> None:
+        self.head = b""  # the text's first bytes, up to the longest counts line and its newline
+        self.cap, self.holder = cap, holder
+
+    def __call__(self, piece: bytes) -> tuple[int, str] | None:
+        self.head += piece[: _COUNTS_BYTES + 1 - len(self.head)]
+        if self.head.find(b"\n") < 0 and len(self.head) <= _COUNTS_BYTES:
+            return None
+        return self.limit()
+
+    def limit(self) -> tuple[int, str]:
+        """The bound, line 1 being ``head`` up to its newline (or all of it)."""
+        line = self.head.split(b"\n", 1)[0]
+        try:
+            counts = _counts_line(line, "")
+        except UserError:
+            return self.cap, self.holder
+        bound = len(line) + 1 + opb_text_bound(counts.variables, counts.constraints,
+                                                counts.intsize)
+        if self.cap <= bound:
+            return self.cap, self.holder
+        return bound, f"an OPB instance with the counts line {_text(line.strip(), 200)}"
 
 
 class _Counts(NamedTuple):
@@ -524,6 +611,7 @@ class _Counts(NamedTuple):
     variables: int
     constraints: int
     equal: int | None
+    intsize: int | None = None
 
 
 class _State(NamedTuple):
@@ -537,20 +625,27 @@ class _State(NamedTuple):
 _COUNTS = re.compile(rb"\*[ \t]+#variable=[ \t]+([0-9]+)[ \t]+#constraint=[ \t]+([0-9]+)"
                      rb"(?:[ \t]+#equal=[ \t]+([0-9]+))?(?:[ \t]+intsize=[ \t]+([0-9]+))?[ \t\r]*")
 _COUNT_DIGITS = 18  # a count longer than this cannot be true of a 1 GB text
+#: the longest counts line: its counts' digits and white space between them (no writer pads it)
+_COUNTS_BYTES = 4096
+_INT64_DIGITS = len(str(2**63))
 
 
 def _counts_line(line: bytes, name: str) -> _Counts:
     """The counts of line 1, or a UserError."""
-    m = _COUNTS.fullmatch(line)
+    m = _COUNTS.fullmatch(line) if len(line) <= _COUNTS_BYTES else None
     if m is None:
+        # a comment on line 1 (the counts line below it) is read by no Sat4j: say so
+        before = (": the counts line comes first, before any comment" if line.startswith(b"*")
+                  and b"#variable=" not in line[:_COUNTS_BYTES] else "")
         raise UserError(f"{name}: line 1: not the counts line '* #variable= N #constraint= M' "
-                        f"(#equal= E intsize= I may follow), found {_text(line)}")
+                        f"(#equal= E intsize= I may follow), found {_text(line)}{before}")
     if any(len(g) > _COUNT_DIGITS for g in m.groups() if g is not None):
         raise UserError(f"{name}: line 1: a count of more than {_COUNT_DIGITS} digits")
     variables = int(m.group(1))
     if variables > np.iinfo(LITERAL_DTYPE).max:
         raise UserError(f"{name}: line 1: #variable= {variables} is beyond 2^31 - 1")
-    return _Counts(variables, int(m.group(2)), None if m.group(3) is None else int(m.group(3)))
+    equal, intsize = (None if g is None else int(g) for g in m.group(3, 4))
+    return _Counts(variables, int(m.group(2)), equal, intsize)
 
 
 def _check_totals(counts: _Counts, constraints: int, equal: int, name: str) -> None:
@@ -673,6 +768,11 @@ def _reference_line(line: bytes, number: int, counts: _Counts, state: _State, na
         raise UserError(f"{where}the objective (min:) after a constraint: it comes first")
     if objective and state.objective:
         raise UserError(f"{where}a second objective (min:)")
+    # every mistake is named where its token stands, whatever follows on the line: a reader
+    # holding part of a long line words it as the whole line would (the rest is never read)
+    if not objective and state.constraints >= counts.constraints:
+        raise UserError(f"{where}more constraints than the #constraint= {counts.constraints} "
+                        f"of line 1")
     terms, at = _reference_terms(tokens, int(objective), counts.variables, where)
     unfinished = UserError(f"{where}the {what} does not end with ' ;' on its line")
     if at == len(tokens):
@@ -684,13 +784,15 @@ def _reference_line(line: bytes, number: int, counts: _Counts, state: _State, na
     if objective:
         if stop != b";":
             raise UserError(f"{where}relation {_text(stop)} in the objective")
-        if at + 1 < len(tokens):
-            raise UserError(f"{where}text after ';' (the objective is alone on its line)")
         if not terms:
             raise UserError(f"{where}an empty objective")
+        if at + 1 < len(tokens):
+            raise UserError(f"{where}text after ';' (the objective is alone on its line)")
         return "objective", terms
     if stop == b";":
         raise UserError(f"{where}';' before the relation (>= or =) and the degree")
+    if not terms:
+        raise UserError(f"{where}a constraint with no term")
     if at + 1 == len(tokens):
         raise unfinished
     if not _INTEGER.fullmatch(tokens[at + 1]):
@@ -702,11 +804,6 @@ def _reference_line(line: bytes, number: int, counts: _Counts, state: _State, na
         raise UserError(f"{where}expected ';' after the degree, found {_text(tokens[at + 2])}")
     if at + 3 < len(tokens):
         raise UserError(f"{where}text after ';' (one constraint a line)")
-    if not terms:
-        raise UserError(f"{where}a constraint with no term")
-    if state.constraints >= counts.constraints:
-        raise UserError(f"{where}more constraints than the #constraint= {counts.constraints} "
-                        f"of line 1")
     return "constraint", terms, stop == b"=", _integer(tokens[at + 1])
 
 
@@ -750,12 +847,13 @@ def _parse_reference(text: bytes, name: str = "input") -> OpbFile:
         np.array(degrees, dtype=dtype), np.array(equal, dtype=bool),
         None if objective is None else (np.array([l for _, l in objective], LITERAL_DTYPE),
                                         np.array([c for c, _ in objective], dtype=dtype)),
-        comments)
+        comments, len(text))
 
 
-# -- the fast parser: numpy over steps of chunks of whole lines --------------------------------
-# A text is read in chunks of whole lines (about 1 MB, or one longer line), and a chunk in steps
-# of about 1 MB cut where a token starts, so that no temporary grows with a line. Every token
+# -- the fast parser: numpy over steps of chunks of lines -----------------------------------------
+# A text is read in chunks of about 1 MB of whole lines (a line longer than that is cut where a
+# token starts, but for a comment line, held whole for its header text), and a chunk in steps of
+# about 1 MB cut where a token starts, so that no temporary grows with a line. Every token
 # is checked against the one before it on its line (the last token of a step is carried to the
 # next): a constraint line is  coef var (coef var)* rel degree ;  and the objective line  min:
 # coef var (coef var)* ;  where an integer right after a relation is the degree and any other a
@@ -772,8 +870,9 @@ _WHITE = np.zeros(256, dtype=bool)
 _WHITE[list(b" \t\r\n")] = True
 _WORD_DIGITS = 16  # digits read from words; an int64 holds any 18
 _STEP_BYTES = 1 << 20  # text a step reads: few numpy calls per MB, bounded temporaries
-_CHUNK_BYTES = 1 << 20  # text of whole lines per chunk (parse_opb; read_opb: line_chunks)
+_CHUNK_BYTES = 1 << 20  # text per chunk, in whole lines where the lines allow
 _SEARCH = 4096  # bytes looked at a time for the next token's start
+_SEARCH_BACK = 1 << 16  # bytes looked at first, from the end, for a chunk's last token's start
 _MIN_TEXT = np.frombuffer(b"min:", dtype=np.uint8)
 _NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
 _HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
@@ -796,42 +895,134 @@ _FOLLOWS[0, [_GE, _EQ], _DEGREE] = True
 _FOLLOWS[0, _DEGREE, _SEMI] = True
 _FOLLOWS[1, _MIN, _COEF] = True
 _FOLLOWS[1, _VAR, _SEMI] = True
+#: (objective line, the role of a line's last token so far) -> valid tokens that leave the
+#: reference parser there: what stands for the part of a line an earlier chunk held, when the
+#: reference words an error further on
+_BEFORE = {(False, _COEF): b"+1", (False, _VAR): b"+1 x1", (False, _GE): b"+1 x1 >=",
+           (False, _EQ): b"+1 x1 =", (False, _DEGREE): b"+1 x1 >= 1",
+           (False, _SEMI): b"+1 x1 >= 1 ;", (True, _MIN): b"min:", (True, _COEF): b"min: +1",
+           (True, _VAR): b"min: +1 x1", (True, _SEMI): b"min: +1 x1 ;"}
 
 
-def _parse_chunks(chunks: Iterable[bytes], name: str) -> OpbFile:
-    """Parse OPB text given as chunks of whole lines, one chunk at a time."""
+def _parse_chunks(chunks: Iterable[_Cut], name: str) -> OpbFile:
+    """Parse OPB text given as chunks (:func:`_cuts`), one chunk at a time."""
     scanner: _Scanner | None = None
     for chunk in chunks:
         if scanner is None:
-            end = chunk.find(b"\n")
-            scanner = _Scanner(_counts_line(chunk if end < 0 else chunk[:end], name), name)
-            chunk = b"" if end < 0 else chunk[end + 1:]
+            end = chunk.text.find(b"\n")
+            line = chunk.text if end < 0 else chunk.text[:end]
+            scanner = _Scanner(_counts_line(line, name), name, len(line) + (end >= 0))
+            chunk = _Cut(chunk.text[len(line) + 1:], True, chunk.closes)
         scanner.take(chunk)
     if scanner is None:  # an empty text: the error that names line 1
-        scanner = _Scanner(_counts_line(b"", name), name)
+        scanner = _Scanner(_counts_line(b"", name), name, 0)
     return scanner.result()
 
 
-def _line_cuts(text: bytes, size: int = _CHUNK_BYTES) -> Iterator[bytes]:
-    """``text`` in chunks of about ``size`` bytes, each ending with a line's newline (the last
-    where the text ends)."""
-    start = 0
-    while start < len(text):
-        end = text.find(b"\n", start + size)
-        end = len(text) if end < 0 else end + 1
-        yield text[start:end]
-        start = end
+class _Cut(NamedTuple):
+    """A chunk of the text: whole lines, or part of a line longer than a chunk."""
+
+    text: bytes
+    opens: bool  # its first byte starts a line
+    closes: bool  # it ends where a line ends (after a newline, or where the text ends)
+
+
+def _cuts(pieces: Iterable[bytes], name: str, size: int = _CHUNK_BYTES) -> Iterator[_Cut]:
+    """The text of ``pieces`` in chunks of ``size`` to ``2 * size`` bytes, each ending with a
+    line's newline (the last where the text ends) or, inside a line longer than that, where a
+    token starts; line 1 is held whole up to the longest counts line, a comment line whole (its
+    header text is read from it) up to
+    :data:`~puzzlesat.generator.core.head.MAX_COMMENT_BYTES`, and a token with the white space
+    after it up to :data:`MAX_TOKEN_BYTES` (a UserError past either)."""
+    held: bytes | bytearray = b""
+    start = fresh = 0  # held[:start] is cut off; held[start:fresh] holds no newline
+    opens, number = True, 1  # whether held[start:] starts a line; the line it starts in
+    for piece in pieces:
+        if start == len(held):  # nothing left over: a text given whole is not copied
+            held, start, fresh = piece, 0, 0
+        else:
+            held = held if isinstance(held, bytearray) else bytearray(held)
+            del held[:start]  # a bytearray drops its start without moving the rest
+            held += piece
+            start, fresh = 0, fresh - start
+        while len(held) - start >= size:
+            cut, closes, fresh = _next_cut(held, start, fresh, size, opens, number, name)
+            if not cut:
+                break
+            text = bytes(held[start:cut])
+            start = cut
+            yield _Cut(text, opens, closes)
+            number += text.count(b"\n")
+            opens = closes
+    if start < len(held):
+        yield _Cut(bytes(held[start:]), opens, True)
+
+
+def _next_cut(held: bytes | bytearray, start: int, fresh: int, size: int, opens: bool,
+              number: int, name: str) -> tuple[int, bool, int]:
+    """(where the chunk that starts at ``held[start]`` ends, 0 when more text is needed;
+    whether a line ends there; how far the held text is known to hold no newline), the chunk
+    cut as :func:`_cuts` says (``number``: the line it starts in)."""
+    reach = min(len(held), start + 2 * size)
+    newline = held.find(b"\n", max(start + size - 1, fresh), reach)
+    if newline < 0:
+        newline = held.rfind(b"\n", fresh, reach)
+    if newline >= 0:
+        return newline + 1, True, newline + 1
+    # one line from start to reach and on
+    whole = _COUNTS_BYTES if number == 1 else \
+        MAX_COMMENT_BYTES if opens and held[start: start + 1] == b"*" else 0
+    if whole:  # line 1 (its error quotes it) or a comment line: to its end
+        newline = held.find(b"\n", reach, start + whole + 1)
+        if newline >= 0:
+            return newline + 1, True, newline + 1
+        if len(held) - start <= whole:
+            return 0, False, len(held)
+        if number == 1:  # the error its whole would be
+            _counts_line(bytes(held[start: start + _COUNTS_BYTES + 1]), name)
+        raise UserError(f"{name}: line {number}: a comment line longer than "
+                        f"{MAX_COMMENT_BYTES:,} bytes")
+    cut = (_token_starts(held, max(reach - _SEARCH_BACK, start), reach, last=True)
+           or _token_starts(held, start, reach, last=True))
+    if cut:
+        return cut, False, reach
+    # a token and its white space longer than the chunk: cut after them, or where they end
+    # the line
+    far = min(len(held), start + MAX_TOKEN_BYTES + 1)
+    newline = held.find(b"\n", reach, far)
+    cut = _token_starts(held, reach - 1, far if newline < 0 else newline + 1)
+    if cut:
+        return cut, False, cut
+    if newline >= 0:
+        return newline + 1, True, newline + 1
+    if len(held) - start > MAX_TOKEN_BYTES:
+        raise UserError(f"{name}: line {number}: a token, or white space, longer than "
+                        f"{MAX_TOKEN_BYTES:,} bytes")
+    return 0, False, len(held)
+
+
+def _token_starts(held: bytes | bytearray, begin: int, end: int, last: bool = False) -> int:
+    """The first (``last``: the last) place in ``held[begin + 1: end]`` where a token starts
+    (a byte that is not white after one that is), or 0."""
+    if end - begin < 2:
+        return 0
+    white = _WHITE[np.frombuffer(held, np.uint8, end - begin, begin)]
+    found = np.flatnonzero(white[:-1] & ~white[1:])
+    return begin + 1 + int(found[-1 if last else 0]) if found.size else 0
 
 
 class _Chunk(NamedTuple):
-    """A chunk of whole lines and where its lines are."""
+    """A chunk (:class:`_Cut`) and where its lines are."""
 
     text: bytes
+    opens: bool
+    closes: bool
     a: np.ndarray  # its bytes
     newlines: np.ndarray
-    line_starts: np.ndarray
+    line_starts: np.ndarray  # the first is where the chunk starts, a line's start or not
     header_lines: np.ndarray
     overflow: int  # the first header line past the limit (the number of lines when none)
+    before: bytes  # tokens as valid as those before the chunk on its first line (see _fail)
 
 
 class _Tokens(NamedTuple):
@@ -849,9 +1040,10 @@ class _Scanner:
     """The fast parser over the chunks of one text: what the lines read so far hold, the line
     the last step ended in, and the arrays read."""
 
-    def __init__(self, counts: _Counts, name: str) -> None:
+    def __init__(self, counts: _Counts, name: str, size: int) -> None:
         self.counts, self.name = counts, name
-        self.number = 2  # the line a chunk starts with
+        self.size = size  # bytes of text taken
+        self.number = 2  # the line a chunk starts in
         self.constraints = 0  # constraint lines started
         self.objective = False  # the objective line started
         self.headers = 0  # header lines in earlier chunks
@@ -860,42 +1052,52 @@ class _Scanner:
         # held, the role of its last token, whether it is a comment or the objective line
         self.ended, self.line_state, self.role = True, _State(), _START
         self.in_comment = self.in_objective = False
-        self.literals: list[np.ndarray] = []
-        self.coefs: list[np.ndarray] = []
-        self.ends: list[np.ndarray] = []  # each constraint's end in literals and coefs
-        self.degrees: list[np.ndarray] = []
-        self.equal: list[np.ndarray] = []
-        self.objective_literals: list[np.ndarray] = []
-        self.objective_coefs: list[np.ndarray] = []
+        # what is kept, grown in place (no list of pieces joined at the end: one copy at most)
+        self.literals = _Column(LITERAL_DTYPE)
+        self.coefs = _Column(np.int64)
+        self.ends = _Column(np.int64)  # each constraint's end in literals and coefs, after a 0
+        self.ends.add(np.zeros(1, np.int64))
+        self.degrees = _Column(np.int64)
+        self.equal = _Column(bool)
+        self.objective_literals = _Column(LITERAL_DTYPE)
+        self.objective_coefs = _Column(np.int64)
         # (index, value) of the integers of 2^63 or more in magnitude, left 0 in the arrays
         self.big_coefs: list[tuple[int, int]] = []
         self.big_degrees: list[tuple[int, int]] = []
         self.big_objective: list[tuple[int, int]] = []
         self.terms = self.num_degrees = self.objective_terms = 0
 
-    def take(self, text: bytes) -> None:
-        """Read one chunk of whole lines (the next in the text)."""
+    def take(self, cut: _Cut) -> None:
+        """Read one chunk (the next in the text)."""
+        text = cut.text
         a = np.frombuffer(text, dtype=np.uint8)
         newlines = np.flatnonzero(a == ord("\n"))
         line_starts = np.concatenate(([0], newlines[newlines < a.size - 1] + 1)) \
             if a.size else newlines
         found = list(_HEADER.finditer(text)) if text.find(b"* ") >= 0 else []
+        if found and not cut.opens and not found[0].start():  # '*' mid-line: not a comment
+            found = found[1:]
         header_lines = np.searchsorted(newlines, np.array([m.start() for m in found], np.int64))
         over = header_lines[max(0, MAX_HEADER_LINES - self.headers):]
-        chunk = _Chunk(text, a, newlines, line_starts, header_lines,
-                       int(over[0]) if over.size else line_starts.size)
-        self.ended = True  # a chunk starts with a line
+        if cut.opens:
+            self.ended = True
+        # tokens that leave the reference parser where the line the chunk starts in is, for
+        # the words of an error in it: none yet, or the last token's role on its kind of line
+        before = b" " + (b"" if self.ended else _BEFORE[self.in_objective, self.role] + b" ")
+        chunk = _Chunk(text, cut.opens, cut.closes, a, newlines, line_starts, header_lines,
+                       int(over[0]) if over.size else line_starts.size, before)
         for start, end in _steps(a):
             self._step(chunk, start, end)
         self.comments.add(Comments(header=[_header_text(m) for m in found]), self.name)
         self.headers += len(found)
         self.number += text.count(b"\n")
+        self.size += len(text)
 
     def _step(self, c: _Chunk, start: int, end: int) -> None:
         """Read the tokens of ``c.a[start:end]`` (cut where tokens start)."""
         following = int(np.searchsorted(c.newlines, end)) if end < c.a.size \
             else c.line_starts.size  # the line the next step starts in
-        t = self._tokens(c.a, start, end)
+        t = self._tokens(c, start, end)
         if t is None:
             if c.overflow < following:  # header lines past the limit, and nothing else
                 self._fail(c, c.overflow, -1, None)
@@ -932,10 +1134,11 @@ class _Scanner:
         self.constraints += int(np.count_nonzero(constraint_lead))
         self.objective = self.objective or bool(lead_min.any())
 
-    def _tokens(self, a: np.ndarray, start: int, end: int) -> _Tokens | None:
-        """The tokens of ``a[start:end]`` off comment lines, and where lines start among them
-        (None when there is none); ``self.ended`` and ``self.in_comment`` become the step's
-        last line's."""
+    def _tokens(self, c: _Chunk, start: int, end: int) -> _Tokens | None:
+        """The tokens of ``c.a[start:end]`` off comment lines, and where lines start among
+        them (None when there is none); ``self.ended`` and ``self.in_comment`` become the
+        step's last line's."""
+        a = c.a
         sub = a[start:end]
         white = _WHITE[sub]
         change = np.flatnonzero(white[1:] != white[:-1]) + 1
@@ -947,8 +1150,8 @@ class _Scanner:
         if not starts.size:
             return None
         # a newline in the white space after each token: the token ends its line (the step's
-        # last one too when the chunk ends with the step)
-        newline = np.append(sub == ord("\n"), end == a.size)
+        # last one too when the step ends the chunk where a line ends)
+        newline = np.append(sub == ord("\n"), end == a.size and c.closes)
         gaps = np.logical_or.reduceat(newline, np.stack([stops, np.append(starts[1:], sub.size)],
                                                         axis=1).reshape(-1))
         ends_line = gaps[0::2] | np.append(np.zeros(starts.size - 1, bool), gaps[-1])
@@ -957,7 +1160,7 @@ class _Scanner:
         # comment lines: their first byte is '*'
         head = sub[starts]
         at = starts + start
-        comment_lead = first & (head == ord("*")) & ((at == 0)
+        comment_lead = first & (head == ord("*")) & (((at == 0) & c.opens)
                                                      | (a[np.maximum(at - 1, 0)] == ord("\n")))
         comment = np.concatenate(([self.in_comment], comment_lead[first]))[np.cumsum(first)]
         self.in_comment = bool(comment[-1])
@@ -1000,22 +1203,21 @@ class _Scanner:
         coef = (role == _COEF) & ~objective
         coefs = t.value[coef]
         self.big_coefs += _big(t.big, coef, self.terms)
-        self.coefs.append(coefs)
-        self.literals.append(t.value[(role == _VAR) & ~objective].astype(LITERAL_DTYPE))
+        self.coefs.add(coefs)
+        self.literals.add(t.value[(role == _VAR) & ~objective])
         degree = role == _DEGREE
-        self.ends.append(self.terms + np.cumsum(coef)[degree])
+        self.ends.add(self.terms + np.cumsum(coef)[degree])
         self.terms += coefs.size
-        self.degrees.append(t.value[degree])
+        self.degrees.add(t.value[degree])
         self.big_degrees += _big(t.big, degree, self.num_degrees)
         self.num_degrees += int(np.count_nonzero(degree))
-        self.equal.append(role[(role == _GE) | (role == _EQ)] == _EQ)
+        self.equal.add(role[(role == _GE) | (role == _EQ)] == _EQ)
         if objective.any():
             weight = (role == _COEF) & objective
-            self.objective_coefs.append(t.value[weight])
+            self.objective_coefs.add(t.value[weight])
             self.big_objective += _big(t.big, weight, self.objective_terms)
             self.objective_terms += int(np.count_nonzero(weight))
-            self.objective_literals.append(t.value[(role == _VAR) & objective]
-                                           .astype(LITERAL_DTYPE))
+            self.objective_literals.add(t.value[(role == _VAR) & objective])
 
     def _fail(self, c: _Chunk, bad: int, carried: int, leads) -> None:
         """Raise the reference parser's error for line ``bad`` of the chunk (the first line the
@@ -1036,27 +1238,26 @@ class _Scanner:
         state = state._replace(
             headers=self.headers + int(np.count_nonzero(c.header_lines < bad)))
         end = int(c.newlines[bad]) if bad < c.newlines.size else len(c.text)
-        _reference_line(c.text[begins:end], self.number + bad, self.counts, state, self.name)
+        line = c.text[begins:end] if bad or c.opens else c.before + c.text[:end]
+        _reference_line(line, self.number + bad, self.counts, state, self.name)
         raise AssertionError(f"{self.name}: line {self.number + bad}: the fast OPB checks "
                              f"refuse a line the reference parser reads")
 
     def result(self) -> OpbFile:
         """The file, once every chunk is read."""
-        equal = _joined(self.equal, bool)
+        equal = self.equal.array()
         num_equal = int(np.count_nonzero(equal))
         _check_totals(self.counts, self.constraints, num_equal, self.name)
-        coefs, degrees = _joined(self.coefs, np.int64), _joined(self.degrees, np.int64)
+        coefs, degrees = self.coefs.array(), self.degrees.array()
         objective = None if not self.objective else (
-            _joined(self.objective_literals, LITERAL_DTYPE),
-            _joined(self.objective_coefs, np.int64))
+            self.objective_literals.array(), self.objective_coefs.array())
         if self.big_coefs or self.big_degrees or self.big_objective:  # Python integers for all
             coefs, degrees = _patched(coefs, self.big_coefs), _patched(degrees, self.big_degrees)
             if objective is not None:
                 objective = (objective[0], _patched(objective[1], self.big_objective))
         return OpbFile(parse_header(self.comments.header, self.name), self.counts.variables,
-                       num_equal, np.concatenate(([0], _joined(self.ends, np.int64))),
-                       _joined(self.literals, LITERAL_DTYPE), coefs, degrees, equal, objective,
-                       self.comments)
+                       num_equal, self.ends.array(), self.literals.array(), coefs, degrees,
+                       equal, objective, self.comments, self.size)
 
 
 def _digits(sub: np.ndarray, starts: np.ndarray, stops: np.ndarray,
@@ -1098,8 +1299,27 @@ def _big(big: dict[int, int], chosen: np.ndarray, offset: int) -> list[tuple[int
     return [(offset + int(rank[i]), v) for i, v in big.items() if chosen[i]]
 
 
-def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+class _Column:
+    """A flat array appended to in place: grown by an eighth at least (realloc, which moves
+    large blocks by remapping pages rather than copying them, and zero-fills only the new
+    room: what it holds beyond its values is at most an eighth), trimmed once at the end."""
+
+    def __init__(self, dtype) -> None:
+        self.items = np.empty(0, dtype)
+        self.size = 0
+
+    def add(self, values: np.ndarray) -> None:
+        """Append ``values`` (cast to the column's type)."""
+        need = self.size + values.size
+        if self.items.size < need:
+            self.items.resize(max(need, self.items.size + self.items.size // 8), refcheck=False)
+        self.items[self.size: need] = values
+        self.size = need
+
+    def array(self) -> np.ndarray:
+        """The values appended, the spare room given back."""
+        self.items.resize(self.size, refcheck=False)
+        return self.items
 
 
 def _patched(values: np.ndarray, patches: list[tuple[int, int]]) -> np.ndarray:

@@ -37,6 +37,7 @@ from puzzlesat.generator.core.opb import (
     opb_bytes,
     opb_head,
     opb_pieces,
+    opb_text_limit,
     parse_opb,
     read_opb,
 )
@@ -176,9 +177,10 @@ def fingerprint(formula: Opb) -> tuple:
 
 
 def read(path) -> OpbFile:
-    """The instance file, read no further than its header allows
-    (:func:`~puzzlesat.generator.tracks.parts.header_limit`; without a header puzzle that
-    reads, :data:`~puzzlesat.generator.core.opb.MAX_OPB_BYTES`)."""
+    """The instance file, read no further than its header and its counts line allow
+    (:func:`~puzzlesat.generator.tracks.parts.header_limit`, or without a header puzzle that
+    reads :data:`~puzzlesat.generator.core.opb.MAX_OPB_BYTES`; and
+    :func:`~puzzlesat.generator.core.opb.opb_text_bound`)."""
     return read_opb(path, *_bound(path))
 
 
@@ -195,7 +197,8 @@ def text_limit(path) -> int:
 
 def _bound(path) -> tuple[int, str]:
     limit = header_limit(path)
-    return (MAX_OPB_BYTES, "an OPB instance") if limit is None else (limit, HEADER_HOLDS)
+    return opb_text_limit(path, *((MAX_OPB_BYTES, "an OPB instance") if limit is None
+                                  else (limit, HEADER_HOLDS)))
 
 
 def file_fingerprint(parsed: OpbFile) -> tuple:

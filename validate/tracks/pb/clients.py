@@ -12,6 +12,14 @@ lines, ``s OPTIMUM FOUND | SATISFIABLE | UNSATISFIABLE | UNKNOWN``, ``v`` lines 
 
 and any PB binary through ``--solver-command`` on the plain ``.opb``. The answer's cost is
 always recomputed from the model on the instance's own constraints (SCIP reports a float).
+
+A solver answers with a value for every variable the counts line declares, and builds one for
+each (Exact a named variable, SCIP a column, Sat4j its own arrays, our model array and ``v``
+line one entry): so a file that declares more variables than its text has bytes (past
+:data:`FREE_VARIABLES`) is refused before any solver runs (:func:`check_declared`), as memory
+its text did not pay for. A file that names every variable it declares has about six bytes or
+more a variable (a term ``+1 x1 ``), so no such file is refused. The judge reads such a file
+all the same (it keeps nothing per declared variable).
 """
 
 from __future__ import annotations
@@ -53,6 +61,8 @@ CALIBRATION = ("exact:300", "scip:300")
 #: 300
 EASY = ("sat4j:10",)
 REFERENCE = "exact:300"
+#: variables a file may declare whatever its size (a few MB of any client's memory)
+FREE_VARIABLES = 1 << 16
 
 
 def canonical(name: str) -> str | None:
@@ -91,9 +101,23 @@ def check(name: str, proof: bool = False) -> str:
     return name
 
 
+def check_declared(parsed: OpbFile, name: str) -> None:
+    """A UserError when ``parsed`` declares more variables than its text has bytes, past
+    :data:`FREE_VARIABLES` (see the module docstring)."""
+    if parsed.num_vars > max(parsed.size, FREE_VARIABLES):
+        raise UserError(f"{name}: line 1 declares #variable= {parsed.num_vars} but the text "
+                        f"names only x1..x{parsed.largest_variable()}: more variables than its "
+                        f"{parsed.size:,} bytes of text, and a solver answers for each (refused "
+                        f"past {FREE_VARIABLES:,})")
+
+
 def _read(source) -> OpbFile:
-    return parse_opb(source, "instance") if isinstance(source, bytes) else \
+    """The instance (its path, or its text), refused when it declares variables its text did
+    not pay for (:func:`check_declared`)."""
+    parsed = parse_opb(source, "instance") if isinstance(source, bytes) else \
         generator_track("pb").read(source)
+    check_declared(parsed, "instance" if isinstance(source, bytes) else str(source))
+    return parsed
 
 
 def solve_with_exact(source, solver: str, want_proof: bool, cpu_limit: float | None = None,
@@ -149,6 +173,10 @@ def solve_with_scip(source, solver: str, want_proof: bool, cpu_limit: float | No
     this process (the time counted is ``optimize()``'s alone)."""
     from pyscipopt import Model
 
+    try:
+        parsed_vars = _read(source).num_vars
+    except UserError as exc:
+        return ChildAnswer(None, error=str(exc))
     with scratch_folder("scip") as folder:
         plain = folder / "instance.opb"
         with open(plain, "wb") as out:
@@ -156,7 +184,6 @@ def solve_with_scip(source, solver: str, want_proof: bool, cpu_limit: float | No
                 generator_track("pb").text_pieces(source)
             for piece in pieces:
                 out.write(piece)
-        parsed_vars = _read(source).num_vars
         model = Model()
         model.hideOutput()
         model.readProblem(str(plain))
@@ -215,6 +242,7 @@ def run_external(command: SolverCommand, source, limit: TimeLimit, proof_to=None
         raise UserError("--seed: an external solver takes its seed on its own command line")
     if proof_to is not None:
         raise UserError("--proof: the PB track keeps no solver proofs yet")
+    _read(source)  # a file the solver would answer for too many variables of: refused here
     if isinstance(source, bytes):
         text, size = [source], len(source)
     else:
