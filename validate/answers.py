@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -282,6 +283,37 @@ MAXSAT_STATUS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABL
 _COST = re.compile(r"o\s+([0-9]{1,20})")
 
 
+def _answer_lines(data: bytes, comments: list[str]) -> Iterator[tuple[int, str, str, str]]:
+    """The lines of a MaxSAT or PB competition answer that are not comments, as (number, its
+    kind letter, the rest of it, the line); comment lines go to ``comments``. Not ASCII, or a
+    line whose first word is not one letter ("sSATISFIABLE", "vx1"), is MalformedOutput."""
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise MalformedOutput(f"not ASCII text (offset {exc.start})") from None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            if line:
+                comments.append(line)
+            continue
+        if len(line) > 1 and not line[1].isspace():
+            raise MalformedOutput(f"line {number}: its first word is not c, s, o or v: "
+                                  f"{line[:40]!r}")
+        yield number, line[0], line[1:].strip(), line
+
+
+def _status_line(number: int, rest: str, status: str | None, statuses: dict[str, str]) -> str:
+    """The status an ``s`` line names (``statuses``: its words -> the status), the first one:
+    a second ``s`` line or an unknown status is MalformedOutput."""
+    if status is not None:
+        raise MalformedOutput(f"line {number}: a second s line")
+    words = " ".join(rest.split())
+    if words not in statuses:
+        raise MalformedOutput(f"line {number}: unknown status {rest[:40]!r}")
+    return statuses[words]
+
+
 @dataclass
 class MaxsatOutput:
     """What a MaxSAT solver claimed: status, ``o`` costs in order, the ``v`` string."""
@@ -295,25 +327,11 @@ class MaxsatOutput:
 def parse_maxsat_output(data: bytes, num_vars: int | None) -> MaxsatOutput:
     """Parse MaxSAT Evaluation output for an instance of ``num_vars`` variables (None: any
     length of ``v`` line), or :class:`MalformedOutput` naming the line."""
-    try:
-        text = data.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise MalformedOutput(f"not ASCII text (offset {exc.start})") from None
     status = values = None
     out = MaxsatOutput("UNKNOWN")
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("c"):
-            if line:
-                out.comments.append(line)
-            continue
-        kind, rest = line[0], line[1:].strip()
+    for number, kind, rest, line in _answer_lines(data, out.comments):
         if kind == "s":
-            if status is not None:
-                raise MalformedOutput(f"line {number}: a second s line")
-            if " ".join(rest.split()) not in MAXSAT_STATUS:
-                raise MalformedOutput(f"line {number}: unknown status {rest[:40]!r}")
-            status = MAXSAT_STATUS[" ".join(rest.split())]
+            status = _status_line(number, rest, status, MAXSAT_STATUS)
         elif kind == "o":
             m = _COST.fullmatch(line)
             if not m:
@@ -400,30 +418,13 @@ def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
     ``SATISFIABLE``, ``UNSATISFIABLE``, ``UNKNOWN``), ``o`` lines (the last one counts), ``v``
     lines of ``x<n>`` / ``-x<n>`` that together give every variable once; else
     :class:`MalformedOutput` naming the line."""
-    try:
-        text = data.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise MalformedOutput(f"not ASCII text (offset {exc.start})") from None
     status = None
     out = PbOutput("UNKNOWN")
     given: dict[int, bool] = {}
     any_v = False
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("c"):
-            if line:
-                out.comments.append(line)
-            continue
-        kind, rest = line[0], line[1:].strip()
-        if len(line) > 1 and not line[1].isspace():  # "sSATISFIABLE", "vx1": no line kind
-            raise MalformedOutput(f"line {number}: its first word is not c, s, o or v: "
-                                  f"{line[:40]!r}")
+    for number, kind, rest, line in _answer_lines(data, out.comments):
         if kind == "s":
-            if status is not None:
-                raise MalformedOutput(f"line {number}: a second s line")
-            if " ".join(rest.split()) not in PB_STATUS:
-                raise MalformedOutput(f"line {number}: unknown status {rest[:40]!r}")
-            status = PB_STATUS[" ".join(rest.split())]
+            status = _status_line(number, rest, status, PB_STATUS)
         elif kind == "o":
             m = _PB_COST.fullmatch(line)
             if not m:
