@@ -18,7 +18,26 @@ unbounded), D diamonds of at most k colours each:
 from __future__ import annotations
 
 from puzzlesat.generator.families.edgematch.encode import Board, duplicate_pairs
+from puzzlesat.generator.families.edgematch.geometry import FRAME
 from puzzlesat.generator.families.params import MAX_CLAUSES, Estimate
+
+
+def bounded_board(params: dict, puzzle=None) -> tuple[int, int, int]:
+    """(rows, cols, non-frame colours) of a bounded board from its puzzle, its piece file, or
+    its params: what the MaxSAT and PB estimates are counted from."""
+    if puzzle is None and "pieces" in params:
+        from puzzlesat.generator.families.edgematch.puzzle import load_pieces
+
+        puzzle = load_pieces(params["pieces"])  # a piece file is small next to its formula
+    if puzzle is not None:
+        rows, cols = puzzle.rows, puzzle.cols
+        colours = len({int(v) for v in puzzle.pieces.reshape(-1).tolist()} - {FRAME})
+    else:
+        rows = int(params.get("rows", 0) or 0)
+        cols = int(params.get("cols", rows) or rows)
+        colours = (int(params.get("border_colors", 1) or 1)
+                   + int(params.get("center_colors", 1) or 1))
+    return max(rows, 0), max(cols, 0), colours
 
 
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:

@@ -45,6 +45,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.optimum import Bounds
 from puzzlesat.generator.core.wcnf import Wcnf
 from puzzlesat.generator.families.edgematch.certificate import odd_colours
+from puzzlesat.generator.families.edgematch.estimate import bounded_board
 from puzzlesat.generator.families.edgematch.generate import planted
 from puzzlesat.generator.families.edgematch.geometry import FRAME, E, Grid, N, S, W
 from puzzlesat.generator.families.edgematch.puzzle import Puzzle, Solution, shown_sides
@@ -69,19 +70,7 @@ def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     x ≤ Σ m², o = 4 per center square, c = 4nK, counters ≤ 2x auxiliaries, m = D; clauses:
     2n at-least-one, ≤ 6x sequential at-most-one, 7 per center square, ≤ 16x side colours,
     4n·K(K−1)/2 colour at-most-one, 3DK edge match, D soft."""
-    if puzzle is None and "pieces" in params:
-        from puzzlesat.generator.families.edgematch.puzzle import load_pieces
-
-        puzzle = load_pieces(params["pieces"])  # a piece file is small next to its WCNF
-    if puzzle is not None:
-        rows, cols = puzzle.rows, puzzle.cols
-        colours = len({int(v) for v in puzzle.pieces.reshape(-1).tolist()} - {FRAME})
-    else:
-        rows = int(params.get("rows", 0) or 0)
-        cols = int(params.get("cols", rows) or rows)
-        colours = (int(params.get("border_colors", 1) or 1)
-                   + int(params.get("center_colors", 1) or 1))
-    rows, cols = max(rows, 0), max(cols, 0)
+    rows, cols, colours = bounded_board(params, puzzle)
     n, centers = rows * cols, max(rows - 2, 0) * max(cols - 2, 0)
     classes = [4, max(2 * rows + 2 * cols - 8, 0), centers]
     x = sum(m * m for m in classes)

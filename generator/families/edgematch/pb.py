@@ -48,6 +48,7 @@ from puzzlesat.generator.core.cnf import LITERAL_DTYPE
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.opb import Opb
 from puzzlesat.generator.families.edgematch.certificate import odd_colours
+from puzzlesat.generator.families.edgematch.estimate import bounded_board
 from puzzlesat.generator.families.edgematch.geometry import FRAME
 from puzzlesat.generator.families.edgematch.maxsat import allowed_rotations, inner_edges
 from puzzlesat.generator.families.edgematch.maxsat import bounds as maxsat_bounds
@@ -81,19 +82,8 @@ def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     """Upper bounds on the OPB's size for n squares in classes of sizes m, K non-frame
     colours and D inner edges: x ≤ 4·Σ m², y = D·K (or c = 2D·K and u = D); constraints 2n
     exactly-one, 2D·K side colours (and 2D·K unmatched); terms ≤ 2x + 2D·K·(x / K + 1)."""
-    if puzzle is None and "pieces" in params:
-        from puzzlesat.generator.families.edgematch.puzzle import load_pieces
-
-        puzzle = load_pieces(params["pieces"])  # a piece file is small next to its OPB
-    if puzzle is not None:
-        rows, cols = puzzle.rows, puzzle.cols
-        colours = len({int(v) for v in puzzle.pieces.reshape(-1).tolist()} - {FRAME})
-    else:
-        rows = int(params.get("rows", 0) or 0)
-        cols = int(params.get("cols", rows) or rows)
-        colours = (int(params.get("border_colors", 1) or 1)
-                   + int(params.get("center_colors", 1) or 1))
-    rows, cols, colours = max(rows, 0), max(cols, 0), max(colours, 1)
+    rows, cols, colours = bounded_board(params, puzzle)
+    colours = max(colours, 1)
     n = rows * cols
     classes = [4, max(2 * rows + 2 * cols - 8, 0), max(rows - 2, 0) * max(cols - 2, 0)]
     x = 4 * sum(m * m for m in classes)
