@@ -278,8 +278,10 @@ def sat_status(data: bytes) -> str:
 
 
 # -- the MaxSAT Evaluation's output --------------------------------------------------------------
-MAXSAT_STATUS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT",
-          "UNKNOWN": "UNKNOWN"}
+#: an optimisation competition's ``s`` words -> the status (the MaxSAT Evaluation's and the
+#: Pseudo-Boolean Competition's are the same four)
+STATUS_WORDS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT",
+                "UNKNOWN": "UNKNOWN"}
 _COST = re.compile(r"o\s+([0-9]{1,20})")
 
 
@@ -331,7 +333,7 @@ def parse_maxsat_output(data: bytes, num_vars: int | None) -> MaxsatOutput:
     out = MaxsatOutput("UNKNOWN")
     for number, kind, rest, line in _answer_lines(data, out.comments):
         if kind == "s":
-            status = _status_line(number, rest, status, MAXSAT_STATUS)
+            status = _status_line(number, rest, status, STATUS_WORDS)
         elif kind == "o":
             m = _COST.fullmatch(line)
             if not m:
@@ -352,9 +354,9 @@ def parse_maxsat_output(data: bytes, num_vars: int | None) -> MaxsatOutput:
     out.status = status or "UNKNOWN"
     out.values = values
     if out.status in ("OPTIMUM", "SAT") and values is None:
-        raise MalformedOutput(f"s {maxsat_word(out.status)} without a v line")
+        raise MalformedOutput(f"s {status_word(out.status)} without a v line")
     if values is not None and out.status not in ("OPTIMUM", "SAT"):
-        raise MalformedOutput(f"a v line with s {maxsat_word(out.status)}")
+        raise MalformedOutput(f"a v line with s {status_word(out.status)}")
     if values is not None and not out.costs:
         raise MalformedOutput("a model without an o line")
     return out
@@ -366,9 +368,9 @@ def maxsat_status(data: bytes) -> str:
     return parse_maxsat_output(data, None).status
 
 
-def maxsat_word(status: str) -> str:
-    """The MaxSAT Evaluation's ``s`` words of a status (``OPTIMUM`` -> ``OPTIMUM FOUND``)."""
-    return next(k for k, v in MAXSAT_STATUS.items() if v == status)
+def status_word(status: str) -> str:
+    """The ``s`` words of a status in MaxSAT and PB output (``OPTIMUM`` -> ``OPTIMUM FOUND``)."""
+    return next(k for k, v in STATUS_WORDS.items() if v == status)
 
 
 def model_of(values: str) -> np.ndarray:
@@ -383,7 +385,7 @@ def model_of(values: str) -> np.ndarray:
 def maxsat_text(status: str, model: np.ndarray | None, cost: int | None) -> bytes:
     """MaxSAT Evaluation output lines for an answer (after the caller's ``c`` lines)."""
     lines = [] if cost is None else [f"o {cost}"]
-    lines.append(f"s {maxsat_word(status)}")
+    lines.append(f"s {status_word(status)}")
     if model is not None:
         lines.append("v " + (model[1:].astype(np.uint8) + ord("0")).tobytes().decode("ascii"))
     return ("\n".join(lines) + "\n").encode("ascii")
@@ -396,8 +398,6 @@ def maxsat_bound(num_vars: int) -> int:
 
 
 # -- the Pseudo-Boolean Competition's output ----------------------------------------------------
-PB_STATUS = {"OPTIMUM FOUND": "OPTIMUM", "SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT",
-             "UNKNOWN": "UNKNOWN"}
 _PB_COST = re.compile(r"o\s+(-?[0-9]{1,4000})")
 _PB_LITERAL = re.compile(r"(-?)x([1-9][0-9]{0,9})")
 
@@ -424,7 +424,7 @@ def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
     any_v = False
     for number, kind, rest, line in _answer_lines(data, out.comments):
         if kind == "s":
-            status = _status_line(number, rest, status, PB_STATUS)
+            status = _status_line(number, rest, status, STATUS_WORDS)
         elif kind == "o":
             m = _PB_COST.fullmatch(line)
             if not m:
@@ -448,7 +448,7 @@ def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
     out.status = status or "UNKNOWN"
     if out.status in ("OPTIMUM", "SAT"):
         if not any_v:
-            raise MalformedOutput(f"s {pb_word(out.status)} without v lines")
+            raise MalformedOutput(f"s {status_word(out.status)} without v lines")
         if num_vars is not None:
             if len(given) != num_vars:
                 missing = next(v for v in range(1, num_vars + 1) if v not in given)
@@ -458,7 +458,7 @@ def parse_pb_output(data: bytes, num_vars: int | None) -> PbOutput:
             true = [v for v, value in given.items() if value]
             out.model[true] = True
     elif any_v:
-        raise MalformedOutput(f"v lines with s {pb_word(out.status)}")
+        raise MalformedOutput(f"v lines with s {status_word(out.status)}")
     return out
 
 
@@ -468,16 +468,11 @@ def pb_status(data: bytes) -> str:
     return parse_pb_output(data, None).status
 
 
-def pb_word(status: str) -> str:
-    """The Pseudo-Boolean Competition's ``s`` words of a status."""
-    return next(k for k, v in PB_STATUS.items() if v == status)
-
-
 def pb_text(status: str, model: np.ndarray | None, cost: int | None) -> bytes:
     """Pseudo-Boolean Competition output lines for an answer (after the caller's ``c``
     lines): ``o``, ``s`` and ``v`` lines of at most about 4000 characters."""
     lines = [] if cost is None else [f"o {cost}"]
-    lines.append(f"s {pb_word(status)}")
+    lines.append(f"s {status_word(status)}")
     if model is not None:
         names = np.where(model[1:], "x", "-x").astype(object) + np.arange(
             1, model.size).astype(str).astype(object)

@@ -19,22 +19,26 @@ from puzzlesat.generator.families.params import Estimate
 MAX_COLOURS = 62
 
 
-def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
-    # params bound the size closely: a puzzle is given only when read back from a header
-    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
+def grid_shape(params: dict, puzzle=None) -> tuple[int, int, int]:
+    """(width, height, colours) of a grid from its puzzle (read back from a header), its
+    level file, or its params (which bound the size closely): what every track's estimate is
+    counted from."""
     if puzzle is None and "puzzle" in params:
         from puzzlesat.generator.families.flow.puzzle import load_puzzle
 
-        puzzle = load_puzzle(params["puzzle"])  # a level file is small next to its CNF
+        puzzle = load_puzzle(params["puzzle"])  # a level file is small next to its formula
     if puzzle is not None:
-        width, height, colours = puzzle.width, puzzle.height, puzzle.num_colors
-    else:
-        width = max(int(params.get("width") or 1), 1)
-        height = max(int(params.get("height") or width), 1)
-        cells = width * height
-        colours = (params.get("colors") or params.get("max_colors")
-                   or cells // max(int(params.get("min_path") or 3), 2))
-        colours = max(min(int(colours), MAX_COLOURS), 1)
+        return puzzle.width, puzzle.height, puzzle.num_colors
+    width = max(int(params.get("width") or 1), 1)
+    height = max(int(params.get("height") or width), 1)
+    colours = (params.get("colors") or params.get("max_colors")
+               or width * height // max(int(params.get("min_path") or 3), 2))
+    return width, height, max(min(int(colours), MAX_COLOURS), 1)
+
+
+def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
+    """Upper bounds on the CNF's size, from the params or the puzzle read back from a header."""
+    width, height, colours = grid_shape(params, puzzle)
     n = width * height
     c = colours
     pairs = width * (height - 1) + (height - 1) * width + height * (width - 1)

@@ -39,6 +39,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.grid import adjacent_pairs
 from puzzlesat.generator.core.opb import Opb
 from puzzlesat.generator.families.flow.certificate import balance
+from puzzlesat.generator.families.flow.estimate import grid_shape
 from puzzlesat.generator.families.flow.puzzle import Puzzle, Solution, check
 from puzzlesat.generator.families.params import Estimate
 
@@ -60,18 +61,7 @@ STORY = (
 def estimate(params: dict, encoding: str, puzzle=None) -> Estimate:
     """Upper bounds on the OPB's size for n cells, C colours and P ≤ 2n adjacent pairs:
     n·C + P variables; n + 2 + n + 3·P·C constraints of at most C, 4 and 3 terms."""
-    if puzzle is None and "puzzle" in params:
-        from puzzlesat.generator.families.flow.puzzle import load_puzzle
-
-        puzzle = load_puzzle(params["puzzle"])  # a level file is small next to its OPB
-    if puzzle is not None:
-        width, height, colours = puzzle.width, puzzle.height, puzzle.num_colors
-    else:
-        width = max(int(params.get("width") or 1), 1)
-        height = max(int(params.get("height") or width), 1)
-        colours = int(params.get("colors") or params.get("max_colors")
-                      or width * height // max(int(params.get("min_path") or 3), 2))
-        colours = max(colours, 1)
+    width, height, colours = grid_shape(params, puzzle)
     n = width * height
     pairs = 2 * n
     variables = n * colours + pairs

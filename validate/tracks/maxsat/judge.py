@@ -34,9 +34,9 @@ from puzzlesat.validate.answers import (
     comment_time,
     maxsat_bound,
     maxsat_status,
-    maxsat_word,
     model_of,
     parse_maxsat_output,
+    status_word,
 )
 from puzzlesat.validate.evidence import HeaderPuzzle, read_witness
 from puzzlesat.validate.optimum import Certified, cost_verdict, puzzle_report, replay
@@ -127,7 +127,7 @@ def judge(case: Case, answer: bytes | Exception,
 
 
 def _judge_output(case: Case, output: MaxsatOutput, base: dict) -> Verdict:
-    base["claimed"] = maxsat_word(output.status)
+    base["claimed"] = status_word(output.status)
     certified, wcnf = case.certified, case.parsed
     if output.status == "UNKNOWN":
         return Verdict("UNKNOWN", "the solver gave no answer", **base)

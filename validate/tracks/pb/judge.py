@@ -42,7 +42,7 @@ from puzzlesat.validate.answers import (
     parse_pb_output,
     pb_bound,
     pb_status,
-    pb_word,
+    status_word,
 )
 from puzzlesat.validate.evidence import DECODE_ERRORS, HeaderPuzzle, read_witness
 from puzzlesat.validate.optimum import Certified, cost_verdict, puzzle_report, replay
@@ -124,7 +124,7 @@ def judge(case: Case, answer: bytes | Exception,
         output = parse_pb_output(answer, case.parsed.num_vars)
     except MalformedOutput as exc:
         return Verdict("MALFORMED", str(exc), notes=list(case.notes), **base)
-    base["claimed"] = pb_word(output.status)
+    base["claimed"] = status_word(output.status)
     if output.status == "UNKNOWN":
         verdict = Verdict("UNKNOWN", "the solver gave no answer", **base)
     elif output.status == "UNSAT":
