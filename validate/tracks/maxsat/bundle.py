@@ -38,13 +38,17 @@ METADATA_COLUMNS = ("file", "family", "variables", "clauses", "optimum", "lower-
                     "sha256")
 
 
-#: whether the bundle needs the suite's calibration: every optimum is certified without it; RC2's runs are reported when there
+#: whether the bundle needs the suite's calibration: every optimum is certified without it
+#: (RC2's runs are reported when there are some)
 CALIBRATED = False
 #: calibrate --recheck's instances: none, the rules have no speed margin
 to_recheck = no_margin
 
+
 @dataclass
 class MaxsatCheck:
+    """What the MaxSAT bundle's check found: metadata rows, failures, the rows checked."""
+
     metadata: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     rows: list[ManifestRow] = field(default_factory=list)

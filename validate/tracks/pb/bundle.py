@@ -47,6 +47,9 @@ to_recheck = no_margin
 
 @dataclass
 class PbCheck:
+    """What the PB bundle's check found: metadata rows, failures, the rows checked, each
+    parity instance's proof and each instance's domain."""
+
     metadata: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     rows: list[ManifestRow] = field(default_factory=list)
