@@ -13,11 +13,13 @@ from pysat.solvers import Solver
 from references import bfs_distances, dimacs_problems
 
 from puzzlesat.generator.core.cnf import model_array
+from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.opb import Opb, opb_bytes, parse_opb
 from puzzlesat.generator.core.reader import read_dimacs
 from puzzlesat.generator.core.seeds import Rng
 from puzzlesat.generator.core.writer import dimacs_bytes
 from puzzlesat.generator.families import sliding
-from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.families.sliding import npuzzle, pb
 from puzzlesat.generator.families.sliding.encode import rotated_state, tile_bits
 from puzzlesat.generator.instance import build
 
@@ -260,6 +262,104 @@ def test_vectorised_rotated_encoder_matches_reference(rows, cols, budget, no_und
     formula = sliding.encode(puzzle, "rotated-onehot" if onehot else "rotated")
     assert canonical(formula.clauses()) == canonical(reference_rotated(puzzle, onehot))
     assert dimacs_problems(formula) == []
+
+
+# -- the pseudo-Boolean forms (sliding/pb.py) ---------------------------------------------------
+def pb_clauses(opb, top: int) -> list[list[int]]:
+    """A plain CNF of an OPB whose coefficients are all ±1 (the sliding forms'): each term
+    -1·l read as +1·¬l − 1, each constraint Σ l ≥ d as pysat's cardinality encoding."""
+    from pysat.card import CardEnc, EncType
+
+    clauses: list[list[int]] = []
+    for terms, relation, degree in opb.constraints():
+        assert {abs(c) for c, _ in terms} == {1}, terms
+        lits = [lit if c > 0 else -lit for c, lit in terms]
+        bound = degree + sum(c < 0 for c, _ in terms)
+        made = (CardEnc.equals if relation == "=" else CardEnc.atleast)(
+            lits, bound=bound, top_id=top, encoding=EncType.seqcounter)
+        top = max([top, *(abs(x) for c in made.clauses for x in c)])
+        clauses += made.clauses
+    return clauses
+
+
+def solve_pb(puzzle, encoding="moves", at_most_moves=None):
+    """(SAT?, decoded solution or None) of the OPB as written, by CaDiCaL on :func:`pb_clauses`
+    (with at most ``at_most_moves`` go variables true, when given)."""
+    from pysat.card import CardEnc, EncType
+
+    opb = parse_opb(opb_bytes(pb.encode_opb(puzzle, encoding)), "test")
+    clauses = pb_clauses(opb, opb.num_vars)
+    if at_most_moves is not None:
+        moves = pb.variables(Opb(), puzzle)[1]
+        top = max([opb.num_vars, *(abs(x) for c in clauses for x in c)])
+        clauses += CardEnc.atmost(moves.reshape(-1).tolist(), bound=at_most_moves, top_id=top,
+                                  encoding=EncType.seqcounter).clauses
+    with Solver(name="cadical195", bootstrap_with=clauses) as s:
+        if not s.solve():
+            return False, None
+        model = model_array(s.get_model(), opb.num_vars)
+        assert opb.violated(model).size == 0  # the CNF agrees with the OPB reader
+        return True, pb.decode_opb(puzzle, encoding, model)
+
+
+def test_pb_moves_is_sat_iff_the_budget_reaches_the_distance():
+    """The decision form, as written, on sampled 3×3 starts and every budget from d − 2 to
+    d + 2 (and one with --no-undo): SAT exactly when budget ≥ d with its parity, and every
+    model decodes to a trace the puzzle's rules accept."""
+    distances = bfs_distances(3, 3)
+    states = sorted(s for s, d in distances.items() if 3 <= d <= 8)
+    for i in Rng(5).integers(len(states), 5).tolist():
+        start, d = states[i], distances[states[i]]
+        for budget in range(max(d - 2, 0), d + 3):
+            puzzle = puzzle_for(start, 3, 3, budget)
+            want = budget >= d and (budget - d) % 2 == 0
+            found, solution = solve_pb(puzzle)
+            assert found == want, (start, budget)
+            if found:
+                assert pb.referee(puzzle, solution) == ([], budget)
+    # one move from the goal: in 3 moves only by undoing one (L R L, ...), as the CNF says
+    no_undo = puzzle_for([1, 0, 2, 3, 4, 5, 6, 7, 8], 3, 3, 3, no_undo=True)
+    assert solve_pb(no_undo) == solve(no_undo, "rotated") == (False, None)
+    assert solve_pb(puzzle_for([1, 0, 2, 3, 4, 5, 6, 7, 8], 3, 3, 3))[0]
+
+
+def test_pb_fewest_moves_has_the_distance_as_its_optimum():
+    """The optimisation form with a budget of d + 3: a model of at most d moves exists (it
+    decodes to a trace with stays the referee accepts at cost d), none of d − 1."""
+    distances = bfs_distances(3, 3)
+    start = sorted(s for s, d in distances.items() if d == 6)[0]
+    puzzle = puzzle_for(start, 3, 3, 9)
+    found, solution = solve_pb(puzzle, "fewest-moves", at_most_moves=6)
+    assert found and pb.referee(puzzle, solution) == ([], 6)
+    assert solution.moves.count(".") == 3
+    assert solve_pb(puzzle, "fewest-moves", at_most_moves=5) == (False, None)
+
+
+@pytest.mark.parametrize("encoding", list(pb.ENCODINGS))
+def test_pb_witness_assignment_meets_every_constraint(encoding):
+    """The known trace (the witness; for the optimisation form the certified arrangement,
+    padded with stays) is a model of the file as written, decodes back to itself, and a
+    move flipped breaks a constraint."""
+    for params in [{"korf": 50, "k": 10, "budget": 14},
+                   {"start": [1, 2, 5, 3, 4, 0, 6, 7, 8], "budget": 7},
+                   *([{"korf": 3, "k": 9, "no_undo": True}] if encoding == "moves" else [])]:
+        inst = build("sliding", params, encoding, track="pb")
+        trace = inst.witness if encoding == "moves" else inst.made.certified.arrangement
+        model = pb.assignment_opb(inst.puzzle, encoding, trace)
+        opb = parse_opb(opb_bytes(inst.formula), "test")
+        assert opb.violated(model).size == 0, params
+        assert pb.decode_opb(inst.puzzle, encoding, model) == trace
+        moves = pb.variables(Opb(), inst.puzzle)[1]
+        model[moves[0]] = ~model[moves[0]]  # step 0 makes every move but its own
+        assert opb.violated(model).size > 0
+        assert "?" in pb.decode_opb(inst.puzzle, encoding, model).moves
+
+
+def test_pb_forms_refuse_what_they_cannot_state():
+    with pytest.raises(UserError, match="--no-undo is not defined across stays"):
+        build("sliding", {"korf": 3, "k": 9, "no_undo": True}, "fewest-moves", track="pb")
+    with pytest.raises(UserError, match="below the distance 9"):
+        build("sliding", {"korf": 3, "k": 9, "budget": 7}, "fewest-moves", track="pb")
 
 
 # -- command line -----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Pseudo-Boolean Competition asks; forged proofs and doctored answers never verifi
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import lzma
@@ -366,6 +367,37 @@ def test_each_client_solves_and_its_answers_are_verified(made, tmp_path, puzzles
         assert judged.out.startswith(verdict), (key, judged.out)
 
 
+#: sliding Korf #9 cut at k = 8: (generate's options, what a solver answers, the verdict and
+#: what it says): budget k (the trace), k − 2 (the trace's optimality: no proof is written),
+#: k − 1 (parity, a certificate the judge checks), and the optimisation form with 2 spare steps
+SLIDING = [
+    ((), 10, "VERIFIED-SAT", "solution passes the puzzle's rules"),
+    (("--budget", "6"), 20, "UNSAT-UNCHECKED",
+     "no proof; consistent with the expected UNSAT (optimal-trace)"),
+    (("--budget", "7"), 20, "VERIFIED-UNSAT", "certified by the header: parity"),
+    (("--budget", "10", "--encoding", "fewest-moves"), 30, "VERIFIED-OPTIMUM",
+     "cost 8 is the certified optimum"),
+]
+
+
+@pytest.mark.parametrize("client", ["exact", "scip", "sat4j"])
+def test_sliding_forms_are_solved_and_judged(tmp_path, puzzlesat, client):
+    """Each sliding form, generated as a user would, solved by each PB solver and judged:
+    the trace and the optimum verified down to the puzzle, the UNSAT budgets as far as
+    their certificates go."""
+    if client not in pb_clients():
+        pytest.skip(f"{client} is not installed")
+    for i, (options, code, verdict, said) in enumerate(SLIDING):
+        path = tmp_path / f"s{i}.opb"
+        made = puzzlesat("generate", "sliding", "--korf", "9", "--k", "8", *options,
+                         "--format", "opb", "-o", path)
+        assert made.code == 0, made.err
+        result = puzzlesat("solve", path, "--solver", client)
+        assert result.code == code, (options, result.out, result.err)
+        judged = puzzlesat("validate", path, _answer(tmp_path, result.out.encode()))
+        assert judged.out.startswith(verdict) and said in judged.out, (options, judged.out)
+
+
 def test_an_unknown_pb_solver_is_one_line(made, puzzlesat):
     assert_one_line_error(puzzlesat("solve", made["em"][1], "--solver", "nosuch"),
                           "nosuch")
@@ -448,6 +480,12 @@ family = "edge-matching"
 format = "opb"
 encoding = "unmatched-edges"
 params = { rows = 4, cols = 4, border_colors = 2, center_colors = 3, unsat = "parity" }
+
+[[group]]
+family = "sliding"
+format = "opb"
+params = { korf = 9 }
+zip = { k = [8, 8], budget = [8, 6] }
 """
 
 
@@ -468,7 +506,7 @@ def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzle
     bundle = tmp_path / "bundle"
     domains = sorted(p.name for p in bundle.iterdir() if p.is_dir())
     assert domains == ["edge-matching-optimum", "edge-matching-parity", "edge-matching-planted",
-                       "flow-parity"]
+                       "flow-parity", "sliding-sat", "sliding-unsat"]
     proofs = sorted(p.name for p in bundle.glob("*/*.pbp"))
     assert len(proofs) == 3  # two parity boards and the Flow grid
     rows = list(csv.DictReader(io.StringIO((bundle / "metadata.csv").read_text())))
@@ -481,6 +519,30 @@ def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzle
             assert check_refutation(veripb_constraints(read_opb(opb)), proof).verified
     with tarfile.open(bundle.with_name("bundle.tar.xz")) as tar:
         assert "bundle/flow-parity/" in " ".join(tar.getnames()) + "/"
+
+
+def test_an_answer_known_by_construction_is_made_again_not_taken_from_the_header(
+        tmp_path, puzzlesat):
+    """A sliding UNSAT has no certificate to check (its answer is a trace's optimality): the
+    bundle takes it once the header's params make that very puzzle again, expected UNSAT. A
+    SAT budget whose header (and manifest, checksums updated) says UNSAT is refused."""
+    (tmp_path / "pb.toml").write_text(SUITE)
+    suite = tmp_path / "suite"
+    publish_suite(tmp_path / "pb.toml", suite)
+    spec, instances = read_published(suite)
+    row = next(r for r in instances if r["name"] == "sliding-korf9-k8-b8-moves")
+    path = suite / row["file"]
+    text = lzma.decompress(path.read_bytes())
+    path.write_bytes(lzma.compress(text.replace(b"* expected: SAT\n", b"* expected: UNSAT\n",
+                                                1)))
+    row.update({"result": "unsat", "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+    for rel, data in suite_files(spec, instances, calibration_files(suite)).items():
+        (suite / rel).write_bytes(data)
+    result = puzzlesat("submission", suite, "-o", tmp_path / "bundle")
+    assert result.code == 1 and ("sliding-korf9-k8-b8-moves: UNSAT not certified again (its "
+                                 "params make a puzzle expected SAT (optimal-trace))"
+                                 in result.out), result.out
+    assert not (tmp_path / "bundle").exists()
 
 
 @pytest.mark.parametrize("forgery, said", [

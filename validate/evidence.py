@@ -23,7 +23,7 @@ from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.inputs import SMALL_INPUT, read_input
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.validate.model import falsified_clauses, full_model
-from puzzlesat.validate.verdict import PuzzleReport
+from puzzlesat.validate.verdict import PuzzleReport, Verdict
 
 #: what a damaged header puzzle, witness or decoding raises: never evidence, never a crash
 DECODE_ERRORS = (IndexError, KeyError, ValueError, TypeError, OverflowError, AttributeError)
@@ -146,6 +146,53 @@ class HeaderPuzzle:
                            f"match the file ({self.mismatch})")
         return True, (f"{why}; the file is the {self.encoding} encoding of that puzzle (the "
                       "same counts, and every clause or constraint)")
+
+    def made_again(self) -> str:
+        """"" when the family makes the header's very puzzle again from the header's params
+        and seed, and expects of it what the header says (an answer known by construction,
+        such as a trace's optimality, is then the generator's and not the header's word);
+        else why not."""
+        if not self.found:
+            return self.error
+        header = self.parsed.header
+        params, seed = header.get("params"), header.get("seed")
+        if not isinstance(params, dict) or not (seed is None or type(seed) is int):
+            return "the header's params or seed do not read"
+        from puzzlesat.generator.core.seeds import Rng
+        from puzzlesat.generator.families.params import normalize_params
+
+        try:
+            params = normalize_params(self.family, params)
+            puzzle = self.family.generate(params, Rng(seed if seed is not None else 0))
+            expected = self.family.expected(puzzle, params)
+        except (UserError, *DECODE_ERRORS) as exc:
+            return f"its params make no puzzle: {exc}"
+        if self.family.puzzle_to_json(puzzle) != self.family.puzzle_to_json(self.puzzle):
+            return "its params make another puzzle than the header's"
+        if list(expected) != [header.get("expected"), header.get("expected-from")]:
+            return f"its params make a puzzle expected {expected[0]} ({expected[1]})"
+        return self.mismatch
+
+    def unproved_unsat(self, base: dict, notes: list[str], proof_given: bool,
+                       known: str = "") -> Verdict:
+        """The verdict on an UNSAT claim no proof settled: WRONG-ANSWER when ``known`` (a
+        solution checked on the file) or the header's SAT refutes it, VERIFIED-UNSAT when the
+        header's certificate holds, else UNSAT-UNCHECKED, saying whether the header agrees."""
+        if known:
+            return Verdict("WRONG-ANSWER", f"claims UNSAT, but {known}", notes=notes, **base)
+        given = "proof not checked" if proof_given else "no proof"
+        if base["expected"] == "UNSAT":
+            certified, why = self.certificate()
+            if certified:
+                return Verdict("VERIFIED-UNSAT", f"{given}; certified by the header: {why}",
+                               notes=notes, **base)
+            if why:
+                notes.append(why)
+            given += f"; consistent with the expected UNSAT ({base['expected_from']})"
+        elif base["expected"] == "SAT":
+            return Verdict("WRONG-ANSWER", f"claims UNSAT, but the instance is SAT "
+                           f"({base['expected_from'] or 'expected'})", notes=notes, **base)
+        return Verdict("UNSAT-UNCHECKED", given, notes=notes, **base)
 
     def decode(self, given: np.ndarray) -> tuple[PuzzleReport | None, str]:
         """Decode the model of the ``given`` literals (completed with False) with the header's

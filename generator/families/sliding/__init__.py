@@ -20,7 +20,7 @@ Korf traces); this module is the family's card and gathers its contract.
 from __future__ import annotations
 
 from puzzlesat.generator.families.params import Param
-from puzzlesat.generator.families.sliding import count, maxsat
+from puzzlesat.generator.families.sliding import count, maxsat, pb
 from puzzlesat.generator.families.sliding.certificate import check_certificate, expected
 from puzzlesat.generator.families.sliding.encode import assignment, decode, encode
 from puzzlesat.generator.families.sliding.estimate import estimate
@@ -103,4 +103,4 @@ ENCODINGS = {
 
 #: the family's module for each track beyond SAT (whose contract this card's names keep):
 #: model counting and, where the family has one, its MaxSAT and pseudo-Boolean forms
-TRACKS = {"mc": count, "maxsat": maxsat}
+TRACKS = {"mc": count, "maxsat": maxsat, "pb": pb}

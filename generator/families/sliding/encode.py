@@ -188,32 +188,32 @@ def _encode_direct(puzzle: Puzzle) -> Formula:
     f.add("goal", at[steps, squares, squares][:, None])
     f.add("square_at_most_one", pairwise_at_most_one(at.reshape(-1, n)))
     f.add("some_move", go)
-    leaving = _with_absent(go)[:, _edges_by_square(frm, n)]
+    leaving = with_absent(go)[:, _edges_by_square(frm, n)]
     f.add("one_move_per_square", pairwise_at_most_one(leaving.reshape(-1, 4)))
     f.add("move_precondition", np.stack([-go, at[:-1][:, frm, 0]], axis=-1).reshape(-1, 2))
     f.add("move_effects", _move_effects(at, go, frm, to))
     f.add("frame", _frame(at, go, frm, to))
     if puzzle.no_undo:
-        reverse = _reverse_edges(frm, to)
+        reverse = reverse_edges(frm, to)
         f.add("no_undo", np.stack([-go[:-1], -go[1:, reverse]], axis=-1).reshape(-1, 2))
     return f
 
 
 def _edges_by_square(frm: np.ndarray, n: int) -> np.ndarray:
     """``(n, 4)`` edge indices leaving each square, padded with ``len(frm)``: the absent
-    column of :func:`_with_absent`."""
+    column of :func:`with_absent`."""
     table = np.full((n, 4), len(frm))
     slot = np.arange(len(frm)) - np.searchsorted(frm, frm)
     table[frm, slot] = np.arange(len(frm))
     return table
 
 
-def _with_absent(go: np.ndarray) -> np.ndarray:
+def with_absent(go: np.ndarray) -> np.ndarray:
     """``go`` with an extra all-zero column, so padded edge indices select no literal."""
     return np.concatenate([go, np.zeros((go.shape[0], 1), dtype=go.dtype)], axis=1)
 
 
-def _reverse_edges(frm: np.ndarray, to: np.ndarray) -> np.ndarray:
+def reverse_edges(frm: np.ndarray, to: np.ndarray) -> np.ndarray:
     key = {(int(a), int(b)): e for e, (a, b) in enumerate(zip(frm, to))}
     return np.array([key[int(b), int(a)] for a, b in zip(frm, to)])
 
@@ -234,16 +234,23 @@ def _move_effects(at, go, frm, to) -> np.ndarray:
     return both.reshape(-1, 3)
 
 
-def _frame(at, go, frm, to) -> np.ndarray:
-    """Tile v on square q at t and not at t+1 → some move leaving or entering q."""
-    steps, edges = go.shape
-    n = at.shape[1]
+def touching_edges(frm: np.ndarray, to: np.ndarray, n: int) -> np.ndarray:
+    """``(n, width)`` indices of the edges leaving or entering each square, padded with
+    ``len(frm)``: the absent column of :func:`with_absent`."""
     touching = [np.flatnonzero((frm == q) | (to == q)) for q in range(n)]
-    width = max(len(t) for t in touching)
-    table = np.full((n, width), edges)
+    table = np.full((n, max(len(t) for t in touching)), len(frm))
     for q, t in enumerate(touching):
         table[q, : len(t)] = t
-    moves = _with_absent(go)[:, table]  # (K, n, width)
+    return table
+
+
+def _frame(at, go, frm, to) -> np.ndarray:
+    """Tile v on square q at t and not at t+1 → some move leaving or entering q."""
+    steps = go.shape[0]
+    n = at.shape[1]
+    table = touching_edges(frm, to, n)
+    width = table.shape[1]
+    moves = with_absent(go)[:, table]  # (K, n, width)
     out = np.concatenate([
         np.stack([-at[:-1], at[1:]], axis=-1),  # (K, n, n, 2)
         np.broadcast_to(moves[:, :, None, :], (steps, n, n, width))], axis=-1)

@@ -85,8 +85,10 @@ class Known:
 
 def known_answer(case: Case, given: dict | None) -> Known:
     """The answer the instance's header states, certified again from its puzzle (never taken
-    from the manifest): an optimum replayed (``open_case``), an UNSAT by its certificate, a SAT
-    by a known solution (``given``: its witness file) that meets every constraint."""
+    from the manifest): an optimum replayed (``open_case``), an UNSAT by its certificate or,
+    for a family without one (a trace's optimality), by its puzzle made again from the
+    header's params, a SAT by a known solution (``given``: its witness file) that meets every
+    constraint."""
     header = case.parsed.header
     if case.certified is not None:
         optimum = case.certified.optimum
@@ -95,8 +97,11 @@ def known_answer(case: Case, given: dict | None) -> Known:
     expected, source = header.get("expected"), str(header.get("expected-from", ""))
     if expected == "UNSAT":
         certified, why = case.evidence.certificate()
+        if not certified and not why:  # known by construction, as a trace's optimality
+            why = case.evidence.made_again()
+            certified = not why
         return Known("UNSAT", source, failure="" if certified else
-                     f"UNSAT not certified again ({why or 'no certificate'})")
+                     f"UNSAT not certified again ({why})")
     if expected == "SAT":
         return Known("SAT", source, failure="" if known_solution(case, given) else
                      "SAT not certified again (no known solution meets every constraint)")
@@ -110,7 +115,8 @@ def domain(family: str, known: Known, optimising: bool) -> str:
     elif known.answer == "UNSAT":
         kind = "parity" if known.source.startswith("parity") else "unsat"
     else:
-        kind = "planted" if known.answer == "SAT" else "open"
+        kind = ("open" if known.answer != "SAT" else
+                "planted" if known.source.startswith("planted") else "sat")
     return f"{family}-{kind}"
 
 

@@ -225,21 +225,7 @@ def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
             return Verdict("WRONG-PROOF", f"{checker} rejected the proof: {reason}", **base)
         notes.append(f"proof rejected by {checker}: {reason}" if ok is False
                      else f"proof not checked: {reason}")
-    if known:
-        return Verdict("WRONG-ANSWER", f"claims UNSAT, but {known}", notes=notes, **base)
-    if base["expected"] == "UNSAT":
-        certified, why = case.evidence.certificate()
-        if certified:
-            given = "no proof" if options.proof is None else "proof not checked"
-            return Verdict("VERIFIED-UNSAT", f"{given}; certified by the header: {why}",
-                           notes=notes, **base)
-        if why:
-            notes.append(why)
-    if base["expected"] == "SAT":
-        return Verdict("WRONG-ANSWER", f"claims UNSAT, but the instance is SAT "
-                       f"({base['expected_from']})", notes=notes, **base)
-    why = "no proof" if options.proof is None else "proof not checked"
-    return Verdict("UNSAT-UNCHECKED", why, notes=notes, **base)
+    return case.evidence.unproved_unsat(base, notes, options.proof is not None, known)
 
 
 # -- proofs ---------------------------------------------------------------------------------------

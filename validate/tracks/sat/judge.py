@@ -209,19 +209,5 @@ def _judge_unsat(case: Case, options: JudgeOptions, base: dict) -> Verdict:
                            **base)
         notes.append(f"proof rejected by {check.checker}: {check.reason}" if check.ok is False
                      else f"proof not checked: {check.reason}")
-    if base["expected"] == "UNSAT" and not witness:
-        certified, why = case.evidence.certificate()
-        if certified:
-            given = "no proof" if proof is None else "proof not checked"
-            return Verdict("VERIFIED-UNSAT", f"{given}; certified by the header: {why}",
-                           notes=notes, **base)
-        if why:
-            notes.append(why)
-    if witness or base["expected"] == "SAT":
-        why = witness or f"the instance is SAT ({base['expected_from'] or 'expected'})"
-        return Verdict("WRONG-ANSWER", f"claims UNSAT, but {why}", notes=notes, **base)
-    why = "no proof" if proof is None else "proof not checked"
-    if base["expected"] == "UNSAT":
-        why += f"; consistent with the expected UNSAT ({base['expected_from']})"
-    return Verdict("UNSAT-UNCHECKED", why, notes=notes, **base)
+    return case.evidence.unproved_unsat(base, notes, proof is not None, witness)
 
