@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sysconfig
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,21 @@ def tiny_speed_workloads(tmp_path_factory):
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         patch.setattr(speed, "WORKLOADS", {name: tiny for name in speed.WORKLOADS})
         yield
+
+
+def fixed_speeds(monkeypatch, indices: dict[str, float]) -> None:
+    """The speed indices calibrate and tune see fixed (no workload run): solver -> index."""
+    from puzzlesat.validate.campaigns import calibrate
+    from puzzlesat.validate.runs import speed
+
+    def speeds(solvers):
+        return {solver: speed.Speed(solver, speed.Workload("sliding", {}, "rotated", None,
+                                                           "0" * 32, "UNSAT", indices[solver]),
+                                    (1.0,), speed.host(), 0.0, time.time())
+                for solver in solvers if solver in indices}, []
+
+    monkeypatch.setattr(calibrate, "speeds", speeds)
+    monkeypatch.setattr(speed, "speeds", speeds)
 
 
 def fixture_path(*parts: str) -> Path:

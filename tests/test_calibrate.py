@@ -14,7 +14,14 @@ import sys
 import time
 
 import pytest
-from conftest import TINY, assert_one_line_error, assert_readable, publish_tiny, tick_labels
+from conftest import (
+    TINY,
+    assert_one_line_error,
+    assert_readable,
+    fixed_speeds,
+    publish_tiny,
+    tick_labels,
+)
 
 from puzzlesat.generator.suite import publish_suite, verify_suite
 from puzzlesat.validate.campaigns.calibrate import (
@@ -346,19 +353,6 @@ def test_only_recalibrates_matching_instances_and_keeps_the_rest(tmp_path, puzzl
 
 
 # -- the speed index: recorded in every row, the margin rechecked and enforced ----------------
-def fixed_speeds(monkeypatch, indices: dict[str, float]) -> None:
-    """calibrate's speed indices fixed (no workload run): solver -> index."""
-    from puzzlesat.validate.campaigns import calibrate as campaign
-    from puzzlesat.validate.runs.speed import Speed, Workload, host
-
-    def speeds(solvers):
-        return {solver: Speed(solver, Workload("sliding", {}, "rotated", None, "0" * 32,
-                                               "UNSAT", indices[solver]),
-                              (1.0,), host(), 0.0, time.time())
-                for solver in solvers if solver in indices}, []
-
-    monkeypatch.setattr(campaign, "speeds", speeds)
-
 
 def test_rows_record_the_speed_index_and_their_reference_seconds(tmp_path, monkeypatch):
     """Each run of a solver with a workload records the index measured before the suite and

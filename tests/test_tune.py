@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from conftest import TINY, assert_one_line_error, assert_readable, tick_labels
+from conftest import TINY, assert_one_line_error, assert_readable, fixed_speeds, tick_labels
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.core.writer import gbd_hash_of_literals
@@ -56,6 +56,7 @@ def plan(axis="rows=3..7", samples=3, **kw):
 def stub(monkeypatch):
     """The runner replaced by a table: each call recorded as (rows, replicate, solver, limit);
     a run longer than its limit stops at the limit (UNKNOWN), as the real runner's does."""
+    fixed_speeds(monkeypatch, {"minisat22": 1.0})  # reference seconds are CPU seconds here
     the_plan = plan()
     where = {}
     for value, tasks in the_plan.tasks.items():
@@ -98,6 +99,34 @@ def test_band_median_and_stopping_rule(stub, tmp_path):
     assert "solver CPU 540 s (540 s in 18 runs made now, 0 s from the cache); a full grid at " \
            "both limits: 1,650 s, an upper bound from the limits (32.7%)" in result.summary()
     assert "stopped after rows=6" in result.summary()
+
+
+def test_limits_are_reference_seconds_at_this_machines_speed_index(stub, tmp_path,
+                                                                   monkeypatch):
+    """A machine twice as fast as the reference runs minisat22:10 for 5 s of CPU: row 4
+    replicate 3 (4 s of CPU, 8 reference s) is easy, replicates 1-2 stop at 5 s, and the
+    landscape says so. A machine half as fast then reuses every run (a stop at 5 s there is
+    a stop at 10 reference s), and runs recorded without an index decide no indexed limit."""
+    fixed_speeds(monkeypatch, {"minisat22": 2.0})
+    result = tune(plan(), tmp_path / "fast", progress=False)
+    assert result.medians == {3: "easy", 4: "band", 5: "hard", 6: "hard"}
+    assert {c[3] for c in stub if c[2] == "minisat22"} == {5.0}
+    assert {c[3] for c in stub if c[2] == "cadical195"} == {100}  # no workload: CPU
+    with open(tmp_path / "fast" / "landscape.csv", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["value"] == "4" and r["solver"] == "minisat22"]
+    assert [(r["seconds"], r["speed_index"], r["reference_seconds"]) for r in rows] == [
+        ("5.0", "2.0", "10.0"), ("5.0", "2.0", "10.0"), ("4", "2.0", "8.0")]
+    assert "minisat22 within 10 reference s" in result.summary()
+    stub.clear()
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    slow = tune(plan(), tmp_path / "fast", progress=False)
+    assert slow.medians == result.medians and stub == [] and slow.fresh_runs == 0
+    fixed_speeds(monkeypatch, {})  # no index: CPU seconds, runs recorded without one
+    tune(plan(), tmp_path / "cpu", progress=False)
+    stub.clear()
+    fixed_speeds(monkeypatch, {"minisat22": 1.0})
+    tune(plan(), tmp_path / "cpu", progress=False)
+    assert {c[2] for c in stub} == {"minisat22"}  # made again; cadical's CPU runs reused
 
 
 def test_landscape_csv_has_one_row_per_run(stub, tmp_path):
@@ -301,8 +330,8 @@ def test_an_axis_that_never_enters_the_band_exits_1(stub, puzzlesat, tmp_path):
                        "--samples", "3", "--seed", "11", "--encoding", "all", "--easy", EASY,
                        "--margin", "1", "--reference", REFERENCE, "-o", tmp_path / "t")
     assert result.code == 1
-    assert "no rows value has its median in the band (not solved by minisat22 within 10 s, " \
-           "solved by cadical195 within 100 s)" in result.out
+    assert "no rows value has its median in the band (not solved by minisat22 within 10 " \
+           "reference s, solved by cadical195 within 100 s)" in result.out
     assert not (tmp_path / "t" / "group.toml").exists()
     assert (tmp_path / "t" / "landscape.csv").exists()
 
@@ -456,8 +485,11 @@ def test_dask_executor_gives_the_same_answer(stub, tmp_path):
     with make_executor("dask", None, 2, processes=False) as pool:
         dask = tune(plan(), tmp_path / "dask", executor=pool, progress=False)
     assert one.medians == dask.medians
-    assert (tmp_path / "one" / "group.toml").read_bytes() == \
-        (tmp_path / "dask" / "group.toml").read_bytes()
+    here, there = ((tmp_path / name / "group.toml").read_text().split("\n", 1)
+                   for name in ("one", "dask"))
+    assert here[1] == there[1]  # the same groups; the limits' unit differs:
+    assert "minisat22 within 10 reference s" in here[0]  # this machine's speed index
+    assert "minisat22 within 10 s" in there[0]  # Dask's workers: CPU seconds, their own
 
 
 def test_a_solver_that_dies_stops_the_tune_and_is_not_recorded(stub, tmp_path, monkeypatch):

@@ -213,6 +213,17 @@ class TuneRun:
     machine: str
     load: float
     keys: tuple[str, ...]
+    speed_index: float | None = None  # the machine's index of the solver, when measured
+
+    @property
+    def reference_seconds(self) -> float | None:
+        """The CPU seconds on the reference machine (× the index), None without an index."""
+        return None if self.speed_index is None else self.seconds * self.speed_index
+
+    @property
+    def reference_limit(self) -> float | None:
+        """The CPU limit on the reference machine (× the index), None without an index."""
+        return None if self.speed_index is None else self.limit * self.speed_index
 
     @classmethod
     def from_record(cls, record: object, name: str) -> TuneRun:
@@ -243,6 +254,10 @@ class TuneRun:
         if not (isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys)
                 and isinstance(fields["machine"], str)):
             raise ValueError("no task keys")
+        index = fields["speed_index"]
+        if index is not None and not (type(index) in (int, float) and math.isfinite(index)
+                                      and index > 0):
+            raise ValueError("a speed index that is not a finite number > 0")
         return cls(**{**fields, "keys": tuple(keys)})  # type: ignore[arg-type]
 
     def as_record(self) -> dict:

@@ -189,25 +189,33 @@ def client_track(name: str) -> tuple[Track, str]:
 
 @dataclass(frozen=True)
 class Limit:
-    """A client of a track and its CPU time limit (``minisat-bin:120``, ``ganak:300``)."""
+    """A client of a track and its time limit (``minisat-bin:120``, ``ganak:300``): CPU
+    seconds, or reference seconds when ``index`` (this machine's speed index of the solver,
+    :mod:`~puzzlesat.validate.runs.speed`) is given, run for ``seconds / index`` of CPU."""
 
     solver: str
     seconds: float
     track: str = "sat"
+    index: float | None = None
 
     def __str__(self) -> str:
         return f"{self.solver}:{self.seconds:g}"
 
     def text(self) -> str:
-        """``solver within N s``."""
-        return f"{self.solver} within {self.seconds:g} s"
+        """``solver within N s`` (``N reference s`` with an index)."""
+        return f"{self.solver} within {self.seconds:g} {'reference ' if self.index else ''}s"
+
+    @property
+    def cpu_seconds(self) -> float:
+        """The CPU seconds a run gets here."""
+        return self.seconds / self.index if self.index else self.seconds
 
     @property
     def time_limit(self) -> Any:
-        """The limit as a TimeLimit."""
+        """The limit as a TimeLimit (CPU seconds)."""
         from puzzlesat.validate.runs.limits import TimeLimit
 
-        return TimeLimit(self.seconds)
+        return TimeLimit(self.cpu_seconds)
 
 
 def parse_limit(text: str, option: str, default: float | None = None) -> Limit:

@@ -24,10 +24,19 @@ Colour counts (any integer parameter) may follow the axis: ``--follow center_col
 sets it to ``round(0.5 * rows)`` at each value (``R*AXIS+C`` and ``R*AXIS-C`` also work; half
 rounds up; at least 1).
 
+Limits are in reference seconds for every solver with a speed workload
+(:mod:`~puzzlesat.validate.runs.speed`): before the walk this machine's index of each is
+measured (or taken from the cache), and a limit of S reference seconds gives a run S / index
+seconds of CPU; so "hard" means what it means on the reference machine, wherever the tune
+runs. Other solvers' limits are CPU seconds (and so are all with ``--executor dask``, whose
+workers have speeds of their own).
+
 Every solver run is cached in ``OUT/runs/<gbd hash>.<solver>.json``, written atomically as it
-ends, so an interrupted tune resumes and a second run redoes nothing. A cached answer serves
-any limit it decides: solved in S seconds decides every limit (solved when S <= limit, else
-stopped), a run stopped at limit L decides every limit <= L.
+ends, with its CPU seconds and the index it ran under, so an interrupted tune resumes and a
+second run redoes nothing. A cached answer serves any limit it decides, compared in reference
+seconds (a run without an index decides no limit that has one): solved in S seconds decides
+every limit (solved when S <= limit, else stopped), a run stopped at limit L decides every
+limit <= L.
 
 Written into ``OUT`` at the end: ``landscape.csv`` (one row per run, :data:`COLUMNS`),
 ``landscape.png`` (when matplotlib is installed) and ``group.toml``: one ``[[group]]`` per
@@ -40,9 +49,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from puzzlesat.generator.core.errors import UserError
+from puzzlesat.generator.core.executors import DaskExecutor
 from puzzlesat.generator.core.paths import os_failure
 from puzzlesat.validate.campaigns.tune.landscape import claim_output, write_landscape
-from puzzlesat.validate.campaigns.tune.plan import Plan
+from puzzlesat.validate.campaigns.tune.plan import Plan, with_speed_indices
 from puzzlesat.validate.campaigns.tune.walk import Tune, walk
 
 
@@ -57,6 +67,8 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise os_failure(exc, f"create {out}") from None
+    if not isinstance(executor, DaskExecutor):  # a worker elsewhere has a speed of its own
+        plan = with_speed_indices(plan)
     result = walk(plan, out, jobs, executor, progress)
     write_landscape(out, result, plot)
     return result

@@ -46,10 +46,11 @@ def solve_task(task: Task, limit: Limit) -> TuneRun:
         # a rerun tries again
         raise UserError(f"{limit.solver} on {task.name} ({task.params}, seed {task.seed}) "
                         f"ended without an answer: {'; '.join(result.notes) or 'no reason'}")
-    return TuneRun(inst.track.gbd_hash(inst.formula), limit.solver, limit.seconds, result.status,
-                   round(min(result.seconds, limit.seconds), 3), round(result.wall, 3),
+    cpu = limit.cpu_seconds
+    return TuneRun(inst.track.gbd_hash(inst.formula), limit.solver, round(cpu, 3),
+                   result.status, round(min(result.seconds, cpu), 3), round(result.wall, 3),
                    result.ended_by, inst.expected, machine(), at_start,
-                   (_task_key(task),))
+                   (_task_key(task),), limit.index)
 
 
 def run_client(solver: str, source, time_limit: TimeLimit, track: str = "sat") -> SolveResult:
@@ -90,7 +91,9 @@ class RunCache:
         self.claimed.update(run.keys)
 
     def lookup(self, task: Task, limit: Limit) -> TuneRun | None:
-        """The cached run that decides ``task`` at ``limit``, as a run at that limit."""
+        """The cached run that decides ``task`` at ``limit``, as a run at that limit: compared
+        in reference seconds when the limit has a speed index (a run without one decides
+        nothing then), else in CPU seconds."""
         key = _task_key(task)
         if key not in self.claimed:
             return None
@@ -98,15 +101,17 @@ class RunCache:
             inst = _instance(task)
             self.hashes[key] = inst.track.gbd_hash(inst.formula)
         run = self.records.get((self.hashes[key], limit.solver))
-        if run is None:
+        if run is None or (limit.index is not None and run.speed_index is None):
             return None
+        # the run's CPU seconds for the limit: its seconds are the run machine's
+        scale = run.speed_index if limit.index is not None else None
+        cpu = round(limit.seconds / scale, 3) if scale else limit.seconds
         if run.status != "UNKNOWN":  # answered (SAT, UNSAT, a count, an optimum)
-            if run.seconds <= limit.seconds:
-                return replace(run, limit=limit.seconds)
-            return replace(run, limit=limit.seconds, status="UNKNOWN", seconds=limit.seconds,
-                           ended_by=CPU_LIMIT)
-        if run.limit >= limit.seconds:  # stopped at a CPU limit at least this one
-            return replace(run, limit=limit.seconds, seconds=limit.seconds)
+            if run.seconds <= cpu:
+                return replace(run, limit=cpu)
+            return replace(run, limit=cpu, status="UNKNOWN", seconds=cpu, ended_by=CPU_LIMIT)
+        if run.limit >= cpu:  # stopped at a limit at least this one
+            return replace(run, limit=cpu, seconds=cpu)
         return None  # stopped below this limit: decides nothing here
 
     def store(self, task: Task, run: TuneRun) -> None:

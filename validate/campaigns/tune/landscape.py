@@ -60,7 +60,10 @@ def landscape_rows(result: Tune) -> list[dict]:
              "status": r.status, "seconds": r.seconds,
              "wall_seconds": r.wall_seconds, "ended_by": r.ended_by,
              "gbd_hash": r.gbd_hash, "expected": r.expected, "machine": r.machine,
-             "load": r.load, "params": canonical_json(s.task.params)}
+             "load": r.load, "speed_index": "" if r.speed_index is None else r.speed_index,
+             "reference_seconds": ("" if r.reference_seconds is None
+                                   else round(r.reference_seconds, 3)),
+             "params": canonical_json(s.task.params)}
             for s in result.all_samples() for r in s.runs]
 
 
@@ -71,7 +74,7 @@ def group_file(result: Tune) -> str | None:
     if not result.in_band:
         return None
     head = [f"# puzzlesat tune {plan.family}: axis {plan.axis.name}; band: solved by neither "
-            f"{plan.easy_text()} (CPU, margin {plan.margin:g} included), solved by "
+            f"{plan.easy_text()} (margin {plan.margin:g} included), solved by "
             f"{plan.reference.text()}",
             f"# replicates are seeded as in a suite with [suite] seed = {plan.seed}; paste "
             f"these groups into such a spec"]
@@ -81,7 +84,7 @@ def group_file(result: Tune) -> str | None:
             mine = [s for s in result.samples[value] if s.task.encoding == encoding]
             replicates = [s.task.replicate for s in mine if s.klass == "band"]
             if replicates:
-                times = sorted(s.runs[-1].seconds for s in mine if s.klass == "band")
+                times = sorted(_seconds(s.runs[-1]) for s in mine if s.klass == "band")
                 spread = f"{times[0]:.1f}" + (f"-{times[-1]:.1f}" if len(times) > 1 else "")
                 groups.append(f"# {plan.axis.name}={value}, {encoding}: {len(replicates)} of "
                               f"{len(mine)} in the band, {plan.reference.solver} {spread} s\n"
@@ -176,10 +179,16 @@ def plot_landscape(result: Tune) -> bytes | None:
     return png
 
 
+def _seconds(run) -> float:
+    """A run's time as the tune's limits count it: reference seconds where the run has a
+    speed index, else CPU seconds."""
+    return run.seconds if run.reference_seconds is None else run.reference_seconds
+
+
 def landscape_figure(result: Tune) -> Any:
-    """Per solver, the median and the min..max of run time against the axis (log time; a run
-    stopped at its limit counts as the limit), the band of times and the values in it shaded,
-    a line per limit. Needs matplotlib."""
+    """Per solver, the median and the min..max of run time (reference seconds where the limits
+    are) against the axis (log time; a run stopped at its limit counts as the limit), the band
+    of times and the values in it shaded, a line per limit. Needs matplotlib."""
     plt = pyplot()
     plan = result.plan
     walked = list(result.samples)
@@ -201,7 +210,8 @@ def landscape_figure(result: Tune) -> Any:
                     named=True)
         follows = "".join(f"\n({f.name} = {_follow_text(f, plan)})" for f in plan.follows)
         integer_axis(ax, walked, plan.axis.name + follows)
-        seconds_axis(ax, "solver CPU time (s)")
+        seconds_axis(ax, "solver time (s)" if any(limit.index for limit in plan.limits)
+                     else "solver CPU time (s)")
         fixed = ", ".join(f"{k}={v}" for k, v in plan.params.items())
         ax.set_title(textwrap.fill(f"{plan.family} ({fixed}; {', '.join(plan.encodings)})",
                                    chars_across(COLUMN_WIDTH, FONT + 1))
@@ -218,7 +228,7 @@ def _plot_solver(ax, result: Tune, limit: Limit, look: dict[str, str], shift: fl
     xs, medians, lows, highs, stopped = [], [], [], [], []
     for value, samples in result.samples.items():
         runs = [r for s in samples for r in s.runs if r.solver == limit.solver]
-        times = sorted(max(r.seconds, 1e-3) for r in runs)
+        times = sorted(max(_seconds(r), 1e-3) for r in runs)
         if not times:
             continue
         xs.append(value + shift)

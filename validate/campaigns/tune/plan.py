@@ -23,7 +23,7 @@ HARD_STREAK = 2
 CLASSES = ("easy", "band", "hard")
 COLUMNS = ("axis", "value", "replicate", "seed", "encoding", "solver", "limit", "status",
            "seconds", "wall_seconds", "ended_by", "gbd_hash", "expected", "machine", "load",
-           "params")
+           "speed_index", "reference_seconds", "params")
 RUNS = "runs"
 STOPPED = "a run stopped at its limit"
 LANDSCAPE_CSV, LANDSCAPE_PNG, GROUP_TOML = "landscape.csv", "landscape.png", "group.toml"
@@ -155,17 +155,35 @@ class Plan:
         return (*self.easy, self.reference)
 
     def easy_text(self) -> str:
-        """``minisat22 nor minisat-bin within 120 s`` (the easy side of the band)."""
-        seconds = sorted({limit.seconds for limit in self.easy})
-        if len(seconds) == 1:
-            return (f"{' nor '.join(limit.solver for limit in self.easy)} within "
-                    f"{seconds[0]:g} s")
+        """``minisat22 nor minisat-bin within 120 s`` (the easy side of the band; ``reference
+        s`` where the limits are)."""
+        if len({(limit.seconds, bool(limit.index)) for limit in self.easy}) == 1:
+            unit = self.easy[0].text().rpartition(" within ")[2]
+            return f"{' nor '.join(limit.solver for limit in self.easy)} within {unit}"
         return " nor ".join(limit.text() for limit in self.easy)
 
     def point(self, value: int) -> dict:
         """The params at one axis value (fixed, axis, followers)."""
         return {**self.params, self.axis.name: value,
                 **{f.name: f.at(value) for f in self.follows}}
+
+
+def with_speed_indices(plan: Plan) -> Plan:
+    """The plan with the limit of each solver that has a speed workload in reference seconds,
+    at this machine's index of it (measured, or from the cache), and the index lines in its
+    notes; a solver without an index keeps CPU seconds (a line says why)."""
+    from puzzlesat.validate.runs.speed import speeds
+
+    found, failed = speeds(limit.solver for limit in plan.limits)
+
+    def indexed(limit: Limit) -> Limit:
+        speed = found.get(limit.solver)
+        return limit if speed is None else dataclasses.replace(limit, index=speed.index)
+
+    return dataclasses.replace(plan, easy=tuple(map(indexed, plan.easy)),
+                               reference=indexed(plan.reference),
+                               notes=(*plan.notes, *(s.line() for s in found.values()),
+                                      *failed))
 
 
 def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis,

@@ -80,7 +80,7 @@ class Tune:
     def full_grid(self) -> float:
         """Every axis value x sample x encoding, both solvers to their limits."""
         count = sum(len(t) for t in self.plan.tasks.values())
-        return count * sum(limit.seconds for limit in self.plan.limits)
+        return count * sum(limit.cpu_seconds for limit in self.plan.limits)
 
     @property
     def exit_code(self) -> int:
