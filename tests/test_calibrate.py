@@ -372,6 +372,19 @@ def test_rows_record_the_speed_index_and_their_reference_seconds(tmp_path, monke
     assert verify_suite(suite).differences == []
 
 
+def test_reference_seconds_limits_give_each_run_its_cpu_share(tmp_path, monkeypatch, puzzlesat):
+    """``--reference-seconds``: minisat22:10 on a machine of index 0.5 runs for 20 s of CPU,
+    recorded as its limit (so the stopped run's reference seconds are the 10 asked for);
+    cadical195, without a workload, keeps its CPU limit."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.5})
+    suite = publish_tiny(tmp_path)
+    ran = puzzlesat("calibrate", suite, "--solvers", "minisat22:10,cadical195:10",
+                    "--reference-seconds", "--no-plot")
+    assert ran.code == 0, ran.err
+    assert [(r.solver, r.time_limit) for r in read_calibration(suite)] == [
+        ("minisat22", 20.0), ("cadical195", 10.0)] * 3
+
+
 def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_one(calibrated):
     """A table written before indices (no such columns) loads, its rows without an index; a
     row's reference seconds are its CPU seconds (its limit when stopped there) times its

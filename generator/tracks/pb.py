@@ -283,10 +283,11 @@ def _cells(row, tex) -> list[str]:
 _HEAD, _ALIGN = ["instance", "constraints", "answer", "known by"], "lrll"
 
 
-_INTRO = ("Every answer is known by construction: a planted solution, a certified optimum, or "
-          "a counting argument refuting the parity variants, for each of which the generator "
-          "writes a VeriPB 2.0 proof (cutting planes: additions and one division by 2) that "
-          "puzzlesat's checker and VeriPB verify.")
+_INTRO = ("Every answer is known by construction: a planted solution or optimal trace, a "
+          "certified optimum, a trace's optimality (sliding budgets below the distance: no "
+          "proof is written), or a counting argument refuting the parity variants, for each "
+          "of which the generator writes a VeriPB 2.0 proof (cutting planes: additions and "
+          "one division by 2) that puzzlesat's checker and VeriPB verify.")
 
 
 def markdown_section(rows: list, calibration: list[dict]) -> list[str]:

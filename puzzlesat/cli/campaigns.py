@@ -39,13 +39,18 @@ from puzzlesat.validate.tracks import TRACKS
                    "replace theirs.")
 @click.option("--margin", type=float, default=None, metavar="MARGIN",
               help="The margin --recheck aims at [default: 2].")
+@click.option("--reference-seconds", is_flag=True,
+              help="The limits of the solvers with a reference workload are seconds on the "
+                   "reference machine: each run gets SECONDS / this machine's speed index of "
+                   "CPU (rows record that CPU limit), so a limit means the same on any "
+                   "machine.")
 @click.option("--speed-only", is_flag=True,
               help="Print this machine's speed index of each solver with a reference workload "
                    "(of --solvers, else all: minisat-bin, minisat22, kissat-bin) and exit: no "
                    "DIR.")
 @_executor_options
-def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, margin, speed_only,
-              executor, scheduler):
+def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, margin,
+              reference_seconds, speed_only, executor, scheduler):
     """Run reference solvers on every instance of a published suite, validate the answers and
     record times and verdicts: calibration.csv, plots, manifest.json, SHA256SUMS. Each solver
     with a reference workload first measures this machine's speed index (cached for 12 h),
@@ -67,7 +72,8 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, marg
         raise click.UsageError("--margin is the margin --recheck aims at: give --recheck too")
     with solver_executor(executor, scheduler, jobs) as pool:
         result = calibrate_suite(directory, names, time_limit, jobs, pool, plot=not no_plot,
-                                 only=only, recheck=(margin or 2.0) if recheck else None)
+                                 only=only, recheck=(margin or 2.0) if recheck else None,
+                                 reference_seconds=reference_seconds)
     click.echo(result.summary())
 
 

@@ -186,23 +186,27 @@ def default_limits(rows: list[ManifestRow], recheck: bool = False) -> list[str]:
 def calibrate_suite(directory: str | os.PathLike, solvers=None,
                     time_limit: TimeLimit | float = 60.0, jobs: int = 1, executor=None,
                     plot: bool = True, only: tuple[str, ...] = (),
-                    recheck: float | None = None) -> Calibration:
+                    recheck: float | None = None,
+                    reference_seconds: bool = False) -> Calibration:
     """Run ``solvers`` (client names, each ``NAME`` or ``NAME:SECONDS``; ``time_limit`` for a
     bare name; None: each track's own) on every instance of their track in the published
     suite ``directory`` (or those whose name matches one of the globs ``only``; with
     ``recheck``, a margin, only the SAT instances whose MiniSat margin is near it or not
     known, and by default the MiniSats alone) and record the results there (see the module
-    docstring). The folder is locked while it runs
+    docstring). With ``reference_seconds`` the limits of solvers with a speed workload are
+    reference seconds: each run gets limit / index of CPU. The folder is locked while it runs
     (:func:`~puzzlesat.generator.suite.publish.publish_lock`): a publish meanwhile would have
     its suite.toml and manifest reverted by this run's."""
     out = Path(directory)
     check_published(out)  # before a lock file is made in a folder that is no suite
     with publish_lock(out):
-        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only, recheck)
+        return _calibrate(out, solvers, time_limit, jobs, executor, plot, only, recheck,
+                          reference_seconds)
 
 
 def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
-               only: tuple[str, ...], recheck: float | None) -> Calibration:
+               only: tuple[str, ...], recheck: float | None,
+               reference_seconds: bool) -> Calibration:
     spec, instances = read_published(out)
     rows = ManifestRow.from_rows(instances, str(out / MANIFEST))
     # the earlier table is read (and a damaged or edited one refused) before any solver runs
@@ -232,6 +236,8 @@ def _calibrate(out: Path, solvers, time_limit, jobs: int, executor, plot: bool,
                         f"manifest.json lists (run puzzlesat verify)")
     measured, unmeasured = speeds(limit.solver for limit in limits)
     indices = {solver: speed.index for solver, speed in measured.items()}
+    if reference_seconds:
+        limits = [dataclasses.replace(lim, index=indices.get(lim.solver)) for lim in limits]
     calls = [(str(out / row.file), row.track, [lim for lim in limits if lim.track == row.track],
               indices, host()) for _, row in chosen]
     fresh: dict[tuple[str, str], CalibrationRow] = {}
@@ -297,7 +303,8 @@ def _instance_fields(instance: dict) -> dict:
 def _row(instance: dict, limit: Limit, result: dict) -> CalibrationRow:
     fields = _instance_fields(instance)
     return CalibrationRow.from_row({**{k.replace("_", "-"): v for k, v in fields.items()},
-                                    "solver": limit.solver, "time-limit": limit.seconds,
+                                    "solver": limit.solver,
+                                    "time-limit": round(limit.cpu_seconds, 3),
                                     **result})
 
 
