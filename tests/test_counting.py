@@ -315,6 +315,8 @@ def test_judge(text, certified, verdict):
     (answer("2") + "c s exact arb int 2\n", "2 count"),
     ("s SATISFIABLE\nc s type pmc\nc s exact double prec-sci 2.0\n", "not 'arb int N'"),
     (answer("2", extra="c epsilon: -1"), "not a positive number"),
+    ("sSATISFIABLE\nc s type pmc\nc s exact arb int 2\n", "its first word is not s"),
+    (answer("2") + "s:UNSATISFIABLE\n", "its first word is not s"),
 ])
 def test_malformed_answers_say_why(text, why):
     """Every broken answer is MALFORMED with a reason, never an exception of another kind."""

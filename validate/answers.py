@@ -530,6 +530,11 @@ def _one(lines: list[str], pattern: re.Pattern, what: str) -> re.Match | None:
 def parse_count_output(text: str) -> CountAnswer:
     """The answer in a counter's output, or :class:`MalformedOutput`."""
     lines = [line.strip() for line in text.splitlines()]
+    # a status glued to its s ("sSATISFIABLE") is no s line: not an answer that said nothing
+    glued = next((n for n, line in enumerate(lines, 1) if line.startswith("s")
+                  and len(line) > 1 and not line[1].isspace()), None)
+    if glued is not None:
+        raise MalformedOutput(f"line {glued}: its first word is not s: {lines[glued - 1][:40]!r}")
     s = _one(lines, _S_LINE, "'s'")
     if s is None:
         return CountAnswer("UNKNOWN")
