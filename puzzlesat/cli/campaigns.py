@@ -102,12 +102,15 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, marg
 @click.option("--count", is_flag=True, help="Counting instances (generate --count).")
 @click.option("--easy", "easy", multiple=True, metavar="SOLVER:SECONDS",
               help="The band's lower edge (repeatable): in-band instances are solved by none "
-                   "of them within SECONDS x --margin of CPU [default: the track's: "
+                   "of them within SECONDS x --margin (seconds on the reference machine for a "
+                   "solver with a speed workload: this machine's index scales its CPU "
+                   "limit) [default: the track's: "
                    "minisat22:60 and minisat-bin:60; ganak:10; rc2:10; sat4j:10].")
 @_MARGIN
 @click.option("--reference", default=None, metavar="SOLVER:SECONDS",
               help="The band's upper edge: in-band instances are solved by it within SECONDS "
-                   "of CPU [default: the track's: kissat-bin:1000; ganak:300; rc2:300; "
+                   "(reference seconds, as --easy) [default: the track's: kissat-bin:1000; "
+                   "ganak:300; rc2:300; "
                    "exact:300].")
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Output folder: landscape.csv, landscape.png, group.toml, runs/ (the cache "
