@@ -109,7 +109,8 @@ def calibrate(directory, solvers, time_limit, jobs, only, no_plot, recheck, marg
 @_MARGIN
 @click.option("--reference", default=None, metavar="SOLVER:SECONDS",
               help="The band's upper edge: in-band instances are solved by it within SECONDS "
-                   "(reference seconds, as --easy) [default: the track's: kissat-bin:1000; "
+                   "(in reference seconds as --easy's) [default: the track's: "
+                   "kissat-bin:1000; "
                    "ganak:300; rc2:300; "
                    "exact:300].")
 @click.option("-o", "--output", required=True, metavar="DIR",
