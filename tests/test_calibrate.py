@@ -403,7 +403,8 @@ def test_a_table_without_indices_loads_and_a_scaled_figure_must_be_the_stated_on
     for change, message in [({"reference-seconds": "100"}, "is not the run's CPU seconds"),
                             ({"speed-index": "", "reference-seconds": "240"},
                              "without a speed-index"),
-                            ({"speed-index": "0"}, "speed-index 0 is no speed"),
+                            ({"speed-index": "0"}, "speed-index 0 is outside 0.001..1000"),
+                            ({"speed-index": "1e308"}, "speed-index 1e\\+308 is outside"),
                             ({"speed-index": "fast"}, "speed-index 'fast' is not a finite")]:
         with pytest.raises(ValueError, match=message):
             CalibrationRow.from_row({**stopped, **change})

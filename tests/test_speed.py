@@ -56,6 +56,18 @@ def test_a_solver_that_fails_its_workload_gets_no_index_and_a_line(cache, monkey
                       "reason given)"]
 
 
+def test_an_implausible_index_is_no_index(cache, monkeypatch):
+    """A workload run a million times faster than on the reference machine (a broken run, a
+    reference figure gone wrong) gives no index, never one that scales every limit to
+    nothing (one far slower is stopped at LIMIT_FACTOR times the reference time)."""
+    monkeypatch.setattr(speed, "WORKLOADS", {"minisat22": dataclasses.replace(
+        TINY, reference_seconds=1e6)})
+    found, failed = speed.speeds(["minisat22"])
+    assert found == {} and len(failed) == 1
+    assert failed[0].startswith("minisat22: no speed index, its runs get none: ")
+    assert failed[0].endswith(" is outside 0.001..1000")
+
+
 def test_the_index_is_the_reference_median_over_this_machines():
     run = Speed("minisat22", dataclasses.replace(TINY, reference_seconds=6.0), (2.0, 4.0, 3.0),
                 "h: CPU x2", 0.5, 0.0)

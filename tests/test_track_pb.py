@@ -521,28 +521,81 @@ def test_a_pb_suite_is_published_verified_and_bundled_by_domain(tmp_path, puzzle
         assert "bundle/flow-parity/" in " ".join(tar.getnames()) + "/"
 
 
-def test_an_answer_known_by_construction_is_made_again_not_taken_from_the_header(
+def _doctor(suite: Path, name: str, edit) -> None:
+    """Rewrite instance ``name`` of a published suite with ``edit(text) -> text`` (its header
+    doctored), the manifest and sums updated as a forger would."""
+    spec, instances = read_published(suite)
+    row = next(r for r in instances if r["name"] == name)
+    path = suite / row["file"]
+    text = edit(lzma.decompress(path.read_bytes()))
+    path.write_bytes(lzma.compress(text))
+    head = dict(line[2:].split(": ", 1) for line in text.decode().splitlines()
+                if line.startswith("* ") and ": " in line)
+    row.update({"result": head["expected"].lower(), "expected-from": head["expected-from"],
+                "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+    if "optimum" not in head:
+        row.pop("optimum", None)
+    for rel, data in suite_files(spec, instances, calibration_files(suite)).items():
+        (suite / rel).write_bytes(data)
+
+
+def test_an_answer_known_by_construction_is_replayed_not_taken_from_the_header(
         tmp_path, puzzlesat):
     """A sliding UNSAT has no certificate to check (its answer is a trace's optimality): the
-    bundle takes it once the header's params make that very puzzle again, expected UNSAT. A
-    SAT budget whose header (and manifest, checksums updated) says UNSAT is refused."""
+    bundle takes it once the start is replayed on the trace its origin names, further from
+    the goal than the budget. A budget that reaches the goal, whose header (and manifest,
+    checksums updated) says UNSAT, is refused."""
     (tmp_path / "pb.toml").write_text(SUITE)
     suite = tmp_path / "suite"
     publish_suite(tmp_path / "pb.toml", suite)
-    spec, instances = read_published(suite)
-    row = next(r for r in instances if r["name"] == "sliding-korf9-k8-b8-moves")
-    path = suite / row["file"]
-    text = lzma.decompress(path.read_bytes())
-    path.write_bytes(lzma.compress(text.replace(b"* expected: SAT\n", b"* expected: UNSAT\n",
-                                                1)))
-    row.update({"result": "unsat", "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
-    for rel, data in suite_files(spec, instances, calibration_files(suite)).items():
-        (suite / rel).write_bytes(data)
+    _doctor(suite, "sliding-korf9-k8-b8-moves",
+            lambda text: text.replace(b"* expected: SAT\n", b"* expected: UNSAT\n", 1))
     result = puzzlesat("submission", suite, "-o", tmp_path / "bundle")
-    assert result.code == 1 and ("sliding-korf9-k8-b8-moves: UNSAT not certified again (its "
-                                 "params make a puzzle expected SAT (optimal-trace))"
-                                 in result.out), result.out
+    assert result.code == 1 and ("sliding-korf9-k8-b8-moves: UNSAT not certified again (the "
+                                 "header's known answer does not hold: optimal-trace: the "
+                                 "start lies 8 moves before the goal" in result.out), result.out
+    assert "and the budget 8 reaches it" in result.out
     assert not (tmp_path / "bundle").exists()
+
+
+def test_an_optimisation_header_without_its_bounds_is_refused(tmp_path, puzzlesat):
+    """The red team's forgery: a fewest-moves file whose budget has the other parity, its
+    header's optimum lines deleted and its answer made 'UNSAT (parity)'. Parity says nothing
+    of a form whose steps may stay, so no certificate applies to an optimisation encoding,
+    and its header must state bounds that replay: validate and the bundle refuse it (it was
+    VERIFIED-UNSAT, and bundled as UNSAT)."""
+    path = tmp_path / "f.opb"
+    made = puzzlesat("generate", "sliding", "--korf", "9", "--k", "8", "--budget", "11",
+                     "--encoding", "fewest-moves", "--format", "opb", "-o", path)
+    assert made.code == 0, made.err
+    lines = [line for line in path.read_text().splitlines()
+             if not line.startswith(("* optimum", "* lower-bound", "* upper-bound"))]
+    text = "\n".join(lines).replace("* expected-from: an optimal path padded with stays "
+                                     "meets every constraint", "* expected-from: parity")
+    path.write_text(text.replace("* expected: SAT", "* expected: UNSAT") + "\n")
+    assert_one_line_error(puzzlesat("validate", path, _answer(tmp_path, b"s UNSATISFIABLE\n")),
+                          "the header states bounds")
+    (tmp_path / "pb.toml").write_text(SUITE + """
+[[group]]
+family = "sliding"
+format = "opb"
+encoding = "fewest-moves"
+params = { korf = 9, k = 8, budget = 11 }
+""")
+    suite = tmp_path / "suite"
+    publish_suite(tmp_path / "pb.toml", suite)
+    _doctor(suite, "sliding-korf9-k8-b11-fewest-moves", lambda _: path.read_bytes())
+    (suite / "witnesses" / "sliding-korf9-k8-b11-fewest-moves.json").unlink(missing_ok=True)
+    assert_one_line_error(puzzlesat("submission", suite, "-o", tmp_path / "bundle"),
+                          "the header states bounds")
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_a_fewest_moves_form_of_budget_0_is_one_line(tmp_path, puzzlesat):
+    assert_one_line_error(puzzlesat("generate", "sliding", "--korf", "9", "--k", "0",
+                                    "--encoding", "fewest-moves", "--format", "opb", "-o",
+                                    tmp_path / "z.opb"), "--budget 0 leaves no move to minimise")
+    assert not (tmp_path / "z.opb").exists()
 
 
 @pytest.mark.parametrize("forgery, said", [

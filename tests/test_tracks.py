@@ -27,7 +27,7 @@ FORM_NAMES = ("NAME", "FORMAT", "COUNT", "TITLE", "FORMAT_TEXT", "GROUP_KEYS", "
               "make", "picture", "summary", "head", "body", "write", "sizes", "gbd_hash",
               "fingerprint", "read", "text_pieces", "file_fingerprint", "file_sizes",
               "file_lines", "result_word", "table_result", "encoding_text", "abstract",
-              "family_notes", "markdown_section", "latex_section", "CONSTRAINTS")
+              "family_notes", "markdown_section", "latex_section", "CONSTRAINTS", "decides")
 #: what each part of a validator track defines
 PARTS = {"judge": ("VERDICTS", "open_case", "judge", "status", "answer_bound"),
          "clients": ("DEFAULT", "STATUSES", "CALIBRATION", "EASY", "REFERENCE", "canonical",

@@ -273,6 +273,11 @@ TAMPERED = {
     "another hash": lambda r, p: p.write_text(json.dumps({**r, "gbd_hash": "0" * 32})),
     "another solver": lambda r, p: p.write_text(json.dumps({**r, "solver": "glucose4"})),
     "answer against expected": lambda r, p: p.write_text(json.dumps({**r, "expected": "UNSAT"})),
+    # the red team's: an index that scales any run into any limit (or a limit to 0 or inf)
+    "index 1e-300": lambda r, p: p.write_text(json.dumps({**r, "speed_index": 1e-300})),
+    "index 1e308": lambda r, p: p.write_text(json.dumps({**r, "speed_index": 1e308})),
+    "index 0": lambda r, p: p.write_text(json.dumps({**r, "speed_index": 0})),
+    "index true": lambda r, p: p.write_text(json.dumps({**r, "speed_index": True})),
 }
 
 

@@ -123,55 +123,44 @@ class HeaderPuzzle:
         holds for the header's puzzle, and that puzzle encodes to this very file. Otherwise
         (False, why not), why = "" when the header names no certificate. The argument is
         checked on the puzzle, never taken from the header's word."""
+        return self._argument(lambda family: family.check_certificate, "certificate")
+
+    def known_by_construction(self) -> tuple[bool, str]:
+        """(True, why) when the header expects UNSAT from what its family knows by
+        construction (a shipped optimal trace) of the header's puzzle, replayed, and that
+        puzzle encodes to this very file; else (False, why not), why = "" when the header
+        names no such knowledge. A known answer, never a verified one."""
+        return self._argument(lambda family: family.known_by_construction, "known answer")
+
+    def _argument(self, check, what: str) -> tuple[bool, str]:
+        """:meth:`certificate` and :meth:`known_by_construction`: ``check(family)`` applied to
+        the header's puzzle and ``expected-from``, for a file of a decision encoding."""
         header = self.parsed.header
         source = header.get("expected-from")
         if header.get("expected") != "UNSAT" or not isinstance(source, str) \
                 or "family" not in header:
             return False, ""
         if not self.found:
-            return False, f"certificate not checked: {self.error}"
+            return False, f"{what} not checked: {self.error}"
+        if not self.form.decides(self.family, self.encoding):
+            return False, (f"{what} not applied: the {self.encoding} encoding is an "
+                           f"optimisation, no decision of the puzzle")
         try:
-            found = self.family.check_certificate(self.puzzle, source)
+            found = check(self.family)(self.puzzle, source)
         except UserError as exc:
-            return False, f"certificate not checked: {exc}"
+            return False, f"{what} not checked: {exc}"
         except DECODE_ERRORS as exc:
-            return False, f"certificate not checked: {type(exc).__name__}: {exc}"
+            return False, f"{what} not checked: {type(exc).__name__}: {exc}"
         if found is None:
             return False, ""
         holds, why = found
         if not holds:
-            return False, f"the header's certificate does not hold: {why}"
+            return False, f"the header's {what} does not hold: {why}"
         if self.mismatch:
-            return False, (f"certificate {source} not applied: the header puzzle does not "
+            return False, (f"{what} {source} not applied: the header puzzle does not "
                            f"match the file ({self.mismatch})")
         return True, (f"{why}; the file is the {self.encoding} encoding of that puzzle (the "
                       "same counts, and every clause or constraint)")
-
-    def made_again(self) -> str:
-        """"" when the family makes the header's very puzzle again from the header's params
-        and seed, and expects of it what the header says (an answer known by construction,
-        such as a trace's optimality, is then the generator's and not the header's word);
-        else why not."""
-        if not self.found:
-            return self.error
-        header = self.parsed.header
-        params, seed = header.get("params"), header.get("seed")
-        if not isinstance(params, dict) or not (seed is None or type(seed) is int):
-            return "the header's params or seed do not read"
-        from puzzlesat.generator.core.seeds import Rng
-        from puzzlesat.generator.families.params import normalize_params
-
-        try:
-            params = normalize_params(self.family, params)
-            puzzle = self.family.generate(params, Rng(seed if seed is not None else 0))
-            expected = self.family.expected(puzzle, params)
-        except (UserError, *DECODE_ERRORS) as exc:
-            return f"its params make no puzzle: {exc}"
-        if self.family.puzzle_to_json(puzzle) != self.family.puzzle_to_json(self.puzzle):
-            return "its params make another puzzle than the header's"
-        if list(expected) != [header.get("expected"), header.get("expected-from")]:
-            return f"its params make a puzzle expected {expected[0]} ({expected[1]})"
-        return self.mismatch
 
     def unproved_unsat(self, base: dict, notes: list[str], proof_given: bool,
                        known: str = "") -> Verdict:

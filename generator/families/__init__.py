@@ -41,6 +41,11 @@ Parameters, their coercion, size limits and the name rule live in :mod:`.params`
                    no such argument of the family. The validator trusts an UNSAT answer
                    without a proof when it holds for the header's puzzle and that puzzle
                    encodes to the CNF
+``known_by_construction(puzzle, source) -> (refutes, why) | None``   an UNSAT the generator
+                   knows from data it ships rather than an argument checked here (sliding's
+                   ``optimal-trace``: the start lies on a published optimal trace, further from
+                   the goal than the budget), checked on ``puzzle``; None when ``source`` names
+                   no such knowledge. Never a verification: a bundle takes it as a known answer
 ``encode(puzzle, encoding) -> Formula``
 ``decode(puzzle, encoding, model) -> Solution``   ``model``: bool numpy array indexed by
                    variable (index 0 unused)
@@ -117,6 +122,9 @@ class Family(Protocol[PuzzleT, SolutionT]):
 
     def check_certificate(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None:
         """(holds, why) for the certificate ``source`` names, or None if it names none."""
+
+    def known_by_construction(self, puzzle: PuzzleT, source: str) -> tuple[bool, str] | None:
+        """(refutes, why) for the shipped knowledge ``source`` names, or None if it names none."""
 
     def encode(self, puzzle: PuzzleT, encoding: str) -> Formula:
         """The CNF of ``puzzle`` in ``encoding``."""

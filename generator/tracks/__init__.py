@@ -28,7 +28,9 @@ A track module defines
 ``has(family)``   whether the family has a form of the track
 ``module(family)``   the family's module for the track (its card names it; the SAT track's
                   is the family itself), or a UserError naming the families that have one
-``encodings(family)``, ``estimate(family, params, encoding, puzzle=None)``
+``encodings(family)``, ``estimate(family, params, encoding, puzzle=None)``,
+``decides(family, encoding)``   whether its files ask the puzzle's decision question (the
+                  one a family's certificates answer), not an optimisation
 ``encode(family, puzzle, encoding)``, ``make(family, puzzle, params, encoding, seed,
 solving) -> Made``   its formula, and what is known of it
 ``picture(family, puzzle, params, seed)``, ``summary(instance)``   what a description

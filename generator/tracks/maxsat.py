@@ -79,6 +79,12 @@ def encodings(family) -> dict[str, str]:
     return module(family).ENCODINGS
 
 
+def decides(family, encoding: str) -> bool:
+    """Whether a file of ``encoding`` asks the puzzle's decision question (what the
+    family's certificates answer): never, its hard clauses are satisfiable by design."""
+    return False
+
+
 def estimate(family, params: dict, encoding: str, puzzle=None) -> Estimate:
     """The family's size estimate of its WCNF (hard and soft clauses together)."""
     return module(family).estimate(params, encoding, puzzle)

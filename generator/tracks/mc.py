@@ -89,6 +89,12 @@ def encodings(family) -> dict[str, str]:
     return family.ENCODINGS
 
 
+def decides(family, encoding: str) -> bool:
+    """Whether a file of ``encoding`` asks the puzzle's decision question (what the
+    family's certificates answer): always (count 0 is UNSAT)."""
+    return True
+
+
 def estimate(family, params: dict, encoding: str, puzzle=None) -> Estimate:
     """The family's CNF estimate, with the projection line (every variable at most)."""
     size = family.estimate(params, encoding, puzzle)

@@ -92,6 +92,12 @@ def encodings(family) -> dict[str, str]:
     return module(family).ENCODINGS
 
 
+def decides(family, encoding: str) -> bool:
+    """Whether a file of ``encoding`` asks the puzzle's decision question (what the
+    family's certificates answer): not an optimisation (``min:``) encoding."""
+    return encoding not in module(family).OBJECTIVES
+
+
 def estimate(family, params: dict, encoding: str, puzzle=None) -> Estimate:
     """The family's size estimate of its OPB (``clauses``: its constraints)."""
     return module(family).estimate(params, encoding, puzzle)

@@ -57,6 +57,12 @@ def encodings(family) -> dict[str, str]:
     return family.ENCODINGS
 
 
+def decides(family, encoding: str) -> bool:
+    """Whether a file of ``encoding`` asks the puzzle's decision question (what the
+    family's certificates answer): always, on this track."""
+    return True
+
+
 def estimate(family, params: dict, encoding: str, puzzle=None) -> Estimate:
     """The family's size estimate of its CNF."""
     return family.estimate(params, encoding, puzzle)

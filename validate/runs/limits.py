@@ -28,6 +28,15 @@ from puzzlesat.generator.core.errors import UserError
 
 #: the longest limit: 20 days of CPU
 MAX_SECONDS = 20 * 24 * 3600.0
+#: the speed indices a record may hold: a machine a thousand times as fast (or as slow) as
+#: the reference machine is a damaged or forged figure, and would scale a limit to nothing
+SPEED_INDICES = (0.001, 1000.0)
+
+
+def plausible_index(index: float) -> bool:
+    """Whether a speed index is a number within :data:`SPEED_INDICES`."""
+    return (type(index) in (int, float) and math.isfinite(index)
+            and SPEED_INDICES[0] <= index <= SPEED_INDICES[1])
 #: the wall-clock backstop of a CPU limit: a run ends after this many times its CPU limit,
 #: plus WALL_SLACK seconds (measured: on 2 cores at a load of 10, MiniSat got a fifth of a
 #: core, so 5x stopped it at 106 s of a 120 s CPU limit)

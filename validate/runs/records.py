@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 from puzzlesat.generator.suite.calibration import COLUMNS, INSTANCE_COLUMNS, OLD_SECONDS
 from puzzlesat.validate.answers import EXIT
-from puzzlesat.validate.runs.limits import CPU_LIMIT, ENDINGS, MAX_SECONDS, overloaded
+from puzzlesat.validate.runs.limits import (
+    CPU_LIMIT,
+    ENDINGS,
+    MAX_SECONDS,
+    SPEED_INDICES,
+    overloaded,
+    plausible_index,
+)
 from puzzlesat.validate.verdict import EXIT_CODES, FAILED, track_verdicts
 
 #: a run's status: a solver's (SAT, UNSAT, UNKNOWN), a counter's (SAT: count above 0, UNSAT:
@@ -66,10 +73,12 @@ def _blank(value: float | None) -> float | str:
 
 
 def _scaled_as_stated(run: CalibrationRow, stated: str) -> None:
-    """A ValueError when a row's speed index is 0 (it scales nothing) or its reference
-    seconds are not its CPU seconds times its index: a figure is never scaled silently."""
-    if run.speed_index == 0:
-        raise ValueError("speed-index 0 is no speed")
+    """A ValueError when a row's speed index is outside :data:`SPEED_INDICES` (0 scales
+    nothing) or its reference seconds are not its CPU seconds times its index: a figure is
+    never scaled silently."""
+    if run.speed_index is not None and not plausible_index(run.speed_index):
+        raise ValueError(f"speed-index {run.speed_index:g} is outside "
+                         f"{SPEED_INDICES[0]:g}..{SPEED_INDICES[1]:g}")
     if stated == "":
         return
     given = _number(stated, "reference-seconds")
@@ -255,9 +264,8 @@ class TuneRun:
                 and isinstance(fields["machine"], str)):
             raise ValueError("no task keys")
         index = fields["speed_index"]
-        if index is not None and not (type(index) in (int, float) and math.isfinite(index)
-                                      and index > 0):
-            raise ValueError("a speed index that is not a finite number > 0")
+        if index is not None and not plausible_index(index):  # type: ignore[arg-type]
+            raise ValueError("a speed index that is not a number within SPEED_INDICES")
         return cls(**{**fields, "keys": tuple(keys)})  # type: ignore[arg-type]
 
     def as_record(self) -> dict:

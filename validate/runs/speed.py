@@ -36,7 +36,14 @@ from puzzlesat.generator.core.paths import is_regular_file
 from puzzlesat.generator.core.structured import load_json
 from puzzlesat.generator.instance import build
 from puzzlesat.validate.runs.certify import CheckedSolving
-from puzzlesat.validate.runs.limits import TimeLimit, load, machine, overloaded
+from puzzlesat.validate.runs.limits import (
+    SPEED_INDICES,
+    TimeLimit,
+    load,
+    machine,
+    overloaded,
+    plausible_index,
+)
 
 
 @dataclass(frozen=True)
@@ -269,6 +276,10 @@ def speeds(solvers, runs: int = RUNS) -> tuple[dict[str, Speed], list[str]]:
                 continue
             if not speed.loaded:
                 entries = _store(path, entries, speed)
+        if not plausible_index(speed.index):  # not this solver's speed: a broken run
+            failed.append(f"{solver}: no speed index, its runs get none: {speed.index:g} is "
+                          f"outside {SPEED_INDICES[0]:g}..{SPEED_INDICES[1]:g}")
+            continue
         found[solver] = speed
     return found, failed
 

@@ -74,6 +74,7 @@ from puzzlesat.generator.families.edgematch.certificate import (
     UNSAT_CHOICES,
     check_certificate,
     expected,
+    known_by_construction,
 )
 from puzzlesat.generator.families.edgematch.encode import (
     SAT09_TURN_SEED,

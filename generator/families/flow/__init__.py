@@ -88,6 +88,7 @@ from puzzlesat.generator.families.flow.certificate import (
     UNSAT_CHOICES,
     check_certificate,
     expected,
+    known_by_construction,
 )
 from puzzlesat.generator.families.flow.encode import assignment, decode, encode
 from puzzlesat.generator.families.flow.estimate import estimate

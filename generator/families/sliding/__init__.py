@@ -21,7 +21,11 @@ from __future__ import annotations
 
 from puzzlesat.generator.families.params import Param
 from puzzlesat.generator.families.sliding import count, maxsat, pb
-from puzzlesat.generator.families.sliding.certificate import check_certificate, expected
+from puzzlesat.generator.families.sliding.certificate import (
+    check_certificate,
+    expected,
+    known_by_construction,
+)
 from puzzlesat.generator.families.sliding.encode import assignment, decode, encode
 from puzzlesat.generator.families.sliding.estimate import estimate
 from puzzlesat.generator.families.sliding.generate import generate, instance_name, uses_seed

@@ -9,9 +9,13 @@ budget.
 
 The other UNSAT answers (a budget below an optimal trace's length or IDA*'s proved lower bound)
 come from a search, which the validator does not redo: they are not certificates it checks.
+A budget cut from a shipped optimal trace is known by construction
+(:func:`known_by_construction` replays the trace), not verified.
 """
 
 from __future__ import annotations
+
+import re
 
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families.sliding import npuzzle
@@ -19,6 +23,8 @@ from puzzlesat.generator.families.sliding.puzzle import Puzzle, witness
 
 #: the ``expected-from`` of a budget of the wrong parity: the argument that refutes it
 CERTIFICATE = "parity"
+#: the source of an answer known from a shipped optimal trace
+TRACE = "optimal-trace"
 
 
 def _parity_refutes(puzzle: Puzzle) -> bool:
@@ -51,3 +57,29 @@ def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
                   f"has it on colour 0 and the start on colour {blank}, so every solution has "
                   f"{'an odd' if blank else 'an even'} length, and the budget is "
                   f"{puzzle.budget}")
+
+
+def known_by_construction(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
+    """For ``optimal-trace``: (whether the start lies on the shipped optimal trace its origin
+    names, as many moves before the goal as its distance says, and the budget is below that
+    distance: no trace reaches the goal in it; why). The trace's optimality is Korf and
+    Felner's published result, replayed here but not proved: a known answer, not a verified
+    one. None for any other source."""
+    if source != TRACE:
+        return None
+    found = re.fullmatch(r"(korf|random)([0-9]{1,3}) k=([0-9]{1,3})", str(puzzle.origin))
+    if found is None:
+        return False, f"{TRACE}: the puzzle's origin {str(puzzle.origin)[:40]!r} names no trace"
+    kind, number, k = found[1], int(found[2]), int(found[3])
+    traces = npuzzle.korf_traces() if kind == "korf" else npuzzle.random_traces()
+    if not 1 <= number <= len(traces) or k > traces[number - 1].length:
+        return False, f"{TRACE}: no trace {kind}{number} of {k} moves or more"
+    start, rest = traces[number - 1].truncation(k)
+    if (puzzle.rows, puzzle.cols, tuple(puzzle.start), puzzle.lower_bound) != (5, 5, start, k):
+        return False, (f"{TRACE}: the start is not the configuration {k} moves before the goal "
+                       f"on trace {kind}{number}, or its distance is not {k}")
+    why = (f"{TRACE}: the start lies {k} moves before the goal on the optimal trace of "
+           f"{kind}{number} (Korf and Felner's published optimum), so its distance is {k}")
+    if puzzle.budget >= k:
+        return False, f"{why}, and the budget {puzzle.budget} reaches it"
+    return True, f"{why}, more than the budget {puzzle.budget}"

@@ -9,6 +9,7 @@ import math
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.solving import Solving
 from puzzlesat.generator.families.sliding import npuzzle
+from puzzlesat.generator.families.sliding.certificate import TRACE
 from puzzlesat.generator.families.sliding.puzzle import Puzzle
 
 
@@ -107,4 +108,4 @@ def _from_trace(params: dict, source: str) -> Puzzle:
     k = params.get("k", trace.length)
     start, rest = trace.truncation(k)
     return Puzzle(5, 5, start, params.get("budget", k), params["no_undo"], k, k, rest,
-                  "optimal-trace", f"{trace.name} k={k}")
+                  TRACE, f"{trace.name} k={k}")

@@ -83,6 +83,9 @@ def _check_supported(puzzle: Puzzle, encoding: str) -> None:
     if encoding in OBJECTIVES and puzzle.no_undo:
         raise UserError("sliding --format opb: --no-undo is not defined across stays "
                         "(use --encoding moves)")
+    if encoding in OBJECTIVES and puzzle.budget == 0:
+        raise UserError("sliding --format opb: --budget 0 leaves no move to minimise "
+                        "(use --encoding moves)")
     if encoding in OBJECTIVES and puzzle.budget < puzzle.lower_bound:
         raise UserError(f"sliding --format opb: --budget {puzzle.budget} is below the "
                         f"distance {puzzle.lower_bound}: no trace reaches the goal")

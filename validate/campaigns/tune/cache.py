@@ -103,9 +103,11 @@ class RunCache:
         run = self.records.get((self.hashes[key], limit.solver))
         if run is None or (limit.index is not None and run.speed_index is None):
             return None
-        # the run's CPU seconds for the limit: its seconds are the run machine's
+        # the run's CPU seconds for the limit: its seconds are the run machine's; compared in
+        # CPU seconds, the record says no index (its row would mix two units)
         scale = run.speed_index if limit.index is not None else None
         cpu = round(limit.seconds / scale, 3) if scale else limit.seconds
+        run = replace(run, speed_index=scale)
         if run.status != "UNKNOWN":  # answered (SAT, UNSAT, a count, an optimum)
             if run.seconds <= cpu:
                 return replace(run, limit=cpu)

@@ -85,10 +85,9 @@ class Known:
 
 def known_answer(case: Case, given: dict | None) -> Known:
     """The answer the instance's header states, certified again from its puzzle (never taken
-    from the manifest): an optimum replayed (``open_case``), an UNSAT by its certificate or,
-    for a family without one (a trace's optimality), by its puzzle made again from the
-    header's params, a SAT by a known solution (``given``: its witness file) that meets every
-    constraint."""
+    from the manifest): an optimum replayed (``open_case``), an UNSAT by its certificate or
+    what its family knows by construction (a shipped optimal trace, replayed), a SAT by a
+    known solution (``given``: its witness file) that meets every constraint."""
     header = case.parsed.header
     if case.certified is not None:
         optimum = case.certified.optimum
@@ -97,11 +96,10 @@ def known_answer(case: Case, given: dict | None) -> Known:
     expected, source = header.get("expected"), str(header.get("expected-from", ""))
     if expected == "UNSAT":
         certified, why = case.evidence.certificate()
-        if not certified and not why:  # known by construction, as a trace's optimality
-            why = case.evidence.made_again()
-            certified = not why
+        if not certified and not why:  # a trace's optimality: known, replayed, not proved
+            certified, why = case.evidence.known_by_construction()
         return Known("UNSAT", source, failure="" if certified else
-                     f"UNSAT not certified again ({why})")
+                     f"UNSAT not certified again ({why or 'no certificate'})")
     if expected == "SAT":
         return Known("SAT", source, failure="" if known_solution(case, given) else
                      "SAT not certified again (no known solution meets every constraint)")

@@ -94,7 +94,10 @@ def open_case(path: str | os.PathLike, options: JudgeOptions = JudgeOptions()) -
     parsed = form.read(path)
     evidence = HeaderPuzzle(parsed, form)
     certified = None
-    if parsed.objective is not None and "optimum" in parsed.header:
+    # an optimisation encoding's header must state bounds that replay: without them its
+    # header's expected answer would stand unchecked
+    optimising = evidence.found and not form.decides(evidence.family, evidence.encoding)
+    if parsed.objective is not None and ("optimum" in parsed.header or optimising):
         if not evidence.found:
             raise UserError(evidence.error)
         module = form.module(evidence.family)
