@@ -591,6 +591,16 @@ params = { korf = 9, k = 8, budget = 11 }
     assert not (tmp_path / "bundle").exists()
 
 
+@pytest.mark.parametrize("fmt, encoding", [("opb", "fewest-moves"), ("wcnf", "rotated")])
+def test_an_optimum_without_a_proved_distance_is_refused(tmp_path, puzzlesat, fmt, encoding):
+    """The red team's: IDA* stopped at its node limit proves only a lower bound (12 of the
+    true 16); a budget of 12 made the optimisation form unsatisfiable, published as SAT."""
+    assert_one_line_error(puzzlesat("generate", "sliding", "--rows", "3", "--cols", "3",
+                                    "--walk", "16", "--node-limit", "1", "--budget", "12",
+                                    "--format", fmt, "--encoding", encoding, "-o",
+                                    tmp_path / f"x.{fmt}"), "distance is not proved")
+
+
 def test_a_fewest_moves_form_of_budget_0_is_one_line(tmp_path, puzzlesat):
     assert_one_line_error(puzzlesat("generate", "sliding", "--korf", "9", "--k", "0",
                                     "--encoding", "fewest-moves", "--format", "opb", "-o",

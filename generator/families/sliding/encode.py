@@ -214,6 +214,7 @@ def with_absent(go: np.ndarray) -> np.ndarray:
 
 
 def reverse_edges(frm: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """For each directed edge, the index of the edge back (the move that undoes it)."""
     key = {(int(a), int(b)): e for e, (a, b) in enumerate(zip(frm, to))}
     return np.array([key[int(b), int(a)] for a, b in zip(frm, to)])
 

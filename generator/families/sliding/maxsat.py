@@ -43,6 +43,10 @@ def _check_supported(puzzle: Puzzle, encoding: str) -> None:
                         f"(use {' or '.join(ENCODINGS)})")
     if puzzle.no_undo:
         raise UserError("sliding --format wcnf: --no-undo is not defined across stays")
+    if puzzle.path is None:
+        raise UserError("sliding --format wcnf: the start's distance is not proved (IDA* "
+                        "stopped at its node limit): no optimum is known, and the budget may "
+                        "be below it (raise --node-limit)")
     if puzzle.budget < puzzle.lower_bound:
         raise UserError(f"sliding --format wcnf: --budget {puzzle.budget} is below the "
                         f"distance {puzzle.lower_bound}: no trace reaches the goal")

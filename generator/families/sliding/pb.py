@@ -86,6 +86,10 @@ def _check_supported(puzzle: Puzzle, encoding: str) -> None:
     if encoding in OBJECTIVES and puzzle.budget == 0:
         raise UserError("sliding --format opb: --budget 0 leaves no move to minimise "
                         "(use --encoding moves)")
+    if encoding in OBJECTIVES and puzzle.path is None:
+        raise UserError("sliding --format opb: the start's distance is not proved (IDA* "
+                        "stopped at its node limit): no optimum is known, and the budget may "
+                        "be below it (raise --node-limit)")
     if encoding in OBJECTIVES and puzzle.budget < puzzle.lower_bound:
         raise UserError(f"sliding --format opb: --budget {puzzle.budget} is below the "
                         f"distance {puzzle.lower_bound}: no trace reaches the goal")
