@@ -170,7 +170,7 @@ def refutation(puzzle: Puzzle, encoding: str) -> bytes | None:
 def decode_opb(puzzle: Puzzle, encoding: str, model: np.ndarray) -> Solution:
     """The steps a model selects: a move letter where one ``go`` is true, ``.`` (a stay) where
     none is in ``fewest-moves``, ``?`` otherwise (for the referee to report)."""
-    at, go = variables(Opb(), puzzle)
+    go = variables(Opb(), puzzle)[1]
     chosen = np.asarray(model, dtype=bool)[go]
     letters = np.array(list(npuzzle.MOVES))[directed_edges(puzzle.rows, puzzle.cols)[2]]
     idle = STAY if encoding in OBJECTIVES else "?"
