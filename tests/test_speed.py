@@ -128,8 +128,12 @@ def test_an_index_past_its_time_is_measured_again(cache, age):
     b'{"format": "puzzlesat speed cache 1", "entries": {"KEY": {"seconds": [], "load": 0, '
     b'"measured": NOW}}}',
     b'{"format": "puzzlesat speed cache 1", "entries": {"KEY": "fast"}}',
+    b'{"format": "puzzlesat speed cache 1", "entries": {"KEY": {"seconds": [1e-300], '
+    b'"load": 0, "measured": NOW}}}',
+    b'{"format": "puzzlesat speed cache 1", "entries": {"KEY": {"seconds": [1], "load": 99, '
+    b'"measured": NOW}}}',
 ], ids=["bytes", "a-list", "another-format", "entries-a-list", "zero-time", "a-string-time",
-        "no-times", "not-an-entry"])
+        "no-times", "not-an-entry", "an-implausible-index", "measured-loaded"])
 def test_a_damaged_cache_is_ignored_and_replaced(cache, damage):
     key = f"{speed.host()} | minisat22 | {TINY.gbd_hash}".encode()
     cache.parent.mkdir(parents=True)

@@ -216,7 +216,8 @@ def _read_cache(path: Path) -> dict:
 
 def _cached(entry: object, solver: str, workload: Workload, where: str,
             now: float) -> Speed | None:
-    """The entry as a Speed when it is of the shape :func:`_store` writes and fresh."""
+    """The entry as a Speed when it is of the shape :func:`_store` writes, fresh, measured on
+    a quiet machine and of a plausible index; None otherwise (then it is measured again)."""
     if not isinstance(entry, dict):
         return None
     seconds = entry.get("seconds")
@@ -228,7 +229,10 @@ def _cached(entry: object, solver: str, workload: Workload, where: str,
         return None  # not what _store writes (a zero time would give no index)
     if not 0 <= now - measured < CACHE_SECONDS:
         return None  # stale, or from a clock gone wrong (a time in the future)
-    return Speed(solver, workload, tuple(times), where, at, measured, cached=True)
+    speed = Speed(solver, workload, tuple(times), where, at, measured, cached=True)
+    if speed.loaded or not plausible_index(speed.index):
+        return None  # not what _store keeps (a damaged entry): measured again, replaced
+    return speed
 
 
 def _number(value: object) -> float:
