@@ -601,6 +601,26 @@ def test_an_optimum_without_a_proved_distance_is_refused(tmp_path, puzzlesat, fm
                                     tmp_path / f"x.{fmt}"), "distance is not proved")
 
 
+@pytest.mark.parametrize("fmt", ["opb", "wcnf"])
+def test_a_header_asking_for_an_endless_search_is_one_line(tmp_path, puzzlesat, fmt):
+    """validate replays the IDA* search a header's params name to certify its bounds: a
+    node limit of 10^12 (hours of search, from a file of a few kilobytes) is refused as a
+    user's --node-limit is, before any search."""
+    path = tmp_path / f"w.{fmt}"
+    made = puzzlesat("generate", "sliding", "--rows", "3", "--cols", "3", "--walk", "12",
+                     "--format", fmt, "--encoding", "fewest-moves" if fmt == "opb" else "rotated",
+                     "-o", path)
+    assert made.code == 0, made.err
+    text = path.read_text()
+    assert '"node_limit":5000000' in text
+    path.write_text(text.replace('"node_limit":5000000', '"node_limit":1000000000000'))
+    assert_one_line_error(puzzlesat("validate", path, _answer(tmp_path, b"s UNSATISFIABLE\n")),
+                          "header params: --node-limit: must be at most 100000000")
+    assert_one_line_error(puzzlesat("generate", "sliding", "--rows", "3", "--cols", "3",
+                                    "--walk", "12", "--node-limit", "1000000000000", "-o",
+                                    tmp_path / "x.cnf"), "--node-limit")
+
+
 def test_a_fewest_moves_form_of_budget_0_is_one_line(tmp_path, puzzlesat):
     assert_one_line_error(puzzlesat("generate", "sliding", "--korf", "9", "--k", "0",
                                     "--encoding", "fewest-moves", "--format", "opb", "-o",

@@ -95,8 +95,12 @@ PARAMS: tuple[Param, ...] = (
     Param("budget", int, None, "Number of moves [default: k, or the proved distance].",
           minimum=0),
     Param("no_undo", bool, False, "Forbid a move that undoes the previous one."),
-    Param("node_limit", int, 5_000_000, "IDA* node limit when certifying a --start/--walk.",
-          minimum=1),
+    # validate replays a header's IDA* search to certify an optimisation form's bounds, so
+    # a header's node limit is work its small file did not pay for: capped at about two
+    # minutes of Python (IDA* expands roughly a million nodes a second)
+    Param("node_limit", int, 5_000_000, "IDA* node limit when certifying a --start/--walk "
+          "(at most 10^8: about two minutes).",
+          minimum=1, maximum=100_000_000),
 )
 
 ENCODINGS = {
