@@ -445,6 +445,19 @@ def test_the_band_is_below_every_minisat_times_the_margin():
         plan(easy="minisat22:500", margin=2)
 
 
+def test_a_band_emptied_by_the_speed_index_is_refused_before_any_run(stub, tmp_path,
+                                                                     monkeypatch):
+    """minisat22 with an index and cadical195 without one: their limits are compared in CPU
+    seconds here, so an index of 0.04 (10 reference s are 250 s of CPU) leaves no band
+    below cadical195's 100 s of CPU, and nothing runs."""
+    fixed_speeds(monkeypatch, {"minisat22": 0.04})
+    with pytest.raises(UserError, match=r"^the band is empty: --easy minisat22:10 \(with the "
+                                        r"margin\) is not below --reference cadical195:100 "
+                                        r"\(CPU seconds here"):
+        tune(plan(), tmp_path / "slow", progress=False)
+    assert stub == [] and not (tmp_path / "slow").exists()
+
+
 def test_without_matplotlib_the_rest_is_written(stub, tmp_path, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
     result = tune(plan(axis="rows=4..4"), tmp_path, progress=False)

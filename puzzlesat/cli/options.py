@@ -53,9 +53,10 @@ _SOLVER_JOBS = click.option("-j", "--jobs", type=click.IntRange(min=1), default=
 #: ``--margin`` of the commands that apply the competition's MiniSat filter
 _MARGIN = click.option("--margin", type=float, default=2.0, show_default=True,
                        help="The MiniSat filter's safety margin (>= 1): an instance is hard "
-                            "when the easy solvers do not solve it within their CPU limit x "
-                            "MARGIN, since the competition's machines may be faster than "
-                            "this one.")
+                            "when the easy solvers do not solve it within their limit x "
+                            "MARGIN (seconds on the reference machine for a solver with a "
+                            "speed index, else CPU seconds), since the competition's machines "
+                            "may be faster than this one.")
 
 
 def solver_executor(executor: str, scheduler: str | None, jobs: int):

@@ -63,12 +63,12 @@ def tune(plan: Plan, output, jobs: int = 1, executor=None, progress: bool = True
     if out.exists() and not out.is_dir():
         raise UserError(f"-o {out}: exists and is not a folder")
     claim_output(out)  # before any solver runs: a refused folder costs nothing
+    if not isinstance(executor, DaskExecutor):  # a worker elsewhere has a speed of its own
+        plan = with_speed_indices(plan)  # may empty the band: refused before -o is made
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise os_failure(exc, f"create {out}") from None
-    if not isinstance(executor, DaskExecutor):  # a worker elsewhere has a speed of its own
-        plan = with_speed_indices(plan)
     result = walk(plan, out, jobs, executor, progress)
     write_landscape(out, result, plot)
     return result

@@ -180,10 +180,27 @@ def with_speed_indices(plan: Plan) -> Plan:
         speed = found.get(limit.solver)
         return limit if speed is None else dataclasses.replace(limit, index=speed.index)
 
-    return dataclasses.replace(plan, easy=tuple(map(indexed, plan.easy)),
-                               reference=indexed(plan.reference),
+    easy, reference = tuple(map(indexed, plan.easy)), indexed(plan.reference)
+    _check_band(easy, reference)
+    return dataclasses.replace(plan, easy=easy, reference=reference,
                                notes=(*plan.notes, *(s.line() for s in found.values()),
                                       *failed))
+
+
+def _check_band(easy: tuple[Limit, ...], reference: Limit) -> None:
+    """A UserError when some easy limit is not below the reference limit. Limits of one
+    unit (all reference seconds, or all CPU seconds) compare as given; once one solver has
+    an index and another none (its workload failed), in CPU seconds on this machine."""
+    for limit in easy:
+        mixed = bool(limit.index) != bool(reference.index)
+        low, high = ((limit.cpu_seconds, reference.cpu_seconds) if mixed
+                     else (limit.seconds, reference.seconds))
+        if low > high or limit == reference:
+            unit = " (CPU seconds here, as one of them has a speed index and the other none)" \
+                if mixed else ""
+            raise UserError(f"the band is empty: --easy {limit} (with the margin) is not "
+                            f"below --reference {reference}{unit} (the easy limit is the "
+                            f"band's lower edge, the reference limit its upper edge)")
 
 
 def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis,
@@ -230,11 +247,7 @@ def make_plan(family_name: str, params: tuple[str, ...] | dict, axis: str | Axis
     if len({limit.solver for limit in easy_limits}) < len(easy_limits):
         raise UserError("--easy names a solver twice")
     reference_limit = _of_track(parse_limit(reference, "--reference"), tuned, "--reference")
-    for easy_limit in easy_limits:
-        if easy_limit.seconds > reference_limit.seconds or easy_limit == reference_limit:
-            raise UserError(f"the band is empty: --easy {easy_limit} (with the margin) is not "
-                            f"below --reference {reference_limit} (the easy limit is the "
-                            f"band's lower edge, the reference limit its upper edge)")
+    _check_band(easy_limits, reference_limit)
     encodings = tuple(dict.fromkeys(encodings)) or (next(iter(tuned.form.encodings(family))),)
     base = {**fixed, axis.name: axis.values[0], **{f.name: f.at(axis.values[0])
                                                    for f in followers}}
