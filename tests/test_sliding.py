@@ -395,3 +395,18 @@ def test_cli_commands_of_the_issue(puzzlesat, tmp_path):
 def test_cli_bad_inputs_are_one_line(puzzlesat, tmp_path, args, fragments):
     r = puzzlesat("generate", "sliding", *args, "-o", tmp_path / "x.cnf")
     assert_one_line_error(r, *fragments)
+
+
+@pytest.mark.parametrize("params, credit", [
+    ({"korf": 9, "k": 10, "budget": 8}, "Korf and Felner's instance"),
+    ({"random_trace": 3, "k": 10, "budget": 8}, "a random instance")])
+def test_a_trace_truncation_below_its_distance_is_known_unsat_and_credited(params, credit):
+    """The bundle's known answer for a sliding UNSAT: the start replays on the trace its origin
+    names; the credit names that trace's source (a random trace is not Korf and Felner's)."""
+    puzzle = sliding.generate({**params, "no_undo": False, "node_limit": 1}, None)
+    refutes, why = sliding.known_by_construction(puzzle, "optimal-trace")
+    assert refutes and credit in why and why.endswith("more than the budget 8")
+    assert ("Korf" in why) == ("korf" in params)
+    reaches = sliding.generate({**params, "budget": 10, "no_undo": False, "node_limit": 1}, None)
+    assert sliding.known_by_construction(reaches, "optimal-trace")[0] is False
+    assert sliding.known_by_construction(puzzle, "ida*") is None

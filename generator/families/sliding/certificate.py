@@ -62,9 +62,10 @@ def check_certificate(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
 def known_by_construction(puzzle: Puzzle, source: str) -> tuple[bool, str] | None:
     """For ``optimal-trace``: (whether the start lies on the shipped optimal trace its origin
     names, as many moves before the goal as its distance says, and the budget is below that
-    distance: no trace reaches the goal in it; why). The trace's optimality is Korf and
-    Felner's published result, replayed here but not proved: a known answer, not a verified
-    one. None for any other source."""
+    distance: no trace reaches the goal in it; why). The trace's optimality is the published
+    result of clausecker/24puzzle's optimal solver (Korf and Felner's 50 instances and 386
+    random ones), replayed here but not proved: a known answer, not a verified one. None for
+    any other source."""
     if source != TRACE:
         return None
     found = re.fullmatch(r"(korf|random)([0-9]{1,3}) k=([0-9]{1,3})", str(puzzle.origin))
@@ -78,8 +79,11 @@ def known_by_construction(puzzle: Puzzle, source: str) -> tuple[bool, str] | Non
     if (puzzle.rows, puzzle.cols, tuple(puzzle.start), puzzle.lower_bound) != (5, 5, start, k):
         return False, (f"{TRACE}: the start is not the configuration {k} moves before the goal "
                        f"on trace {kind}{number}, or its distance is not {k}")
+    credit = ("Korf and Felner's instance, its optimal path as published in clausecker/24puzzle"
+              if kind == "korf" else "a random instance, its optimal path as published in "
+              "clausecker/24puzzle")
     why = (f"{TRACE}: the start lies {k} moves before the goal on the optimal trace of "
-           f"{kind}{number} (Korf and Felner's published optimum), so its distance is {k}")
+           f"{kind}{number} ({credit}), so its distance is {k}")
     if puzzle.budget >= k:
         return False, f"{why}, and the budget {puzzle.budget} reaches it"
     return True, f"{why}, more than the budget {puzzle.budget}"
