@@ -1,5 +1,5 @@
-"""The suites shipped in suites/: they parse, and heule2009.toml reproduces Table 1 of the
-paper (Heule, SAT 2009) in every encoding."""
+"""The suites shipped in suites/: they parse, the calibration tables beside them describe them,
+and heule2009.toml reproduces Table 1 of the paper (Heule, SAT 2009) in every encoding."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from conftest import DATA, REPO
 
 from puzzlesat.generator.core.errors import UserError
 from puzzlesat.generator.suite import load_spec
+from puzzlesat.validate.runs.records import CalibrationRow
 
 SUITES = sorted((REPO / "suites").glob("*.toml"))
 
@@ -22,6 +23,22 @@ def test_shipped_suites_parse(path):
     except UserError as exc:  # a family still missing a built-in is reported, not hidden
         pytest.fail(str(exc))
     assert spec.tasks and spec.name == path.stem
+
+
+TABLES = sorted((REPO / "suites").glob("*.calibration.csv"))
+
+
+@pytest.mark.parametrize("table", TABLES, ids=[p.name.split(".")[0] for p in TABLES])
+def test_a_shipped_table_describes_its_spec(table):
+    """Each table beside a spec names exactly the spec's instances, one run per instance and
+    solver, every row one the calibration reader takes, none started on a loaded machine."""
+    spec = load_spec(table.with_name(table.name.replace(".calibration.csv", ".toml")))
+    with open(table, newline="", encoding="utf-8") as fh:
+        rows = [CalibrationRow.from_row(row) for row in csv.DictReader(fh)]
+    assert {r.name for r in rows} == {t.name for t in spec.tasks}
+    assert len({(r.hash, r.solver) for r in rows}) == len(rows)
+    assert len({r.solver for r in rows}) * len(spec.tasks) == len(rows)
+    assert not [r.name for r in rows if r.loaded or not r.machine]
 
 
 def test_suite_sizes():

@@ -172,7 +172,9 @@ def tune_command(family, axis, params, follows, encodings, samples, seed, output
                    "has]: sat, the SAT Competition's; mc, the Model Counting Competition's of a "
                    "counting suite (.cnf.bz2 in one tar, counts.txt, checksums.txt); maxsat, "
                    "the MaxSAT Evaluation's of a WCNF suite (instances .wcnf.xz, metadata.csv "
-                   "with each certified optimum). The other options are the SAT rules'.")
+                   "with each certified optimum); pb, the Pseudo-Boolean Competition's of an "
+                   "OPB suite (a folder per domain, metadata.csv, the generator's proofs). "
+                   "The other options are the SAT rules'.")
 @click.option("--force", is_flag=True,
               help="Write the SAT bundle even when some instance's margin (how many times as "
                    "fast as the reference machine a machine must be for MiniSat to solve it "
