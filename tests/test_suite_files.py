@@ -41,6 +41,18 @@ def test_a_shipped_table_describes_its_spec(table):
     assert not [r.name for r in rows if r.loaded or not r.machine]
 
 
+def test_pb_puzzles_published_takes_every_row_of_its_table(tmp_path, puzzlesat):
+    """The table describes the instances as built today (GBD hashes, not names alone): a
+    generator change would leave rows that name no instance, dropped and named. (sc2027's is
+    checked with its submission in test_submission.py.)"""
+    spec = REPO / "suites" / "pb-puzzles.toml"
+    result = puzzlesat("publish", spec, "-o", tmp_path / "pb")
+    assert result.code == 0, result.err
+    assert f"calibration: 56 rows taken from {spec.with_suffix('.calibration.csv')}" \
+        in result.out.splitlines()
+    assert "this spec does not build" not in result.out + result.err
+
+
 def test_suite_sizes():
     sizes = {p.stem: len(load_spec(p).tasks) for p in SUITES}
     assert sizes["sc2021-sliding"] == 62
