@@ -621,6 +621,30 @@ def test_a_header_asking_for_an_endless_search_is_one_line(tmp_path, puzzlesat, 
                                     tmp_path / "x.cnf"), "--node-limit")
 
 
+@pytest.mark.parametrize("fmt", ["opb", "wcnf"])
+def test_a_file_a_header_names_is_never_opened(tmp_path, puzzlesat, fmt):
+    """The red team's: a header whose params name a piece file made validate open that path
+    on the validating machine (to size the replay) and print what it read. The header's
+    puzzle is the file's content, so it is sized instead: the path is never read, and the
+    params no longer replay the planted upper bound."""
+    path = tmp_path / f"e.{fmt}"
+    made = puzzlesat("generate", "edge-matching", "--rows", "4", "--cols", "4",
+                     "--border-colors", "2", "--center-colors", "3", "--unsat", "parity",
+                     "--format", fmt, "--encoding",
+                     "unmatched-edges" if fmt == "opb" else "sides", "-o", path)
+    assert made.code == 0, made.err
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token-4711 is not for the header\n")
+    mark = "* params: {" if fmt == "opb" else "c params: {"
+    text = path.read_text()
+    assert mark in text
+    path.write_text(text.replace(mark, mark + json.dumps({"pieces": str(secret)})[1:-1] + ",",
+                                 1))
+    result = puzzlesat("validate", path, _answer(tmp_path, b"s UNSATISFIABLE\n"))
+    assert_one_line_error(result, "the header states bounds (1, 1, 1)")
+    assert "token" not in result.out + result.err
+
+
 def test_a_fewest_moves_form_of_budget_0_is_one_line(tmp_path, puzzlesat):
     assert_one_line_error(puzzlesat("generate", "sliding", "--korf", "9", "--k", "0",
                                     "--encoding", "fewest-moves", "--format", "opb", "-o",

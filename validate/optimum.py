@@ -13,7 +13,7 @@ import numpy as np
 from puzzlesat.generator.core.errors import UserError, prefixed
 from puzzlesat.generator.core.header import header_count
 from puzzlesat.generator.core.seeds import Rng
-from puzzlesat.generator.families.params import normalize_params
+from puzzlesat.generator.families.params import file_params, normalize_params
 from puzzlesat.validate.evidence import DECODE_ERRORS, HeaderPuzzle
 from puzzlesat.validate.verdict import PuzzleReport, Verdict
 
@@ -74,8 +74,14 @@ def replay(evidence: HeaderPuzzle, assignment: Callable,
 def _check_params_size(evidence: HeaderPuzzle, params: dict) -> None:
     """A UserError when the header's params describe a far larger instance than this file:
     replaying them rebuilds that instance (a planted draw), so what it costs is bounded by
-    the file's own size first (the header's puzzle was, when it was read)."""
-    size = evidence.form.estimate(evidence.family, params, evidence.encoding)
+    the file's own size first (the header's puzzle was, when it was read). A file the params
+    name (a piece file, a level) is never opened: a header may name any path on the machine
+    that validates it, and the header's puzzle is that file's content, so it is sized
+    instead."""
+    names_file = any(params.get(name) not in (None, *builtins)
+                     for name, builtins in file_params(evidence.family).items())
+    size = evidence.form.estimate(evidence.family, params, evidence.encoding,
+                                  evidence.puzzle if names_file else None)
     variables, clauses = evidence.form.file_sizes(evidence.parsed)
     if size.variables > 2 * variables + 64 or size.clauses > 2 * clauses + 64:
         raise UserError(f"the header's params describe an instance of {size.text()}, this file "
